@@ -1,0 +1,256 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+)
+
+// Column is one column of a batch, stored as a typed vector so that
+// expressions run over whole columns without boxing each value. Which slice is
+// used depends on the kind:
+//
+//	bool, int64, timestamp, date  Ints (bools as 0 and 1)
+//	float64                       Floats
+//	string, bytes                 Strs
+//	list, struct, null            Values
+//
+// Nulls is nil when no value is NULL; otherwise Nulls[i] marks row i NULL and
+// the typed slice holds a zero at i.
+type Column struct {
+	Kind   Kind
+	Nulls  []bool
+	Ints   []int64
+	Floats []float64
+	Strs   []string
+	Values []Value
+}
+
+// NewColumn makes an empty column of kind k with room for capacity rows.
+func NewColumn(k Kind, capacity int) *Column {
+	c := &Column{Kind: k}
+	switch k {
+	case KindBool, KindInt64, KindTimestamp, KindDate:
+		c.Ints = make([]int64, 0, capacity)
+	case KindFloat64:
+		c.Floats = make([]float64, 0, capacity)
+	case KindString, KindBytes:
+		c.Strs = make([]string, 0, capacity)
+	default:
+		c.Values = make([]Value, 0, capacity)
+	}
+	return c
+}
+
+// Len is the number of rows in the column.
+func (c *Column) Len() int {
+	switch c.Kind {
+	case KindBool, KindInt64, KindTimestamp, KindDate:
+		return len(c.Ints)
+	case KindFloat64:
+		return len(c.Floats)
+	case KindString, KindBytes:
+		return len(c.Strs)
+	}
+	return len(c.Values)
+}
+
+// IsNull reports whether row i is NULL.
+func (c *Column) IsNull(i int) bool {
+	if c.Nulls != nil && c.Nulls[i] {
+		return true
+	}
+	return c.Kind == KindNull || ((c.Kind == KindList || c.Kind == KindStruct) && c.Values[i].IsNull())
+}
+
+// Value returns row i as a Value.
+func (c *Column) Value(i int) Value {
+	if c.Nulls != nil && c.Nulls[i] {
+		return Null()
+	}
+	switch c.Kind {
+	case KindBool, KindInt64, KindTimestamp, KindDate:
+		return Value{kind: c.Kind, i: c.Ints[i]}
+	case KindFloat64:
+		return Float(c.Floats[i])
+	case KindString, KindBytes:
+		return Value{kind: c.Kind, s: c.Strs[i]}
+	}
+	return c.Values[i]
+}
+
+// Append adds v at the end. v must be NULL or of the column's kind; a value of
+// another kind is an error (the caller converts first).
+func (c *Column) Append(v Value) error {
+	n := c.Len()
+	if v.kind == KindNull {
+		if c.Nulls == nil {
+			c.Nulls = make([]bool, n, cap(c.Ints)+cap(c.Floats)+cap(c.Strs)+cap(c.Values)+1)
+		}
+		c.Nulls = append(c.Nulls, true)
+		switch c.Kind {
+		case KindBool, KindInt64, KindTimestamp, KindDate:
+			c.Ints = append(c.Ints, 0)
+		case KindFloat64:
+			c.Floats = append(c.Floats, 0)
+		case KindString, KindBytes:
+			c.Strs = append(c.Strs, "")
+		default:
+			c.Values = append(c.Values, Null())
+		}
+		return nil
+	}
+	if v.kind != c.Kind && c.Kind != KindNull {
+		return fmt.Errorf("value of type %s in a %s column", v.kind, c.Kind)
+	}
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+	switch c.Kind {
+	case KindBool, KindInt64, KindTimestamp, KindDate:
+		c.Ints = append(c.Ints, v.i)
+	case KindFloat64:
+		c.Floats = append(c.Floats, math.Float64frombits(uint64(v.i)))
+	case KindString, KindBytes:
+		c.Strs = append(c.Strs, v.s)
+	default:
+		c.Values = append(c.Values, v)
+	}
+	return nil
+}
+
+// Batch is a set of rows with one schema, stored by column.
+type Batch struct {
+	Schema  Schema
+	Columns []*Column
+	rows    int
+}
+
+// NewBatch makes an empty batch for schema with room for capacity rows.
+func NewBatch(schema Schema, capacity int) *Batch {
+	b := &Batch{Schema: schema, Columns: make([]*Column, len(schema.Fields))}
+	for i, f := range schema.Fields {
+		b.Columns[i] = NewColumn(f.Type.Kind, capacity)
+	}
+	return b
+}
+
+// BatchOf builds a batch from columns that already hold their rows. Every
+// column must have the same length and the kind of its field.
+func BatchOf(schema Schema, cols []*Column) (*Batch, error) {
+	if len(cols) != len(schema.Fields) {
+		return nil, fmt.Errorf("batch has %d columns for a schema of %d", len(cols), len(schema.Fields))
+	}
+	n := 0
+	for i, c := range cols {
+		if c.Kind != schema.Fields[i].Type.Kind {
+			return nil, fmt.Errorf("column %q is %s in a batch whose schema says %s", schema.Fields[i].Name, c.Kind, schema.Fields[i].Type.Kind)
+		}
+		if i == 0 {
+			n = c.Len()
+		} else if c.Len() != n {
+			return nil, fmt.Errorf("column %q has %d rows, column %q has %d", schema.Fields[i].Name, c.Len(), schema.Fields[0].Name, n)
+		}
+		if c.Nulls != nil && len(c.Nulls) != n {
+			return nil, fmt.Errorf("column %q has %d null marks for %d rows", schema.Fields[i].Name, len(c.Nulls), n)
+		}
+	}
+	return &Batch{Schema: schema, Columns: cols, rows: n}, nil
+}
+
+// Len is the number of rows.
+func (b *Batch) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.rows
+}
+
+// AppendRow adds one row; values are in schema order.
+func (b *Batch) AppendRow(vals ...Value) error {
+	if len(vals) != len(b.Columns) {
+		return fmt.Errorf("row has %d values for %d columns", len(vals), len(b.Columns))
+	}
+	for i, v := range vals {
+		if err := b.Columns[i].Append(v); err != nil {
+			// Undo the columns already extended so the batch stays rectangular.
+			for j := 0; j < i; j++ {
+				b.Columns[j].truncate(b.rows)
+			}
+			return fmt.Errorf("column %q: %w", b.Schema.Fields[i].Name, err)
+		}
+	}
+	b.rows++
+	return nil
+}
+
+func (c *Column) truncate(n int) {
+	if c.Nulls != nil {
+		c.Nulls = c.Nulls[:n]
+	}
+	switch c.Kind {
+	case KindBool, KindInt64, KindTimestamp, KindDate:
+		c.Ints = c.Ints[:n]
+	case KindFloat64:
+		c.Floats = c.Floats[:n]
+	case KindString, KindBytes:
+		c.Strs = c.Strs[:n]
+	default:
+		c.Values = c.Values[:n]
+	}
+}
+
+// Row returns row i as values in schema order.
+func (b *Batch) Row(i int) []Value {
+	out := make([]Value, len(b.Columns))
+	for j, c := range b.Columns {
+		out[j] = c.Value(i)
+	}
+	return out
+}
+
+// Rows returns every row; for tests and small outputs.
+func (b *Batch) Rows() [][]Value {
+	out := make([][]Value, b.Len())
+	for i := range out {
+		out[i] = b.Row(i)
+	}
+	return out
+}
+
+// Select returns a batch of the rows whose index is in keep, in that order.
+func (b *Batch) Select(keep []int) *Batch {
+	cols := make([]*Column, len(b.Columns))
+	for j, c := range b.Columns {
+		nc := &Column{Kind: c.Kind}
+		if c.Nulls != nil {
+			nc.Nulls = make([]bool, len(keep))
+			for k, i := range keep {
+				nc.Nulls[k] = c.Nulls[i]
+			}
+		}
+		switch c.Kind {
+		case KindBool, KindInt64, KindTimestamp, KindDate:
+			nc.Ints = make([]int64, len(keep))
+			for k, i := range keep {
+				nc.Ints[k] = c.Ints[i]
+			}
+		case KindFloat64:
+			nc.Floats = make([]float64, len(keep))
+			for k, i := range keep {
+				nc.Floats[k] = c.Floats[i]
+			}
+		case KindString, KindBytes:
+			nc.Strs = make([]string, len(keep))
+			for k, i := range keep {
+				nc.Strs[k] = c.Strs[i]
+			}
+		default:
+			nc.Values = make([]Value, len(keep))
+			for k, i := range keep {
+				nc.Values[k] = c.Values[i]
+			}
+		}
+		cols[j] = nc
+	}
+	return &Batch{Schema: b.Schema, Columns: cols, rows: len(keep)}
+}

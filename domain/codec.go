@@ -1,0 +1,421 @@
+package domain
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// The codecs' format versions. A decoder refuses versions it does not know,
+// so a store written by a newer sluice is never misread.
+const (
+	eventCodecVersion = 1
+	batchCodecVersion = 1
+)
+
+// encoder appends primitives to a byte slice.
+type encoder struct{ b []byte }
+
+func (e *encoder) uvarint(x uint64) { e.b = binary.AppendUvarint(e.b, x) }
+func (e *encoder) varint(x int64)   { e.b = binary.AppendVarint(e.b, x) }
+func (e *encoder) byte1(x byte)     { e.b = append(e.b, x) }
+func (e *encoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) bytes(p []byte)   { e.uvarint(uint64(len(p))); e.b = append(e.b, p...) }
+func (e *encoder) u64(x uint64)     { e.b = binary.LittleEndian.AppendUint64(e.b, x) }
+
+// decoder reads primitives; the first failure sticks in err and later reads
+// return zero values, so callers check once at the end.
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+var errTruncated = errors.New("truncated input")
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail(errTruncated)
+		return 0
+	}
+	d.off += n
+	return x
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail(errTruncated)
+		return 0
+	}
+	d.off += n
+	return x
+}
+
+func (d *decoder) byte1() byte {
+	if d.err != nil || d.off >= len(d.b) {
+		d.fail(errTruncated)
+		return 0
+	}
+	d.off++
+	return d.b[d.off-1]
+}
+
+func (d *decoder) u64() uint64 {
+	if d.err != nil || len(d.b)-d.off < 8 {
+		d.fail(errTruncated)
+		return 0
+	}
+	x := binary.LittleEndian.Uint64(d.b[d.off:])
+	d.off += 8
+	return x
+}
+
+// length reads a length and checks that at least min*length bytes remain, so a
+// corrupt length cannot make the decoder allocate without bound.
+func (d *decoder) length(min int) int {
+	n := d.uvarint()
+	if d.err != nil {
+		return 0
+	}
+	if min < 1 {
+		min = 1
+	}
+	if n > uint64(len(d.b)-d.off)/uint64(min) {
+		d.fail(fmt.Errorf("length %d exceeds the %d bytes left", n, len(d.b)-d.off))
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) raw() []byte {
+	n := d.length(1)
+	if d.err != nil {
+		return nil
+	}
+	p := d.b[d.off : d.off+n]
+	d.off += n
+	return p
+}
+
+func (d *decoder) str() string { return string(d.raw()) }
+
+// EncodeEvent encodes every part of ev except Seq, which the store keeps in
+// the key. The encoding is deterministic: the same event gives the same bytes.
+func EncodeEvent(ev *Event) ([]byte, error) {
+	details, err := json.Marshal(ev.Details)
+	if err != nil {
+		return nil, Wrap(CodeEventCodec, err, "encoding event details")
+	}
+	e := encoder{b: make([]byte, 0, 64+len(ev.Message)+len(details)+len(ev.Data))}
+	e.byte1(eventCodecVersion)
+	e.str(ev.ID)
+	e.varint(ev.Timestamp.UnixNano())
+	e.str(string(ev.Type))
+	e.str(string(ev.Level))
+	e.str(ev.Message)
+	o := ev.Origin
+	e.str(o.PipelineName)
+	e.str(o.UpdateID)
+	e.str(o.FlowName)
+	e.str(o.DatasetName)
+	if o.BatchID != nil {
+		e.byte1(1)
+		e.varint(*o.BatchID)
+	} else {
+		e.byte1(0)
+	}
+	e.bytes(details)
+	if ev.Error != nil {
+		e.byte1(1)
+		e.str(string(ev.Error.Code))
+		e.str(ev.Error.Message)
+		e.str(ev.Error.Hint)
+		e.uvarint(uint64(len(ev.Error.Names)))
+		for _, n := range ev.Error.Names {
+			e.str(n)
+		}
+	} else {
+		e.byte1(0)
+	}
+	e.bytes(ev.Data)
+	return e.b, nil
+}
+
+// DecodeEvent decodes an event encoded by EncodeEvent; seq is set as given.
+// It never panics on bad input: anything malformed is an EVENT_CODEC_INVALID
+// error.
+func DecodeEvent(seq uint64, p []byte) (*Event, error) {
+	d := decoder{b: p}
+	if v := d.byte1(); d.err == nil && v != eventCodecVersion {
+		return nil, Errorf(CodeEventCodec, "event %d has codec version %d; this sluice reads version %d", seq, v, eventCodecVersion)
+	}
+	ev := &Event{Seq: seq}
+	ev.ID = d.str()
+	ev.Timestamp = time.Unix(0, d.varint()).UTC()
+	ev.Type = EventType(d.str())
+	ev.Level = Level(d.str())
+	ev.Message = d.str()
+	ev.Origin.PipelineName = d.str()
+	ev.Origin.UpdateID = d.str()
+	ev.Origin.FlowName = d.str()
+	ev.Origin.DatasetName = d.str()
+	switch d.byte1() {
+	case 0:
+	case 1:
+		id := d.varint()
+		ev.Origin.BatchID = &id
+	default:
+		d.fail(errors.New("bad batch id marker"))
+	}
+	details := d.raw()
+	switch d.byte1() {
+	case 0:
+	case 1:
+		ei := &ErrorInfo{Code: Code(d.str()), Message: d.str(), Hint: d.str()}
+		n := d.length(1)
+		for i := 0; i < n && d.err == nil; i++ {
+			ei.Names = append(ei.Names, d.str())
+		}
+		ev.Error = ei
+	default:
+		d.fail(errors.New("bad error marker"))
+	}
+	if data := d.raw(); len(data) > 0 {
+		ev.Data = data
+	}
+	if d.err == nil && d.off != len(p) {
+		d.fail(fmt.Errorf("%d trailing bytes", len(p)-d.off))
+	}
+	if d.err != nil {
+		return nil, Wrap(CodeEventCodec, d.err, fmt.Sprintf("decoding event %d", seq))
+	}
+	if err := json.Unmarshal(details, &ev.Details); err != nil {
+		return nil, Wrap(CodeEventCodec, err, fmt.Sprintf("decoding details of event %d", seq))
+	}
+	return ev, nil
+}
+
+// EncodeBatch encodes a batch in sluice's columnar row payload format:
+// version, schema (JSON), row count, then each column as a null bitmap and
+// its values.
+func EncodeBatch(b *Batch) ([]byte, error) {
+	schema, err := json.Marshal(b.Schema)
+	if err != nil {
+		return nil, Wrap(CodeBatchCodec, err, "encoding batch schema")
+	}
+	e := encoder{b: make([]byte, 0, 32+len(schema)+b.Len()*8*len(b.Columns))}
+	e.byte1(batchCodecVersion)
+	e.bytes(schema)
+	n := b.Len()
+	e.uvarint(uint64(n))
+	for _, c := range b.Columns {
+		if c.Nulls == nil {
+			e.byte1(0)
+		} else {
+			e.byte1(1)
+			bits := make([]byte, (n+7)/8)
+			for i, isNull := range c.Nulls[:n] {
+				if isNull {
+					bits[i/8] |= 1 << (i % 8)
+				}
+			}
+			e.b = append(e.b, bits...)
+		}
+		switch c.Kind {
+		case KindBool:
+			for _, x := range c.Ints[:n] {
+				e.byte1(byte(x))
+			}
+		case KindInt64, KindTimestamp, KindDate:
+			for _, x := range c.Ints[:n] {
+				e.varint(x)
+			}
+		case KindFloat64:
+			for _, x := range c.Floats[:n] {
+				e.u64(math.Float64bits(x))
+			}
+		case KindString, KindBytes:
+			for _, s := range c.Strs[:n] {
+				e.str(s)
+			}
+		default:
+			for _, v := range c.Values[:n] {
+				encodeValue(&e, v)
+			}
+		}
+	}
+	return e.b, nil
+}
+
+func encodeValue(e *encoder, v Value) {
+	e.byte1(byte(v.kind))
+	switch v.kind {
+	case KindNull:
+	case KindBool:
+		e.byte1(byte(v.i))
+	case KindFloat64:
+		e.u64(uint64(v.i))
+	case KindString, KindBytes:
+		e.str(v.s)
+	case KindList, KindStruct:
+		e.uvarint(uint64(len(v.l)))
+		for _, x := range v.l {
+			encodeValue(e, x)
+		}
+	default:
+		e.varint(v.i)
+	}
+}
+
+// maxValueDepth bounds nesting so a hostile payload cannot exhaust the stack.
+const maxValueDepth = 64
+
+func decodeValue(d *decoder, depth int) Value {
+	if depth > maxValueDepth {
+		d.fail(errors.New("values nested too deeply"))
+		return Value{}
+	}
+	k := Kind(d.byte1())
+	switch k {
+	case KindNull:
+		return Value{}
+	case KindBool:
+		b := d.byte1()
+		if b > 1 {
+			d.fail(fmt.Errorf("bad boolean %d", b))
+		}
+		return Value{kind: k, i: int64(b)}
+	case KindFloat64:
+		return Value{kind: k, i: int64(d.u64())}
+	case KindString, KindBytes:
+		return Value{kind: k, s: d.str()}
+	case KindList, KindStruct:
+		n := d.length(1)
+		items := make([]Value, 0, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			items = append(items, decodeValue(d, depth+1))
+		}
+		return Value{kind: k, l: items}
+	case KindInt64, KindTimestamp, KindDate:
+		return Value{kind: k, i: d.varint()}
+	}
+	d.fail(fmt.Errorf("unknown value kind %d", k))
+	return Value{}
+}
+
+// DecodeBatch decodes a batch encoded by EncodeBatch. It never panics on bad
+// input: anything malformed is a BATCH_CODEC_INVALID error.
+func DecodeBatch(p []byte) (*Batch, error) {
+	d := decoder{b: p}
+	if v := d.byte1(); d.err == nil && v != batchCodecVersion {
+		return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads version %d", v, batchCodecVersion)
+	}
+	var schema Schema
+	if raw := d.raw(); d.err == nil {
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			return nil, Wrap(CodeBatchCodec, err, "decoding batch schema")
+		}
+	}
+	n := d.length(0)
+	if d.err == nil && len(schema.Fields) > 0 && n > len(p) {
+		d.fail(fmt.Errorf("%d rows cannot fit in %d bytes", n, len(p)))
+	}
+	cols := make([]*Column, 0, len(schema.Fields))
+	for _, f := range schema.Fields {
+		if d.err != nil {
+			break
+		}
+		c := &Column{Kind: f.Type.Kind}
+		switch d.byte1() {
+		case 0:
+		case 1:
+			nb := (n + 7) / 8
+			if len(p)-d.off < nb {
+				d.fail(errTruncated)
+				break
+			}
+			c.Nulls = make([]bool, n)
+			for i := range c.Nulls {
+				c.Nulls[i] = p[d.off+i/8]&(1<<(i%8)) != 0
+			}
+			d.off += nb
+		default:
+			d.fail(errors.New("bad null marker"))
+		}
+		if d.err != nil {
+			break
+		}
+		switch c.Kind {
+		case KindBool:
+			c.Ints = make([]int64, n)
+			for i := range c.Ints {
+				b := d.byte1()
+				if b > 1 {
+					d.fail(fmt.Errorf("bad boolean %d", b))
+				}
+				c.Ints[i] = int64(b)
+			}
+		case KindInt64, KindTimestamp, KindDate:
+			c.Ints = make([]int64, n)
+			for i := range c.Ints {
+				c.Ints[i] = d.varint()
+			}
+		case KindFloat64:
+			if len(p)-d.off < 8*n {
+				d.fail(errTruncated)
+				break
+			}
+			c.Floats = make([]float64, n)
+			for i := range c.Floats {
+				c.Floats[i] = math.Float64frombits(d.u64())
+			}
+		case KindString, KindBytes:
+			c.Strs = make([]string, n)
+			for i := range c.Strs {
+				c.Strs[i] = d.str()
+			}
+		case KindNull, KindList, KindStruct:
+			c.Values = make([]Value, n)
+			for i := range c.Values {
+				c.Values[i] = decodeValue(&d, 0)
+				if v := c.Values[i]; d.err == nil && v.kind != KindNull && v.kind != c.Kind {
+					d.fail(fmt.Errorf("a %s value in a %s column", v.kind, c.Kind))
+				}
+			}
+		default:
+			d.fail(fmt.Errorf("unknown column kind %d", c.Kind))
+		}
+		cols = append(cols, c)
+	}
+	if d.err == nil && d.off != len(p) {
+		d.fail(fmt.Errorf("%d trailing bytes", len(p)-d.off))
+	}
+	if d.err != nil {
+		return nil, Wrap(CodeBatchCodec, d.err, "decoding batch")
+	}
+	b, err := BatchOf(schema, cols)
+	if err != nil {
+		return nil, Wrap(CodeBatchCodec, err, "decoding batch")
+	}
+	if len(schema.Fields) == 0 {
+		b.rows = n
+	}
+	return b, nil
+}

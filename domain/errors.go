@@ -1,0 +1,203 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code names a class of error. Codes are stable: users search for them, scripts
+// match on them. Where Spark declarative pipelines has a code for the same
+// situation, sluice uses Spark's spelling.
+type Code string
+
+// The codes sluice reports. Each has an entry in codeInfo with the sentence
+// shown to users and a hint saying what to do.
+const (
+	// Pipeline definition (validation) errors.
+	CodeEmptyPipeline              Code = "PIPELINE_EMPTY"
+	CodeDuplicateIdentifiers       Code = "PIPELINE_DUPLICATE_IDENTIFIERS"
+	CodeFlowNameIsTableName        Code = "FLOW_NAME_CONFLICTS_WITH_DATASET"
+	CodeDatasetWithoutFlow         Code = "PIPELINE_DATASET_WITHOUT_FLOW"
+	CodeUnknownDataset             Code = "TABLE_OR_VIEW_NOT_FOUND"
+	CodeUnknownDependsOn           Code = "DEPENDS_ON_UNKNOWN_FLOW"
+	CodeCircularDependency         Code = "CIRCULAR_DEPENDENCY"
+	CodePredecessorWritesView      Code = "DEPENDS_ON_PREDECESSOR_WRITES_VIEW"
+	CodePredecessorMustBeOnce      Code = "DEPENDS_ON_PREDECESSOR_MUST_BE_ONCE"
+	CodeForeachBatchOnce           Code = "INVALID_FLOW_QUERY_TYPE.FOREACH_BATCH_ONCE"
+	CodeOnceOverStream             Code = "INVALID_FLOW_QUERY_TYPE.ONCE_STREAMING_READ"
+	CodeStreamingTableBatchRead    Code = "INVALID_FLOW_QUERY_TYPE.BATCH_READ_FOR_STREAMING_TABLE"
+	CodeInvalidFlowTarget          Code = "INVALID_FLOW_TARGET"
+	CodeInvalidName                Code = "INVALID_IDENTIFIER"
+	CodeInvalidDefinition          Code = "INVALID_DEFINITION"
+	CodeImportCheckpointInvalid    Code = "IMPORT_CHECKPOINT_INVALID"
+	CodeUnknownFlowSelection       Code = "UNKNOWN_FLOW_SELECTION"
+	CodeUnknownTableSelection      Code = "UNKNOWN_TABLE_SELECTION"
+	CodeConflictingUpdateOptions   Code = "CONFLICTING_UPDATE_OPTIONS"
+	CodeTableNotResettable         Code = "TABLE_NOT_RESETTABLE"
+	CodeNotImplemented             Code = "NOT_IMPLEMENTED"
+	CodeSchemaDrift                Code = "SCHEMA_DRIFT"
+	CodeFlowFailed                 Code = "FLOW_FAILED"
+	CodeUpstreamFailed             Code = "UPSTREAM_FAILED"
+	CodeUserFunctionFailed         Code = "USER_FUNCTION_FAILED"
+	CodeSourceFailed               Code = "SOURCE_FAILED"
+	CodeEventCodec                 Code = "EVENT_CODEC_INVALID"
+	CodeBatchCodec                 Code = "BATCH_CODEC_INVALID"
+	CodeTxnTooLarge                Code = "COMMIT_TOO_LARGE"
+	CodeStoreClosed                Code = "STORE_CLOSED"
+	CodeStoreIO                    Code = "STORE_IO"
+	CodeStoreFormat                Code = "STORE_FORMAT_UNSUPPORTED"
+	CodeProjectionMismatch         Code = "PROJECTION_MISMATCH"
+	CodeInvalidUpdateState         Code = "INVALID_UPDATE_STATE"
+	CodeCheckpointStoreUnavailable Code = "IMPORT_CHECKPOINT_SOURCE_UNAVAILABLE"
+)
+
+type codeText struct {
+	message string // what went wrong, generally
+	hint    string // what to do about it
+}
+
+var codeInfo = map[Code]codeText{
+	CodeEmptyPipeline:            {"the pipeline defines no datasets and no flows", "declare at least one streaming table, materialized view or sink with a flow that fills it"},
+	CodeDuplicateIdentifiers:     {"a name is declared more than once", "give every dataset and every flow its own name"},
+	CodeFlowNameIsTableName:      {"a flow has the name of a dataset it does not write", "rename the flow; only a dataset's default flow may share its name"},
+	CodeDatasetWithoutFlow:       {"a dataset has no flow that writes it", "add a flow targeting the dataset, or give it a query when declaring it"},
+	CodeUnknownDataset:           {"a flow names a dataset the pipeline does not declare", "declare the dataset, or correct the name"},
+	CodeUnknownDependsOn:         {"depends_on names a flow the pipeline does not declare", "use the name of a flow of this pipeline"},
+	CodeCircularDependency:       {"flows depend on each other in a cycle", "break the cycle: remove a depends_on or a read that closes it"},
+	CodePredecessorWritesView:    {"a depends_on predecessor writes to a view", "a view never finishes; depend on a flow that writes a table or a sink"},
+	CodePredecessorMustBeOnce:    {"in a continuous pipeline a depends_on predecessor must be a once flow", "declare the predecessor with once, or run the pipeline triggered"},
+	CodeForeachBatchOnce:         {"a flow into a foreachBatch sink cannot be a once flow", "remove once from the flow; foreachBatch flows are always streaming"},
+	CodeOnceOverStream:           {"a once flow reads a dataset as a stream", "read the source as a batch in a once flow"},
+	CodeStreamingTableBatchRead:  {"a streaming table is fed by a batch read", "read the source as a stream, or declare the flow once"},
+	CodeInvalidFlowTarget:        {"a flow writes to a dataset that cannot be a flow target", "write to a streaming table or a sink"},
+	CodeInvalidName:              {"a name is not a valid identifier", "use a non-empty name without control characters"},
+	CodeInvalidDefinition:        {"a definition is incomplete", "fill in the missing part of the definition"},
+	CodeImportCheckpointInvalid:  {"import_checkpoint is incomplete", "give the storage directory and the flow name of the other pipeline"},
+	CodeUnknownFlowSelection:     {"the update names a flow the pipeline does not declare", "choose among the flows listed"},
+	CodeUnknownTableSelection:    {"the update names a table the pipeline does not declare", "choose among the tables listed"},
+	CodeConflictingUpdateOptions: {"the update options contradict each other", "choose one kind of refresh per update"},
+	CodeTableNotResettable:       {"a full refresh was asked of a table that forbids it", "leave the table out of the full refresh, or set pipelines.reset.allowed to true"},
+	CodeNotImplemented:           {"this feature is not available yet", "see the README for what is supported"},
+	CodeSchemaDrift:              {"a batch does not fit the table's schema", "make the change compatible, or run a full refresh of the table"},
+	CodeFlowFailed:               {"a flow failed", "see the flow's error event for the cause"},
+	CodeUpstreamFailed:           {"a flow did not run because a predecessor failed", "fix the predecessor; the flow runs in the next update"},
+	CodeUserFunctionFailed:       {"a user function returned an error", "see the cause; the batch was not committed and will be delivered again"},
+	CodeSourceFailed:             {"a source could not be read", "see the cause; nothing of the batch was committed"},
+	CodeEventCodec:               {"an event could not be decoded", "the store may be damaged or written by a newer sluice; check the version"},
+	CodeBatchCodec:               {"a batch payload could not be decoded", "the store may be damaged or written by a newer sluice; check the version"},
+	CodeTxnTooLarge:              {"a commit is larger than one store transaction allows", "lower the flow's maximum rows per micro-batch"},
+	CodeStoreClosed:              {"the event store is closed", "open the store again"},
+	CodeStoreIO:                  {"the event store could not read or write its files", "check the disk (space, permissions) and run again; nothing uncommitted was kept"},
+	CodeStoreFormat:              {"the storage was written in a format this sluice does not read", "use the sluice version that wrote it"},
+	CodeProjectionMismatch:       {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
+	CodeInvalidUpdateState:       {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
+		"check the storage path of import_checkpoint and that no other process holds it"},
+}
+
+// Error is sluice's error: a code users can search for, a message about this
+// case, a hint that says what to do, and the names it concerns. Errors wrap
+// their cause, so errors.Is and errors.As see through them.
+type Error struct {
+	Code      Code
+	Message   string   // this occurrence, e.g. `flow "live" depends on unknown flow "backfil"`
+	Hint      string   // what to do; defaults to the code's hint
+	Names     []string // datasets and flows involved, for tools
+	Retriable bool     // a retry may succeed (I/O, a user function), as opposed to a definition error
+	Cause     error
+}
+
+// Errorf builds an Error with the code's default hint.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: codeInfo[code].hint}
+}
+
+// Wrap builds an Error around cause. The message is the cause's text, prefixed
+// by context when context is not empty.
+func Wrap(code Code, cause error, context string) *Error {
+	msg := cause.Error()
+	if context != "" {
+		msg = context + ": " + msg
+	}
+	return &Error{Code: code, Message: msg, Hint: codeInfo[code].hint, Cause: cause}
+}
+
+// WithNames returns e with names attached.
+func (e *Error) WithNames(names ...string) *Error { e.Names = append(e.Names, names...); return e }
+
+// WithHint returns e with its hint replaced.
+func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// AsRetriable marks e as worth retrying.
+func (e *Error) AsRetriable() *Error { e.Retriable = true; return e }
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return "[" + string(e.Code) + "] " + CodeMessage(e.Code)
+	}
+	return "[" + string(e.Code) + "] " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// CodeMessage is the general sentence for a code.
+func CodeMessage(c Code) string { return codeInfo[c].message }
+
+// CodeHint is the default hint for a code.
+func CodeHint(c Code) string { return codeInfo[c].hint }
+
+// Codes lists every code sluice reports, sorted.
+func Codes() []Code {
+	out := make([]Code, 0, len(codeInfo))
+	for c := range codeInfo {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "" if none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// IsRetriable reports whether err is marked retriable.
+func IsRetriable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retriable
+}
+
+// Problems is every problem found while validating a pipeline. It is an error
+// so it can be returned as one; callers that show problems range over it.
+type Problems []*Error
+
+func (p Problems) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problem(s) in the pipeline:", len(p))
+	for _, e := range p {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+		if e.Hint != "" {
+			b.WriteString(" (hint: ")
+			b.WriteString(e.Hint)
+			b.WriteString(")")
+		}
+	}
+	return b.String()
+}
+
+// Has reports whether any problem carries code.
+func (p Problems) Has(code Code) bool {
+	for _, e := range p {
+		if e.Code == code {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,308 @@
+package domain
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// EventType names what an event records. The spelling follows the Databricks
+// pipeline event log, so users' queries over it carry over.
+type EventType string
+
+// The event types.
+const (
+	EventCreateUpdate        EventType = "create_update"
+	EventUpdateProgress      EventType = "update_progress"
+	EventDatasetDefinition   EventType = "dataset_definition"
+	EventFlowDefinition      EventType = "flow_definition"
+	EventSinkDefinition      EventType = "sink_definition"
+	EventFlowProgress        EventType = "flow_progress"
+	EventBatchPlanned        EventType = "batch_planned"
+	EventBatchCommitted      EventType = "batch_committed"
+	EventSinkBatchDelivered  EventType = "sink_batch_delivered"
+	EventOnceFlowDrained     EventType = "once_flow_drained"
+	EventTableReset          EventType = "table_reset"
+	EventCheckpointReset     EventType = "checkpoint_reset"
+	EventCheckpointImported  EventType = "checkpoint_imported"
+	EventPlanningInformation EventType = "planning_information"
+	EventHookProgress        EventType = "hook_progress"
+)
+
+// EventTypes lists every event type, in the order of DESIGN's table.
+var EventTypes = []EventType{
+	EventCreateUpdate, EventUpdateProgress, EventDatasetDefinition, EventFlowDefinition,
+	EventSinkDefinition, EventFlowProgress, EventBatchPlanned, EventBatchCommitted,
+	EventSinkBatchDelivered, EventOnceFlowDrained, EventTableReset, EventCheckpointReset,
+	EventCheckpointImported, EventPlanningInformation, EventHookProgress,
+}
+
+// Level is an event's severity.
+type Level string
+
+const (
+	LevelInfo    Level = "INFO"
+	LevelWarn    Level = "WARN"
+	LevelError   Level = "ERROR"
+	LevelMetrics Level = "METRICS"
+)
+
+// Event is one entry of the log. Seq is assigned by the store when the event
+// commits; everything else is set by whoever appends it.
+type Event struct {
+	Seq       uint64     `json:"seq"`
+	ID        string     `json:"id"`
+	Timestamp time.Time  `json:"timestamp"`
+	Type      EventType  `json:"event_type"`
+	Level     Level      `json:"level"`
+	Message   string     `json:"message"`
+	Origin    Origin     `json:"origin"`
+	Details   Details    `json:"details"`
+	Error     *ErrorInfo `json:"error,omitempty"`
+	// Data is the bulk payload (an encoded batch of rows), never JSON.
+	Data []byte `json:"-"`
+}
+
+// Origin says where an event comes from.
+type Origin struct {
+	PipelineName string `json:"pipeline_name,omitempty"`
+	UpdateID     string `json:"update_id,omitempty"`
+	FlowName     string `json:"flow_name,omitempty"`
+	DatasetName  string `json:"dataset_name,omitempty"`
+	BatchID      *int64 `json:"batch_id,omitempty"`
+}
+
+// ErrorInfo is the error part of an event.
+type ErrorInfo struct {
+	Code    Code     `json:"code"`
+	Message string   `json:"message"`
+	Hint    string   `json:"hint,omitempty"`
+	Names   []string `json:"names,omitempty"`
+}
+
+// ErrorInfoOf turns an error into the event's error part.
+func ErrorInfoOf(err error) *ErrorInfo {
+	if err == nil {
+		return nil
+	}
+	if p, ok := err.(Problems); ok && len(p) > 0 {
+		first := p[0]
+		return &ErrorInfo{Code: first.Code, Message: p.Error(), Hint: first.Hint, Names: first.Names}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return &ErrorInfo{Code: e.Code, Message: e.Error(), Hint: e.Hint, Names: e.Names}
+	}
+	return &ErrorInfo{Code: CodeFlowFailed, Message: err.Error()}
+}
+
+// Details holds the event-type specific part; exactly one field is set, the
+// one named by the event type, so the JSON reads {"flow_progress": {...}}.
+type Details struct {
+	CreateUpdate        *CreateUpdate        `json:"create_update,omitempty"`
+	UpdateProgress      *UpdateProgress      `json:"update_progress,omitempty"`
+	DatasetDefinition   *DatasetDefinition   `json:"dataset_definition,omitempty"`
+	FlowDefinition      *FlowDefinition      `json:"flow_definition,omitempty"`
+	SinkDefinition      *SinkDefinition      `json:"sink_definition,omitempty"`
+	FlowProgress        *FlowProgress        `json:"flow_progress,omitempty"`
+	BatchPlanned        *BatchInfo           `json:"batch_planned,omitempty"`
+	BatchCommitted      *BatchInfo           `json:"batch_committed,omitempty"`
+	SinkBatchDelivered  *SinkBatchDelivered  `json:"sink_batch_delivered,omitempty"`
+	OnceFlowDrained     *OnceFlowDrained     `json:"once_flow_drained,omitempty"`
+	TableReset          *TableReset          `json:"table_reset,omitempty"`
+	CheckpointReset     *CheckpointReset     `json:"checkpoint_reset,omitempty"`
+	CheckpointImported  *CheckpointImported  `json:"checkpoint_imported,omitempty"`
+	PlanningInformation *PlanningInformation `json:"planning_information,omitempty"`
+	HookProgress        *HookProgress        `json:"hook_progress,omitempty"`
+}
+
+// CreateUpdate starts an update.
+type CreateUpdate struct {
+	Cause                    string   `json:"cause"`
+	FullRefreshAll           bool     `json:"full_refresh_all,omitempty"`
+	FullRefreshSelection     []string `json:"full_refresh_selection,omitempty"`
+	RefreshSelection         []string `json:"refresh_selection,omitempty"`
+	RefreshFailed            bool     `json:"refresh_failed,omitempty"`
+	ResetCheckpointSelection []string `json:"reset_checkpoint_selection,omitempty"`
+	DryRun                   bool     `json:"dry_run,omitempty"`
+	Continuous               bool     `json:"continuous,omitempty"`
+	Development              bool     `json:"development,omitempty"`
+}
+
+// UpdateState is the state of an update.
+type UpdateState string
+
+const (
+	UpdateQueued          UpdateState = "QUEUED"
+	UpdateCreated         UpdateState = "CREATED"
+	UpdateInitializing    UpdateState = "INITIALIZING"
+	UpdateResetting       UpdateState = "RESETTING"
+	UpdateSettingUpTables UpdateState = "SETTING_UP_TABLES"
+	UpdateRunning         UpdateState = "RUNNING"
+	UpdateStopping        UpdateState = "STOPPING"
+	UpdateCompleted       UpdateState = "COMPLETED"
+	UpdateFailed          UpdateState = "FAILED"
+	UpdateCanceled        UpdateState = "CANCELED"
+)
+
+// UpdateProgress records an update changing state.
+type UpdateProgress struct {
+	State UpdateState `json:"state"`
+}
+
+// DatasetDefinition records a dataset as declared for an update.
+type DatasetDefinition struct {
+	DatasetType     DatasetType       `json:"dataset_type"`
+	Schema          *Schema           `json:"schema,omitempty"`
+	NumFlows        int               `json:"num_flows"`
+	Expectations    []string          `json:"expectations,omitempty"`
+	TableProperties map[string]string `json:"table_properties,omitempty"`
+	Comment         string            `json:"comment,omitempty"`
+}
+
+// FlowDefinition records a flow as declared for an update.
+type FlowDefinition struct {
+	OutputDataset string   `json:"output_dataset"`
+	InputDatasets []string `json:"input_datasets,omitempty"`
+	FlowType      FlowType `json:"flow_type"`
+	Once          bool     `json:"once,omitempty"`
+	DependsOn     []string `json:"depends_on,omitempty"`
+	Comment       string   `json:"comment,omitempty"`
+}
+
+// SinkDefinition records a sink as declared for an update.
+type SinkDefinition struct {
+	Format  string            `json:"format"`
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// FlowStatus is the state of a flow within an update.
+type FlowStatus string
+
+const (
+	FlowQueued    FlowStatus = "QUEUED"
+	FlowStarting  FlowStatus = "STARTING"
+	FlowRunning   FlowStatus = "RUNNING"
+	FlowCompleted FlowStatus = "COMPLETED"
+	FlowFailed    FlowStatus = "FAILED"
+	FlowSkipped   FlowStatus = "SKIPPED"
+	FlowStopped   FlowStatus = "STOPPED"
+	FlowIdle      FlowStatus = "IDLE"
+	FlowExcluded  FlowStatus = "EXCLUDED"
+)
+
+// Terminal reports whether a flow in status s has finished for this update.
+func (s FlowStatus) Terminal() bool {
+	switch s {
+	case FlowCompleted, FlowFailed, FlowSkipped, FlowStopped, FlowExcluded:
+		return true
+	}
+	return false
+}
+
+// Reasons a flow is SKIPPED, in FlowProgress.Reason.
+const (
+	SkipAlreadyDrained = "ONCE_FLOW_ALREADY_DRAINED"
+	SkipUpstreamFailed = "UPSTREAM_FAILED"
+)
+
+// FlowProgress records a flow changing state.
+type FlowProgress struct {
+	Status      FlowStatus   `json:"status"`
+	Reason      string       `json:"reason,omitempty"`
+	Attempt     int          `json:"attempt,omitempty"`
+	Metrics     *FlowMetrics `json:"metrics,omitempty"`
+	DataQuality *DataQuality `json:"data_quality,omitempty"`
+}
+
+// FlowMetrics counts what a flow did.
+type FlowMetrics struct {
+	NumOutputRows   int64  `json:"num_output_rows"`
+	NumUpsertedRows int64  `json:"num_upserted_rows,omitempty"`
+	NumDeletedRows  int64  `json:"num_deleted_rows,omitempty"`
+	BacklogRecords  *int64 `json:"backlog_records,omitempty"`
+	NumBatches      int64  `json:"num_batches,omitempty"`
+}
+
+// DataQuality counts expectation results.
+type DataQuality struct {
+	DroppedRecords int64               `json:"dropped_records"`
+	Expectations   []ExpectationResult `json:"expectations,omitempty"`
+}
+
+// ExpectationResult counts one expectation's passes and failures.
+type ExpectationResult struct {
+	Name          string `json:"name"`
+	Dataset       string `json:"dataset"`
+	PassedRecords int64  `json:"passed_records"`
+	FailedRecords int64  `json:"failed_records"`
+}
+
+// BatchInfo describes a planned or committed micro-batch. Start and End are
+// the source range [Start, End) in the source's own JSON offset form.
+type BatchInfo struct {
+	Flow            string          `json:"flow"`
+	Target          string          `json:"target"`
+	BatchID         int64           `json:"batch_id"`
+	Generation      int64           `json:"generation"`
+	TableGeneration int64           `json:"table_generation,omitempty"`
+	Start           json.RawMessage `json:"start,omitempty"`
+	End             json.RawMessage `json:"end,omitempty"`
+	NumRows         int64           `json:"num_rows"`
+	Final           bool            `json:"final,omitempty"` // the source said nothing follows (once flows)
+}
+
+// SinkBatchDelivered records that a sink acknowledged a batch.
+type SinkBatchDelivered struct {
+	Flow       string `json:"flow"`
+	Sink       string `json:"sink"`
+	BatchID    int64  `json:"batch_id"`
+	Generation int64  `json:"generation"`
+	NumRows    int64  `json:"num_rows"`
+}
+
+// OnceFlowDrained records that a once flow finished; it stays drained until a
+// full refresh or a checkpoint reset of the flow.
+type OnceFlowDrained struct {
+	Flow       string `json:"flow"`
+	Generation int64  `json:"generation"`
+}
+
+// TableReset starts a new generation of a table: rows of older generations are
+// no longer part of it.
+type TableReset struct {
+	Table      string `json:"table"`
+	Generation int64  `json:"generation"`
+	Cause      string `json:"cause"`
+}
+
+// CheckpointReset starts a new generation of a flow's checkpoint: it reads its
+// source from the beginning, batch ids restart at 0, once completion is cleared.
+type CheckpointReset struct {
+	Flow       string `json:"flow"`
+	Generation int64  `json:"generation"`
+	Cause      string `json:"cause"`
+}
+
+// CheckpointImported records a flow starting from another pipeline's position.
+type CheckpointImported struct {
+	Flow       string          `json:"flow"`
+	Generation int64           `json:"generation"`
+	Storage    string          `json:"storage"`
+	SourceFlow string          `json:"source_flow"`
+	Offset     json.RawMessage `json:"offset,omitempty"`
+}
+
+// PlanningInformation says how a dataset is refreshed and why.
+type PlanningInformation struct {
+	Dataset   string `json:"dataset"`
+	Technique string `json:"technique"`
+	Reason    string `json:"reason"`
+}
+
+// HookProgress records an event hook's outcome.
+type HookProgress struct {
+	Hook   string `json:"hook"`
+	Seq    uint64 `json:"event_seq"`
+	Status string `json:"status"`
+}

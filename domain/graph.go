@@ -1,0 +1,225 @@
+package domain
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+)
+
+// DatasetType is the kind of a dataset.
+type DatasetType string
+
+const (
+	StreamingTable   DatasetType = "STREAMING_TABLE"
+	MaterializedView DatasetType = "MATERIALIZED_VIEW"
+	TemporaryView    DatasetType = "VIEW"
+	SinkDataset      DatasetType = "SINK"
+)
+
+// Stored reports whether datasets of this type keep rows in sluice's log.
+func (t DatasetType) Stored() bool { return t == StreamingTable || t == MaterializedView }
+
+// FlowType is the kind of a flow, as in flow_definition events.
+type FlowType string
+
+const (
+	FlowAppend           FlowType = "APPEND"
+	FlowChange           FlowType = "CHANGE"
+	FlowSnapshotChange   FlowType = "SNAPSHOT_CHANGE"
+	FlowMaterializedView FlowType = "MATERIALIZED_VIEW"
+	FlowView             FlowType = "VIEW"
+	FlowSink             FlowType = "SINK"
+)
+
+// PropResetAllowed is the table property that, set to "false", refuses full
+// refreshes of the table.
+const PropResetAllowed = "pipelines.reset.allowed"
+
+// Dataset is a declared dataset.
+type Dataset struct {
+	Name        string
+	Type        DatasetType
+	Comment     string
+	Properties  map[string]string
+	Schema      *Schema // declared; nil means inferred from the first batch
+	Sink        Sink    // for sinks
+	SinkFormat  string  // for sinks: "foreach_batch", "kafka", ...
+	SinkOptions map[string]string
+}
+
+// ResetAllowed reports whether a full refresh may reset the dataset.
+func (d *Dataset) ResetAllowed() bool { return d.Properties[PropResetAllowed] != "false" }
+
+// Flow is a declared flow: what it reads, how it transforms, where it writes.
+type Flow struct {
+	Name             string
+	Target           string
+	Type             FlowType
+	Once             bool
+	DependsOn        []string
+	ImportCheckpoint *CheckpointRef
+	Comment          string
+	Conf             map[string]string
+	Query            *Query
+}
+
+// CheckpointRef names a flow in another pipeline's storage.
+type CheckpointRef struct {
+	Storage string // the other pipeline's storage directory
+	Flow    string // the flow's name there
+}
+
+// Query is a flow's work: one input, then transforms in order.
+type Query struct {
+	Input      Input
+	Transforms []Transform
+}
+
+// Input is where a query's rows come from: a dataset of the pipeline (read as
+// a stream or as a batch) or an external source.
+type Input struct {
+	Dataset   string // a dataset of the pipeline; empty for an external source
+	Streaming bool
+	Source    Source // when Dataset is empty
+}
+
+// Describe names the input for messages.
+func (in Input) Describe() string {
+	kind := "batch"
+	if in.Streaming {
+		kind = "stream"
+	}
+	if in.Dataset != "" {
+		return kind + " read of " + in.Dataset
+	}
+	if in.Source != nil {
+		return kind + " read of " + in.Source.String()
+	}
+	return kind + " read of nothing"
+}
+
+// Transform changes a batch: a projection, a filter, a user function. It must
+// be deterministic: the same batch always gives the same result, so a batch
+// re-run after a crash writes the same rows.
+type Transform interface {
+	Apply(ctx context.Context, b *Batch) (*Batch, error)
+}
+
+// TransformFunc adapts a function to Transform.
+type TransformFunc func(ctx context.Context, b *Batch) (*Batch, error)
+
+// Apply calls f.
+func (f TransformFunc) Apply(ctx context.Context, b *Batch) (*Batch, error) { return f(ctx, b) }
+
+// Offset is a position in a source, in the source's own JSON form
+// (a sequence number, a set of files, Kafka offsets per partition). A nil
+// Offset is the beginning.
+type Offset = json.RawMessage
+
+// ReadLimit bounds one micro-batch; zero means no bound.
+type ReadLimit struct {
+	MaxRows  int64
+	MaxFiles int64
+}
+
+// Source is an external source of rows: files, Kafka, a table of another
+// system, a Go function.
+//
+// The contract that makes exactly-once possible: Read(start, end) returns the
+// same rows every time it is called with the same range.
+type Source interface {
+	// String names the source in events and messages.
+	String() string
+	// Plan returns the end of the next range to read from start, bounded by
+	// limit. ok is false when nothing new is available.
+	Plan(ctx context.Context, start Offset, limit ReadLimit) (end Offset, ok bool, err error)
+	// Read returns exactly the rows in [start, end).
+	Read(ctx context.Context, start, end Offset) (*Batch, error)
+}
+
+// SinkBatch is one micro-batch delivered to a sink.
+type SinkBatch struct {
+	Flow       string
+	Sink       string
+	BatchID    int64
+	Generation int64
+	Rows       *Batch
+}
+
+// Sink is an external destination. Delivery is at least once: after a crash
+// the same batch id may be delivered again, with the same rows, so a sink that
+// records batch ids can make its writes idempotent.
+type Sink interface {
+	Deliver(ctx context.Context, b SinkBatch) error
+}
+
+// Graph is a resolved and validated pipeline: every name known, no cycle.
+type Graph struct {
+	Name       string
+	Continuous bool
+	Datasets   map[string]*Dataset
+	Flows      map[string]*Flow
+	// Order lists flow names in a topological order (predecessors first, ties by name).
+	Order []string
+	// Preds maps a flow to the flows that must finish before it starts in a
+	// triggered update: its depends_on flows and the writers of what it reads.
+	Preds map[string][]string
+	// DependsOn maps a flow to its ordering predecessors only (depends_on),
+	// the ones that gate it in a continuous update.
+	DependsOn map[string][]string
+}
+
+// DatasetNames lists dataset names sorted.
+func (g *Graph) DatasetNames() []string { return sortedKeys(g.Datasets) }
+
+// FlowNames lists flow names sorted.
+func (g *Graph) FlowNames() []string { return sortedKeys(g.Flows) }
+
+// Writers lists the flows that write dataset, sorted.
+func (g *Graph) Writers(dataset string) []string {
+	var out []string
+	for _, name := range g.Order {
+		if g.Flows[name].Target == dataset {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Downstream returns the flows that, directly or not, come after any of the
+// given flows (the flows themselves excluded).
+func (g *Graph) Downstream(flows []string) map[string]bool {
+	succ := map[string][]string{}
+	for f, preds := range g.Preds {
+		for _, p := range preds {
+			succ[p] = append(succ[p], f)
+		}
+	}
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(f string) {
+		for _, s := range succ[f] {
+			if !seen[s] {
+				seen[s] = true
+				walk(s)
+			}
+		}
+	}
+	for _, f := range flows {
+		walk(f)
+	}
+	for _, f := range flows {
+		delete(seen, f)
+	}
+	return seen
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,131 @@
+package domain
+
+import (
+	"strings"
+)
+
+// Type is a column type: a kind, with an element type for lists and fields
+// for structs.
+type Type struct {
+	Kind   Kind    `json:"kind"`
+	Elem   *Type   `json:"elem,omitempty"`
+	Fields []Field `json:"fields,omitempty"`
+}
+
+// Scalar types, for declaring schemas.
+var (
+	TypeBool      = Type{Kind: KindBool}
+	TypeInt64     = Type{Kind: KindInt64}
+	TypeFloat64   = Type{Kind: KindFloat64}
+	TypeString    = Type{Kind: KindString}
+	TypeBytes     = Type{Kind: KindBytes}
+	TypeTimestamp = Type{Kind: KindTimestamp}
+	TypeDate      = Type{Kind: KindDate}
+)
+
+// ListOf is the type of lists of elem.
+func ListOf(elem Type) Type { return Type{Kind: KindList, Elem: &elem} }
+
+// StructOf is the type of structs with the given fields.
+func StructOf(fields ...Field) Type { return Type{Kind: KindStruct, Fields: fields} }
+
+// String renders the type in SQL spelling: bigint, array<string>,
+// struct<a: bigint, b: string>.
+func (t Type) String() string {
+	switch t.Kind {
+	case KindList:
+		if t.Elem == nil {
+			return "array<null>"
+		}
+		return "array<" + t.Elem.String() + ">"
+	case KindStruct:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = f.Name + ": " + f.Type.String()
+		}
+		return "struct<" + strings.Join(parts, ", ") + ">"
+	}
+	return t.Kind.String()
+}
+
+// Equal reports whether two types are identical.
+func (t Type) Equal(o Type) bool {
+	if t.Kind != o.Kind || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) {
+		return false
+	}
+	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {
+		return false
+	}
+	for i := range t.Fields {
+		if !t.Fields[i].Equal(o.Fields[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Field is a named, typed column or struct member.
+type Field struct {
+	Name     string `json:"name"`
+	Type     Type   `json:"type"`
+	Nullable bool   `json:"nullable"`
+	Comment  string `json:"comment,omitempty"`
+}
+
+// Equal reports whether two fields are identical, comments aside.
+func (f Field) Equal(o Field) bool {
+	return f.Name == o.Name && f.Nullable == o.Nullable && f.Type.Equal(o.Type)
+}
+
+// Schema is an ordered list of columns.
+type Schema struct {
+	Fields []Field `json:"fields"`
+}
+
+// NewSchema builds a schema from fields.
+func NewSchema(fields ...Field) Schema { return Schema{Fields: fields} }
+
+// Index returns the position of the column named name (case-insensitive, as in
+// Spark), or -1.
+func (s Schema) Index(name string) int {
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names lists the column names in order.
+func (s Schema) Names() []string {
+	out := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Equal reports whether two schemas are identical.
+func (s Schema) Equal(o Schema) bool {
+	if len(s.Fields) != len(o.Fields) {
+		return false
+	}
+	for i := range s.Fields {
+		if !s.Fields[i].Equal(o.Fields[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the schema in SQL column-list spelling.
+func (s Schema) String() string {
+	parts := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		parts[i] = f.Name + " " + f.Type.String()
+		if !f.Nullable {
+			parts[i] += " NOT NULL"
+		}
+	}
+	return strings.Join(parts, ", ")
+}

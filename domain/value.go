@@ -1,0 +1,172 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a value or a column type.
+type Kind uint8
+
+// The kinds. Their numbers are part of the batch codec: never renumber.
+const (
+	KindNull      Kind = 0
+	KindBool      Kind = 1
+	KindInt64     Kind = 2
+	KindFloat64   Kind = 3
+	KindString    Kind = 4
+	KindBytes     Kind = 5
+	KindTimestamp Kind = 6 // microseconds since the Unix epoch, UTC
+	KindDate      Kind = 7 // days since the Unix epoch
+	KindList      Kind = 8
+	KindStruct    Kind = 9
+)
+
+var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Value is one value of any kind. The zero Value is NULL. Scalars live in i
+// (bool, int64, timestamp, date, and float64 as its bits) or s (string, bytes);
+// lists and structs in l. Values are immutable once built.
+type Value struct {
+	kind Kind
+	i    int64
+	s    string
+	l    []Value
+}
+
+// Constructors.
+func Null() Value { return Value{} }
+func Bool(b bool) Value {
+	v := Value{kind: KindBool}
+	if b {
+		v.i = 1
+	}
+	return v
+}
+func Int(i int64) Value              { return Value{kind: KindInt64, i: i} }
+func Float(f float64) Value          { return Value{kind: KindFloat64, i: int64(math.Float64bits(f))} }
+func String(s string) Value          { return Value{kind: KindString, s: s} }
+func Bytes(b []byte) Value           { return Value{kind: KindBytes, s: string(b)} }
+func TimestampMicros(us int64) Value { return Value{kind: KindTimestamp, i: us} }
+func DateDays(d int64) Value         { return Value{kind: KindDate, i: d} }
+func List(items ...Value) Value      { return Value{kind: KindList, l: items} }
+
+// Struct builds a struct value; fields are positional, named by the type.
+func Struct(fields ...Value) Value { return Value{kind: KindStruct, l: fields} }
+
+// Timestamp converts t to a timestamp value (microsecond precision, UTC).
+func Timestamp(t time.Time) Value { return TimestampMicros(t.UnixMicro()) }
+
+// Date converts the calendar date of t (in t's location) to a date value.
+func Date(t time.Time) Value {
+	y, m, d := t.Date()
+	return DateDays(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
+
+func (v Value) Kind() Kind        { return v.kind }
+func (v Value) IsNull() bool      { return v.kind == KindNull }
+func (v Value) AsBool() bool      { return v.i != 0 }
+func (v Value) AsInt() int64      { return v.i }
+func (v Value) AsFloat() float64  { return math.Float64frombits(uint64(v.i)) }
+func (v Value) AsString() string  { return v.s }
+func (v Value) AsBytes() []byte   { return []byte(v.s) }
+func (v Value) AsList() []Value   { return v.l }
+func (v Value) AsTime() time.Time { return time.UnixMicro(v.i).UTC() }
+func (v Value) Fields() []Value   { return v.l }
+
+// Equal reports whether two values are the same, NULL equal to NULL and NaN to
+// NaN (bitwise): this is identity, not SQL equality.
+func (v Value) Equal(o Value) bool {
+	if v.kind != o.kind || v.i != o.i || v.s != o.s || len(v.l) != len(o.l) {
+		return false
+	}
+	for i := range v.l {
+		if !v.l[i].Equal(o.l[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the value for people (logs, the table format).
+func (v Value) String() string {
+	switch v.kind {
+	case KindNull:
+		return "NULL"
+	case KindBool:
+		return strconv.FormatBool(v.AsBool())
+	case KindInt64:
+		return strconv.FormatInt(v.i, 10)
+	case KindFloat64:
+		return strconv.FormatFloat(v.AsFloat(), 'g', -1, 64)
+	case KindString:
+		return v.s
+	case KindBytes:
+		return fmt.Sprintf("X'%X'", v.s)
+	case KindTimestamp:
+		return v.AsTime().Format("2006-01-02T15:04:05.999999Z")
+	case KindDate:
+		return time.Unix(v.i*86400, 0).UTC().Format("2006-01-02")
+	case KindList, KindStruct:
+		var b strings.Builder
+		open, close := "[", "]"
+		if v.kind == KindStruct {
+			open, close = "{", "}"
+		}
+		b.WriteString(open)
+		for i, x := range v.l {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(x.String())
+		}
+		b.WriteString(close)
+		return b.String()
+	}
+	return "?"
+}
+
+// Compare orders two values of the same kind (NULL first). It is a total order
+// for sorting and tests, not SQL comparison.
+func Compare(a, b Value) int {
+	if a.kind != b.kind {
+		return int(a.kind) - int(b.kind)
+	}
+	switch a.kind {
+	case KindFloat64:
+		x, y := a.AsFloat(), b.AsFloat()
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case KindString, KindBytes:
+		return strings.Compare(a.s, b.s)
+	case KindList, KindStruct:
+		for i := 0; i < len(a.l) && i < len(b.l); i++ {
+			if c := Compare(a.l[i], b.l[i]); c != 0 {
+				return c
+			}
+		}
+		return len(a.l) - len(b.l)
+	}
+	switch {
+	case a.i < b.i:
+		return -1
+	case a.i > b.i:
+		return 1
+	}
+	return 0
+}
