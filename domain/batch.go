@@ -99,7 +99,7 @@ func (c *Column) Append(v Value) error {
 		}
 		return nil
 	}
-	if v.kind != c.Kind && c.Kind != KindNull {
+	if v.kind != c.Kind {
 		return fmt.Errorf("value of type %s in a %s column", v.kind, c.Kind)
 	}
 	if c.Nulls != nil {
@@ -142,6 +142,9 @@ func BatchOf(schema Schema, cols []*Column) (*Batch, error) {
 	}
 	n := 0
 	for i, c := range cols {
+		if c == nil {
+			return nil, fmt.Errorf("column %q is missing", schema.Fields[i].Name)
+		}
 		if c.Kind != schema.Fields[i].Type.Kind {
 			return nil, fmt.Errorf("column %q is %s in a batch whose schema says %s", schema.Fields[i].Name, c.Kind, schema.Fields[i].Type.Kind)
 		}
@@ -253,4 +256,119 @@ func (b *Batch) Select(keep []int) *Batch {
 		cols[j] = nc
 	}
 	return &Batch{Schema: b.Schema, Columns: cols, rows: len(keep)}
+}
+
+// Concat joins batches into one. Columns are matched by name; the result has
+// every column of every batch, in order of first appearance. A column missing
+// from a batch is NULL there (and so nullable), and a column that is bigint in
+// one batch and double in another becomes double. Any other difference of
+// type is an error.
+func Concat(batches ...*Batch) (*Batch, error) {
+	var parts []*Batch
+	for _, b := range batches {
+		if b != nil && (b.Len() > 0 || len(b.Columns) > 0) {
+			parts = append(parts, b)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return &Batch{}, nil
+	case 1:
+		return parts[0], nil
+	}
+	schema, err := unifySchemas(parts)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, b := range parts {
+		total += b.Len()
+	}
+	out := NewBatch(schema, total)
+	for j, f := range schema.Fields {
+		dst := out.Columns[j]
+		for _, b := range parts {
+			k := b.Schema.Index(f.Name)
+			if k < 0 {
+				for i := 0; i < b.Len(); i++ {
+					_ = dst.Append(Null())
+				}
+				continue
+			}
+			appendColumn(dst, b.Columns[k], b.Len())
+		}
+	}
+	out.rows = total
+	return out, nil
+}
+
+func unifySchemas(parts []*Batch) (Schema, error) {
+	var fields []Field
+	for bi, b := range parts {
+		for _, f := range b.Schema.Fields {
+			i := Schema{Fields: fields}.Index(f.Name)
+			if i < 0 {
+				if bi > 0 {
+					f.Nullable = true
+				}
+				fields = append(fields, f)
+				continue
+			}
+			cur := &fields[i]
+			cur.Nullable = cur.Nullable || f.Nullable
+			switch {
+			case cur.Type.Equal(f.Type):
+			case cur.Type.Kind == KindInt64 && f.Type.Kind == KindFloat64:
+				cur.Type = TypeFloat64
+			case cur.Type.Kind == KindFloat64 && f.Type.Kind == KindInt64:
+			case cur.Type.Kind == KindNull:
+				cur.Type, cur.Nullable = f.Type, true
+			case f.Type.Kind == KindNull:
+				cur.Nullable = true
+			default:
+				return Schema{}, Errorf(CodeSchemaDrift, "column %q is %s in one batch and %s in another", f.Name, cur.Type, f.Type).
+					WithHint("cast the column to one type in the flow's query").WithNames(f.Name)
+			}
+		}
+	}
+	for _, b := range parts {
+		for i := range fields {
+			if b.Schema.Index(fields[i].Name) < 0 {
+				fields[i].Nullable = true
+			}
+		}
+	}
+	return Schema{Fields: fields}, nil
+}
+
+// appendColumn appends the first n rows of src to dst, converting bigint to
+// double when dst is double.
+func appendColumn(dst, src *Column, n int) {
+	if src.Nulls != nil || (src.Kind == KindNull && dst.Kind != KindNull) {
+		for i := 0; i < n; i++ {
+			v := src.Value(i)
+			if v.kind == KindInt64 && dst.Kind == KindFloat64 {
+				v = Float(float64(v.i))
+			}
+			_ = dst.Append(v)
+		}
+		return
+	}
+	if dst.Nulls != nil {
+		dst.Nulls = append(dst.Nulls, make([]bool, n)...)
+	}
+	switch {
+	case dst.Kind == KindFloat64 && src.Kind == KindInt64:
+		for _, x := range src.Ints[:n] {
+			dst.Floats = append(dst.Floats, float64(x))
+		}
+	case dst.Kind == KindFloat64:
+		dst.Floats = append(dst.Floats, src.Floats[:n]...)
+	case src.Ints != nil || dst.Ints != nil:
+		dst.Ints = append(dst.Ints, src.Ints[:n]...)
+	case dst.Kind == KindString || dst.Kind == KindBytes:
+		dst.Strs = append(dst.Strs, src.Strs[:n]...)
+	default:
+		dst.Values = append(dst.Values, src.Values[:n]...)
+	}
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -116,9 +117,22 @@ func (d *decoder) raw() []byte {
 
 func (d *decoder) str() string { return string(d.raw()) }
 
+// The times an event's timestamp can have: the codec stores nanoseconds since
+// the Unix epoch in an int64, which reaches from 1677 to 2262.
+var (
+	minEventTime = time.Unix(0, math.MinInt64)
+	maxEventTime = time.Unix(0, math.MaxInt64)
+)
+
 // EncodeEvent encodes every part of ev except Seq, which the store keeps in
 // the key. The encoding is deterministic: the same event gives the same bytes.
+// A timestamp the format cannot hold (the zero time, say) is an error, not
+// stored as another time.
 func EncodeEvent(ev *Event) ([]byte, error) {
+	if ev.Timestamp.Before(minEventTime) || ev.Timestamp.After(maxEventTime) {
+		return nil, Errorf(CodeEventCodec, "event timestamp %s is outside the range the event codec holds (%s to %s)",
+			ev.Timestamp.Format(time.RFC3339Nano), minEventTime.UTC().Format(time.RFC3339Nano), maxEventTime.UTC().Format(time.RFC3339Nano))
+	}
 	details, err := json.Marshal(ev.Details)
 	if err != nil {
 		return nil, Wrap(CodeEventCodec, err, "encoding event details")
@@ -198,7 +212,7 @@ func DecodeEvent(seq uint64, p []byte) (*Event, error) {
 		d.fail(errors.New("bad error marker"))
 	}
 	if data := d.raw(); len(data) > 0 {
-		ev.Data = data
+		ev.Data = bytes.Clone(data) // p may be a buffer its owner reuses
 	}
 	if d.err == nil && d.off != len(p) {
 		d.fail(fmt.Errorf("%d trailing bytes", len(p)-d.off))
@@ -215,7 +229,15 @@ func DecodeEvent(seq uint64, p []byte) (*Event, error) {
 // EncodeBatch encodes a batch in sluice's columnar row payload format:
 // version, schema (JSON), row count, then each column as a null bitmap and
 // its values.
+//
+// A batch DecodeBatch would refuse (a column of another kind or length than
+// the schema and the row count say, a value of another kind in a column,
+// values nested deeper than the decoder reads) is refused here, so that what
+// was written can always be read.
 func EncodeBatch(b *Batch) ([]byte, error) {
+	if err := b.checkEncodable(); err != nil {
+		return nil, Wrap(CodeBatchCodec, err, "encoding batch")
+	}
 	schema, err := json.Marshal(b.Schema)
 	if err != nil {
 		return nil, Wrap(CodeBatchCodec, err, "encoding batch schema")
@@ -225,7 +247,7 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 	e.bytes(schema)
 	n := b.Len()
 	e.uvarint(uint64(n))
-	for _, c := range b.Columns {
+	for j, c := range b.Columns {
 		if c.Nulls == nil {
 			e.byte1(0)
 		} else {
@@ -241,6 +263,9 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 		switch c.Kind {
 		case KindBool:
 			for _, x := range c.Ints[:n] {
+				if x != 0 && x != 1 {
+					return nil, Errorf(CodeBatchCodec, "encoding batch: column %q: bad boolean %d", b.Schema.Fields[j].Name, x)
+				}
 				e.byte1(byte(x))
 			}
 		case KindInt64, KindTimestamp, KindDate:
@@ -255,16 +280,55 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 			for _, s := range c.Strs[:n] {
 				e.str(s)
 			}
-		default:
+		case KindNull, KindList, KindStruct:
 			for _, v := range c.Values[:n] {
-				encodeValue(&e, v)
+				err := encodeValue(&e, v, 0)
+				if err == nil && v.kind != KindNull && v.kind != c.Kind {
+					err = fmt.Errorf("a %s value in a %s column", v.kind, c.Kind)
+				}
+				if err != nil {
+					return nil, Wrap(CodeBatchCodec, err, fmt.Sprintf("encoding batch: column %q", b.Schema.Fields[j].Name))
+				}
 			}
+		default:
+			return nil, Errorf(CodeBatchCodec, "encoding batch: column %q: unknown column kind %d", b.Schema.Fields[j].Name, c.Kind)
 		}
 	}
 	return e.b, nil
 }
 
-func encodeValue(e *encoder, v Value) {
+// checkEncodable checks that b's columns agree with its schema and row count,
+// as DecodeBatch will check.
+func (b *Batch) checkEncodable() error {
+	if len(b.Columns) != len(b.Schema.Fields) {
+		return fmt.Errorf("batch has %d columns for a schema of %d", len(b.Columns), len(b.Schema.Fields))
+	}
+	n := b.Len()
+	if n > maxBatchRows {
+		return fmt.Errorf("%d rows in one batch; the codec takes at most %d", n, maxBatchRows)
+	}
+	for i, c := range b.Columns {
+		f := b.Schema.Fields[i]
+		switch {
+		case c == nil:
+			return fmt.Errorf("column %q is missing", f.Name)
+		case c.Kind != f.Type.Kind:
+			return fmt.Errorf("column %q is %s in a batch whose schema says %s", f.Name, c.Kind, f.Type.Kind)
+		case c.Len() != n:
+			return fmt.Errorf("column %q has %d rows in a batch of %d", f.Name, c.Len(), n)
+		case c.Nulls != nil && len(c.Nulls) != n:
+			return fmt.Errorf("column %q has %d null marks for %d rows", f.Name, len(c.Nulls), n)
+		}
+	}
+	return nil
+}
+
+// encodeValue appends v. Like decodeValue, it refuses values nested deeper
+// than maxValueDepth.
+func encodeValue(e *encoder, v Value, depth int) error {
+	if depth > maxValueDepth {
+		return errTooDeep
+	}
 	e.byte1(byte(v.kind))
 	switch v.kind {
 	case KindNull:
@@ -277,19 +341,29 @@ func encodeValue(e *encoder, v Value) {
 	case KindList, KindStruct:
 		e.uvarint(uint64(len(v.l)))
 		for _, x := range v.l {
-			encodeValue(e, x)
+			if err := encodeValue(e, x, depth+1); err != nil {
+				return err
+			}
 		}
 	default:
 		e.varint(v.i)
 	}
+	return nil
 }
 
 // maxValueDepth bounds nesting so a hostile payload cannot exhaust the stack.
 const maxValueDepth = 64
 
+var errTooDeep = errors.New("values nested too deeply")
+
+// maxBatchRows bounds a batch's row count. With columns, the input bounds it
+// too (each row takes at least a byte in each column); without, it keeps a
+// corrupt count from making callers allocate for billions of empty rows.
+const maxBatchRows = math.MaxInt32
+
 func decodeValue(d *decoder, depth int) Value {
 	if depth > maxValueDepth {
-		d.fail(errors.New("values nested too deeply"))
+		d.fail(errTooDeep)
 		return Value{}
 	}
 	k := Kind(d.byte1())
@@ -308,7 +382,10 @@ func decodeValue(d *decoder, depth int) Value {
 		return Value{kind: k, s: d.str()}
 	case KindList, KindStruct:
 		n := d.length(1)
-		items := make([]Value, 0, n)
+		// n is bounded by the bytes left, but nested lists each claiming
+		// all of them must not each reserve room for them: grow as items
+		// actually decode.
+		items := make([]Value, 0, min(n, 16))
 		for i := 0; i < n && d.err == nil; i++ {
 			items = append(items, decodeValue(d, depth+1))
 		}
@@ -333,9 +410,19 @@ func DecodeBatch(p []byte) (*Batch, error) {
 			return nil, Wrap(CodeBatchCodec, err, "decoding batch schema")
 		}
 	}
-	n := d.length(0)
-	if d.err == nil && len(schema.Fields) > 0 && n > len(p) {
-		d.fail(fmt.Errorf("%d rows cannot fit in %d bytes", n, len(p)))
+	// Each row takes at least a byte in each column, so with columns the row
+	// count is bounded by the bytes left; a batch without columns has rows
+	// but no bytes for them.
+	n := 0
+	if rows := d.uvarint(); d.err == nil {
+		switch {
+		case len(schema.Fields) > 0 && rows > uint64(len(p)-d.off):
+			d.fail(fmt.Errorf("%d rows cannot fit in the %d bytes left", rows, len(p)-d.off))
+		case rows > maxBatchRows:
+			d.fail(fmt.Errorf("%d rows in one batch; the codec takes at most %d", rows, maxBatchRows))
+		default:
+			n = int(rows)
+		}
 	}
 	cols := make([]*Column, 0, len(schema.Fields))
 	for _, f := range schema.Fields {

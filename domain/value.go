@@ -137,7 +137,9 @@ func (v Value) String() string {
 }
 
 // Compare orders two values of the same kind (NULL first). It is a total order
-// for sorting and tests, not SQL comparison.
+// for sorting and tests, not SQL comparison: it returns 0 exactly when Equal
+// is true. Floats are ordered by value, -0 before 0, and NaN after every
+// number (as Spark sorts them), NaNs among themselves by their bits.
 func Compare(a, b Value) int {
 	if a.kind != b.kind {
 		return int(a.kind) - int(b.kind)
@@ -145,13 +147,28 @@ func Compare(a, b Value) int {
 	switch a.kind {
 	case KindFloat64:
 		x, y := a.AsFloat(), b.AsFloat()
+		xNaN, yNaN := math.IsNaN(x), math.IsNaN(y)
 		switch {
+		case xNaN != yNaN:
+			if xNaN {
+				return 1
+			}
+			return -1
 		case x < y:
 			return -1
 		case x > y:
 			return 1
+		case a.i == b.i:
+			return 0
+		case xNaN: // two NaNs with different bits
+			if uint64(a.i) < uint64(b.i) {
+				return -1
+			}
+			return 1
+		case math.Signbit(x): // -0 and 0
+			return -1
 		}
-		return 0
+		return 1
 	case KindString, KindBytes:
 		return strings.Compare(a.s, b.s)
 	case KindList, KindStruct:

@@ -1,0 +1,364 @@
+package domain
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// kindSamples holds one non-NULL value of each kind.
+var kindSamples = map[Kind]Value{
+	KindBool:      Bool(true),
+	KindInt64:     Int(-9),
+	KindFloat64:   Float(2.25),
+	KindString:    String("s"),
+	KindBytes:     Bytes([]byte{7}),
+	KindTimestamp: TimestampMicros(-5),
+	KindDate:      DateDays(-5),
+	KindList:      List(Int(1), Null()),
+	KindStruct:    Struct(String("f"), List()),
+}
+
+var allKinds = []Kind{KindNull, KindBool, KindInt64, KindFloat64, KindString, KindBytes, KindTimestamp, KindDate, KindList, KindStruct}
+
+// checkColumn checks a column's length and rows against want.
+func checkColumn(t *testing.T, c *Column, want []Value) {
+	t.Helper()
+	if c.Len() != len(want) {
+		t.Fatalf("Len() = %d, want %d", c.Len(), len(want))
+	}
+	if c.Nulls != nil && len(c.Nulls) != len(want) {
+		t.Fatalf("%d null marks for %d rows", len(c.Nulls), len(want))
+	}
+	for i, w := range want {
+		if got := c.Value(i); !got.Equal(w) {
+			t.Errorf("row %d: Value = %v, want %v", i, got, w)
+		}
+		if got := c.IsNull(i); got != w.IsNull() {
+			t.Errorf("row %d: IsNull = %v, want %v", i, got, w.IsNull())
+		}
+	}
+}
+
+func TestColumnAppend(t *testing.T) {
+	for _, k := range allKinds {
+		t.Run(k.String(), func(t *testing.T) {
+			c := NewColumn(k, 2)
+			if c.Len() != 0 || c.Nulls != nil {
+				t.Fatalf("new column: Len %d, Nulls %v", c.Len(), c.Nulls)
+			}
+			var want []Value
+			if v, ok := kindSamples[k]; ok {
+				if err := c.Append(v); err != nil {
+					t.Fatalf("Append(%v): %v", v, err)
+				}
+				want = append(want, v)
+				if c.Nulls != nil {
+					t.Error("Nulls set although no value is NULL")
+				}
+			}
+			if err := c.Append(Null()); err != nil {
+				t.Fatalf("Append(NULL): %v", err)
+			}
+			want = append(want, Null())
+			if v, ok := kindSamples[k]; ok {
+				if err := c.Append(v); err != nil {
+					t.Fatalf("Append(%v) after a NULL: %v", v, err)
+				}
+				want = append(want, v)
+			}
+			checkColumn(t, c, want)
+
+			// A value of any other kind is refused and leaves the column alone.
+			for _, other := range allKinds {
+				v, ok := kindSamples[other]
+				if !ok || other == k {
+					continue
+				}
+				err := c.Append(v)
+				if err == nil {
+					t.Errorf("Append(%s value) to a %s column: no error", other, k)
+					continue
+				}
+				if !strings.Contains(err.Error(), other.String()) || !strings.Contains(err.Error(), k.String()) {
+					t.Errorf("error %q does not name both kinds", err)
+				}
+			}
+			checkColumn(t, c, want)
+		})
+	}
+}
+
+func TestColumnTypedStorage(t *testing.T) {
+	c := NewColumn(KindInt64, 0)
+	for _, v := range []Value{Int(3), Null(), Int(-1)} {
+		if err := c.Append(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Ints; len(got) != 3 || got[0] != 3 || got[1] != 0 || got[2] != -1 {
+		t.Errorf("Ints = %v, want [3 0 -1] (zero under a NULL)", got)
+	}
+	if got := c.Nulls; len(got) != 3 || got[0] || !got[1] || got[2] {
+		t.Errorf("Nulls = %v", got)
+	}
+
+	f := NewColumn(KindFloat64, 0)
+	for _, x := range []float64{nan, negZero} {
+		if err := f.Append(Float(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if math.Float64bits(f.Floats[0]) != math.Float64bits(nan) || !math.Signbit(f.Floats[1]) {
+		t.Errorf("Floats = %v: bits not kept", f.Floats)
+	}
+	if !f.Value(0).Equal(Float(nan)) || !f.Value(1).Equal(Float(negZero)) {
+		t.Errorf("Value() = %v, %v", f.Value(0), f.Value(1))
+	}
+
+	// A list column may also hold NULL as a value without a null mark.
+	l := &Column{Kind: KindList, Values: []Value{List(), Null()}}
+	if l.IsNull(0) || !l.IsNull(1) {
+		t.Errorf("IsNull = %v, %v; want false, true", l.IsNull(0), l.IsNull(1))
+	}
+}
+
+var rowSchema = NewSchema(
+	Field{Name: "id", Type: TypeInt64},
+	Field{Name: "name", Type: TypeString, Nullable: true},
+	Field{Name: "tags", Type: ListOf(TypeString), Nullable: true},
+	Field{Name: "score", Type: TypeFloat64, Nullable: true},
+)
+
+func checkRectangular(t *testing.T, b *Batch) {
+	t.Helper()
+	for j, c := range b.Columns {
+		if c.Len() != b.Len() {
+			t.Errorf("column %d has %d rows, the batch %d", j, c.Len(), b.Len())
+		}
+		if c.Nulls != nil && len(c.Nulls) != b.Len() {
+			t.Errorf("column %d has %d null marks, the batch %d rows", j, len(c.Nulls), b.Len())
+		}
+	}
+}
+
+func checkBatchRows(t *testing.T, b *Batch, want [][]Value) {
+	t.Helper()
+	checkRectangular(t, b)
+	got := b.Rows()
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("row %d: %v, want %v", i, got[i], want[i])
+		}
+		for j := range want[i] {
+			if !got[i][j].Equal(want[i][j]) {
+				t.Errorf("row %d column %d: %v, want %v", i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
+func TestBatchAppendRow(t *testing.T) {
+	b := NewBatch(rowSchema, 1)
+	rows := [][]Value{
+		{Int(1), String("a"), List(String("x")), Float(1)},
+		{Int(2), Null(), Null(), Null()},
+	}
+	for _, r := range rows {
+		if err := b.AppendRow(r...); err != nil {
+			t.Fatalf("AppendRow(%v): %v", r, err)
+		}
+	}
+	checkBatchRows(t, b, rows)
+
+	bad := []struct {
+		name string
+		row  []Value
+		msg  string
+	}{
+		{"too few values", []Value{Int(3)}, "1 values for 4 columns"},
+		{"too many values", []Value{Int(3), Null(), Null(), Null(), Null()}, "5 values for 4 columns"},
+		{"first column", []Value{String("3"), String("b"), Null(), Null()}, `column "id"`},
+		{"last column", []Value{Int(3), String("b"), List(), Int(4)}, `column "score"`},
+		{"after NULLs", []Value{Null(), Null(), Null(), String("x")}, `column "score"`},
+		{"middle column", []Value{Int(3), Null(), String("tag"), Float(2)}, `column "tags"`},
+	}
+	for _, tt := range bad {
+		err := b.AppendRow(tt.row...)
+		if err == nil {
+			t.Errorf("%s: AppendRow(%v): no error", tt.name, tt.row)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: error %q does not mention %q", tt.name, err, tt.msg)
+		}
+		if b.Len() != len(rows) {
+			t.Errorf("%s: Len() = %d after a failed append, want %d", tt.name, b.Len(), len(rows))
+		}
+		checkBatchRows(t, b, rows)
+	}
+
+	// The batch is still usable after the failures.
+	last := []Value{Int(3), String("c"), List(), Float(nan)}
+	if err := b.AppendRow(last...); err != nil {
+		t.Fatal(err)
+	}
+	checkBatchRows(t, b, append(rows, last))
+}
+
+func TestBatchAppendRowFirstNullThenError(t *testing.T) {
+	// The first NULL of a column creates its null marks; a failure in a later
+	// column must take that row back out of them too.
+	b := NewBatch(rowSchema, 0)
+	if err := b.AppendRow(Int(1), String("a"), List(), Float(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AppendRow(Int(2), Null(), Null(), String("bad")); err == nil {
+		t.Fatal("no error")
+	}
+	checkBatchRows(t, b, [][]Value{{Int(1), String("a"), List(), Float(0)}})
+	if err := b.AppendRow(Int(2), String("b"), List(String("t")), Float(1)); err != nil {
+		t.Fatal(err)
+	}
+	checkBatchRows(t, b, [][]Value{
+		{Int(1), String("a"), List(), Float(0)},
+		{Int(2), String("b"), List(String("t")), Float(1)},
+	})
+}
+
+func TestBatchNoColumns(t *testing.T) {
+	b := NewBatch(Schema{}, 0)
+	for range 3 {
+		if err := b.AppendRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Len() != 3 || len(b.Rows()) != 3 || len(b.Row(0)) != 0 {
+		t.Errorf("Len %d, Rows %v", b.Len(), b.Rows())
+	}
+	if err := b.AppendRow(Int(1)); err == nil {
+		t.Error("a value for no column: no error")
+	}
+	if s := b.Select([]int{2, 0}); s.Len() != 2 {
+		t.Errorf("Select: Len %d, want 2", s.Len())
+	}
+	var nilBatch *Batch
+	if nilBatch.Len() != 0 {
+		t.Error("nil batch has rows")
+	}
+}
+
+func TestBatchSelect(t *testing.T) {
+	schema := NewSchema(
+		Field{Name: "b", Type: TypeBool, Nullable: true},
+		Field{Name: "i", Type: TypeInt64},
+		Field{Name: "f", Type: TypeFloat64, Nullable: true},
+		Field{Name: "s", Type: TypeString},
+		Field{Name: "x", Type: TypeBytes, Nullable: true},
+		Field{Name: "t", Type: TypeTimestamp},
+		Field{Name: "d", Type: TypeDate, Nullable: true},
+		Field{Name: "l", Type: ListOf(TypeInt64), Nullable: true},
+		Field{Name: "r", Type: StructOf(Field{Name: "a", Type: TypeString}), Nullable: true},
+		Field{Name: "n", Type: Type{}, Nullable: true},
+	)
+	b := NewBatch(schema, 0)
+	var rows [][]Value
+	for i := range 5 {
+		r := []Value{Bool(i%2 == 0), Int(int64(i)), Float(float64(i) / 2), String(strings.Repeat("s", i)),
+			Bytes([]byte{byte(i)}), TimestampMicros(int64(-i)), DateDays(int64(i)), List(Int(int64(i))), Struct(String("a")), Null()}
+		if i == 3 {
+			for _, j := range []int{0, 2, 4, 6, 7, 8} {
+				r[j] = Null()
+			}
+		}
+		if err := b.AppendRow(r...); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	tests := []struct {
+		name string
+		keep []int
+	}{
+		{"all", []int{0, 1, 2, 3, 4}},
+		{"none", []int{}},
+		{"nil", nil},
+		{"reordered and repeated", []int{3, 0, 3, 4}},
+		{"only the null row", []int{3}},
+		{"no null row", []int{4, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := b.Select(tt.keep)
+			if !s.Schema.Equal(schema) {
+				t.Error("schema changed")
+			}
+			want := make([][]Value, len(tt.keep))
+			for k, i := range tt.keep {
+				want[k] = rows[i]
+			}
+			checkBatchRows(t, s, want)
+		})
+	}
+
+	// The selection is a copy: changing it leaves the original alone.
+	s := b.Select([]int{0})
+	s.Columns[1].Ints[0] = 99
+	s.Columns[3].Strs[0] = "changed"
+	if s.Columns[0].Nulls != nil {
+		s.Columns[0].Nulls[0] = true
+	}
+	checkBatchRows(t, b, rows)
+	if err := s.AppendRow(rows[1]...); err != nil {
+		t.Fatal(err)
+	}
+	checkBatchRows(t, b, rows)
+}
+
+func TestBatchOf(t *testing.T) {
+	schema := NewSchema(Field{Name: "a", Type: TypeInt64}, Field{Name: "b", Type: TypeString, Nullable: true})
+	ints := func(x ...int64) *Column { return &Column{Kind: KindInt64, Ints: x} }
+	strs := func(x ...string) *Column { return &Column{Kind: KindString, Strs: x} }
+
+	b, err := BatchOf(schema, []*Column{ints(1, 2), {Kind: KindString, Strs: []string{"x", ""}, Nulls: []bool{false, true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBatchRows(t, b, [][]Value{{Int(1), String("x")}, {Int(2), Null()}})
+
+	if b, err := BatchOf(schema, []*Column{ints(), strs()}); err != nil || b.Len() != 0 {
+		t.Errorf("empty columns: %v, %v", b, err)
+	}
+	if b, err := BatchOf(Schema{}, nil); err != nil || b.Len() != 0 {
+		t.Errorf("no columns: %v, %v", b, err)
+	}
+
+	bad := []struct {
+		name string
+		cols []*Column
+		msg  string
+	}{
+		{"too few columns", []*Column{ints(1)}, "1 columns for a schema of 2"},
+		{"too many columns", []*Column{ints(1), strs("x"), strs("y")}, "3 columns for a schema of 2"},
+		{"wrong kind", []*Column{ints(1), ints(2)}, `column "b" is bigint`},
+		{"wrong kind first", []*Column{strs("1"), strs("2")}, `column "a" is string`},
+		{"lengths differ", []*Column{ints(1, 2), strs("x")}, `column "b" has 1 rows, column "a" has 2`},
+		{"null marks short", []*Column{ints(1, 2), {Kind: KindString, Strs: []string{"x", "y"}, Nulls: []bool{false}}}, "1 null marks for 2 rows"},
+		{"null marks long", []*Column{{Kind: KindInt64, Ints: []int64{1}, Nulls: []bool{false, true}}, strs("x")}, "2 null marks for 1 rows"},
+		{"nil column", []*Column{ints(1), nil}, `column "b" is missing`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := BatchOf(schema, tt.cols)
+			if err == nil {
+				t.Fatalf("no error; batch of %d rows", b.Len())
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q does not mention %q", err, tt.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,24 @@
+// Package eventstore is sluice's log: an append-only sequence of events in an
+// embedded Badger database, with everything derived from it kept beside it.
+//
+// Every state change of a pipeline is an event appended with [Store.Append].
+// An Append is atomic: one Badger transaction holds the events (under keys
+// 'L' seq), their index entries ('I'), and the writes every [Projector] makes
+// for them ('P'). Readers see a committed Append entirely or not at all.
+//
+// Sequence numbers start at 1 and are consecutive: a committed Append never
+// leaves a gap, a failed one never consumes seqs. One committer goroutine
+// assigns them and groups concurrent Appends into one transaction (group
+// commit), so that with sync writes on a crowd of writers shares one disk sync.
+//
+// Projections (checkpoints, table generations, and whatever extra projectors
+// keep) are caches: [Store.RebuildProjections] drops them and folds the log
+// again, [Store.VerifyProjections] proves the stored ones equal a fresh fold,
+// byte for byte. The log alone decides what is true.
+//
+// Readers: [Store.Get] and [Store.Scan] read committed events, [Store.Tail]
+// reads them and then follows new commits, [Store.WaitFor] waits for a seq.
+// Committed events are also published on a watermill bus (see [Topic] and
+// [Store.Subscribe]), best effort and after the fact: consumers that must not
+// miss an event use Tail, which reads the log itself.
+package eventstore

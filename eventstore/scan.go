@@ -1,0 +1,255 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Filter selects events for Scan and Tail. Zero fields select everything;
+// set fields must all match.
+type Filter struct {
+	From    uint64             // first seq, inclusive (0 = from the start)
+	To      uint64             // last seq, inclusive (0 = no bound)
+	Types   []domain.EventType // any of these; empty = all
+	Flow    string             // origin.flow_name
+	Dataset string             // origin.dataset_name
+	Update  string             // origin.update_id
+}
+
+func (f *Filter) matches(ev *domain.Event) bool {
+	return (len(f.Types) == 0 || slices.Contains(f.Types, ev.Type)) &&
+		(f.Flow == "" || ev.Origin.FlowName == f.Flow) &&
+		(f.Dataset == "" || ev.Origin.DatasetName == f.Dataset) &&
+		(f.Update == "" || ev.Origin.UpdateID == f.Update)
+}
+
+// index chooses the index to walk, the most selective first: flow, dataset,
+// update, then the type when exactly one is asked for. ok is false when the
+// whole log must be walked.
+func (f *Filter) index() (kind byte, name string, ok bool) {
+	switch {
+	case f.Flow != "":
+		return indexFlow, f.Flow, true
+	case f.Dataset != "":
+		return indexDataset, f.Dataset, true
+	case f.Update != "":
+		return indexUpdate, f.Update, true
+	case len(f.Types) == 1:
+		return indexType, string(f.Types[0]), true
+	}
+	return 0, "", false
+}
+
+// Limits of one read transaction of a scan: the events handed to fn, their
+// encoded bytes, and the entries examined (matching or not).
+const (
+	scanMaxEvents   = 256
+	scanMaxBytes    = 4 << 20
+	scanMaxExamined = 4096
+)
+
+// Scan calls fn for each committed event that matches f, in seq order, and
+// returns nil at the end. fn returning an error stops the scan and Scan
+// returns that error; so does ctx ending (ctx.Err()).
+//
+// Scan reads the events committed when it starts (up to LastSeq then), not
+// the ones committed while it runs: use Tail to go on. When Flow, Dataset,
+// Update or a single Type is set, Scan walks the matching index (the first
+// set of flow, dataset, update, type) and reads only the events it lists;
+// otherwise it walks the whole log from From.
+//
+// Events are read in chunks, each in its own read transaction, and fn is
+// called outside any transaction: fn may use the store (Append included). The
+// events passed to fn are fn's own.
+func (s *Store) Scan(ctx context.Context, f Filter, fn func(*domain.Event) error) error {
+	hi := s.LastSeq()
+	if f.To != 0 && f.To < hi {
+		hi = f.To
+	}
+	return s.scanRange(ctx, &f, max(f.From, 1), hi, fn)
+}
+
+// Tail is Scan that does not stop at the end of the log: it then waits for
+// new commits and goes on with them, in seq order, without gaps or repeats.
+// It returns ctx.Err() when ctx ends, fn's error when fn fails, STORE_CLOSED
+// when the store closes, and nil once it has passed f.To when f.To is set.
+//
+// Waiting is a wake-up on every commit (no polling). A slow fn delays nothing
+// but this Tail: events wait in the log, not in memory.
+func (s *Store) Tail(ctx context.Context, f Filter, fn func(*domain.Event) error) error {
+	lo := max(f.From, 1)
+	for {
+		// Take the wake-up channel before reading LastSeq, so that a commit
+		// after the read closes this very channel.
+		changed := s.changed()
+		hi := s.LastSeq()
+		if f.To != 0 && f.To < hi {
+			hi = f.To
+		}
+		if lo <= hi {
+			if err := s.scanRange(ctx, &f, lo, hi, fn); err != nil {
+				return err
+			}
+			lo = hi + 1
+		}
+		if f.To != 0 && lo > f.To {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return errClosed()
+		}
+	}
+}
+
+// WaitFor blocks until LastSeq() >= seq, and returns nil then; ctx.Err()
+// when ctx ends first; STORE_CLOSED when the store closes first.
+func (s *Store) WaitFor(ctx context.Context, seq uint64) error {
+	for {
+		changed := s.changed()
+		if s.LastSeq() >= seq {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return errClosed()
+		}
+	}
+}
+
+// scanRange calls fn for the events of [lo, hi] that match f.
+func (s *Store) scanRange(ctx context.Context, f *Filter, lo, hi uint64, fn func(*domain.Event) error) error {
+	kind, name, byIndex := f.index()
+	for lo <= hi {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var (
+			chunk []*domain.Event
+			next  uint64
+		)
+		err := s.view("scanning the log", func(txn *badger.Txn) error {
+			var err error
+			if byIndex {
+				chunk, next, err = readIndexChunk(txn, f, kind, name, lo, hi)
+			} else {
+				chunk, next, err = readFilteredLog(txn, f, lo, hi)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, ev := range chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		lo = next
+	}
+	return nil
+}
+
+// readFilteredLog walks the log from lo and returns the matching events of
+// one chunk, and the seq to go on from (hi+1 when done).
+func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
+	var (
+		out            []*domain.Event
+		size, examined int
+		next           = hi + 1
+	)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: []byte{prefixLog}})
+	defer it.Close()
+	for it.Seek(logKey(lo)); it.Valid(); it.Next() {
+		item := it.Item()
+		seq, ok := seqOfLogKey(item.Key())
+		if !ok {
+			return nil, 0, domain.Errorf(domain.CodeEventCodec, "malformed log key %s", describeKey(item.KeyCopy(nil)))
+		}
+		if seq > hi {
+			break
+		}
+		if len(out) >= scanMaxEvents || size >= scanMaxBytes || examined >= scanMaxExamined {
+			next = seq
+			break
+		}
+		examined++
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		ev, err := domain.DecodeEvent(seq, v)
+		if err != nil {
+			return nil, 0, err
+		}
+		if f.matches(ev) {
+			out = append(out, ev)
+			size += len(v)
+		}
+	}
+	return out, next, nil
+}
+
+// readIndexChunk walks one index from lo and returns the matching events of
+// one chunk, and the seq to go on from (hi+1 when done).
+func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi uint64) ([]*domain.Event, uint64, error) {
+	var (
+		out            []*domain.Event
+		size, examined int
+		next           = hi + 1
+	)
+	prefix := indexPrefix(kind, name)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix}) // keys only
+	defer it.Close()
+	for it.Seek(binary.BigEndian.AppendUint64(slices.Clip(prefix), lo)); it.Valid(); it.Next() {
+		k := it.Item().Key()
+		if len(k) != len(prefix)+8 {
+			return nil, 0, domain.Errorf(domain.CodeEventCodec, "malformed index key %s", describeKey(it.Item().KeyCopy(nil))).
+				WithHint("rebuild the projections from the log")
+		}
+		seq := binary.BigEndian.Uint64(k[len(prefix):])
+		if seq > hi {
+			break
+		}
+		if len(out) >= scanMaxEvents || size >= scanMaxBytes || examined >= scanMaxExamined {
+			next = seq
+			break
+		}
+		examined++
+		item, err := txn.Get(logKey(seq))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, 0, domain.Errorf(domain.CodeProjectionMismatch, "index entry %s names an event the log does not hold", describeKey(it.Item().KeyCopy(nil)))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		ev, err := domain.DecodeEvent(seq, v)
+		if err != nil {
+			return nil, 0, err
+		}
+		if f.matches(ev) {
+			out = append(out, ev)
+			size += len(v)
+		}
+	}
+	return out, next, nil
+}

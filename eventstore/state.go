@@ -1,0 +1,269 @@
+package eventstore
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// stateProjectorName is the name of the built-in projector.
+const stateProjectorName = "state"
+
+// Keys of the state projector.
+const (
+	stateCheckpointPrefix = "ckpt/"   // + flow -> Checkpoint as JSON
+	stateTableGenPrefix   = "tgen/"   // + table -> generation, 8-byte big-endian
+	stateFailedPrefix     = "failed/" // + flow -> dataset
+)
+
+// Checkpoint is a flow's position in its source, as the log's batch events
+// leave it: the projection the flow runner resumes from.
+type Checkpoint struct {
+	Flow        string            `json:"flow"`
+	Generation  int64             `json:"generation"`
+	NextBatchID int64             `json:"next_batch_id"`
+	Offset      json.RawMessage   `json:"offset,omitempty"`   // end of the last committed range (nil = beginning)
+	Planned     *domain.BatchInfo `json:"planned,omitempty"`  // a planned batch not yet committed: rerun it with the same batch_id and range after a crash
+	Drained     bool              `json:"drained,omitempty"`  // once flow finished (until checkpoint reset)
+	Imported    bool              `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
+}
+
+// Checkpoint returns the committed checkpoint of flow; a zero Checkpoint
+// (with Flow set) when the log holds none for it.
+func (s *Store) Checkpoint(flow string) (Checkpoint, error) {
+	v, found, err := s.Projection(stateProjectorName, []byte(stateCheckpointPrefix+flow))
+	if err != nil || !found {
+		return Checkpoint{Flow: flow}, err
+	}
+	var c Checkpoint
+	if err := json.Unmarshal(v, &c); err != nil {
+		return Checkpoint{Flow: flow}, domain.Wrap(domain.CodeInvalidUpdateState, err, fmt.Sprintf("reading the checkpoint of flow %q", flow)).WithNames(flow)
+	}
+	return c, nil
+}
+
+// TableGeneration returns the generation of table: 0 when it was never reset.
+func (s *Store) TableGeneration(table string) (int64, error) {
+	v, found, err := s.Projection(stateProjectorName, []byte(stateTableGenPrefix+table))
+	if err != nil || !found {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, domain.Errorf(domain.CodeInvalidUpdateState, "the generation of table %q is %d bytes long, not 8", table, len(v)).WithNames(table)
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+// FailedFlows returns the flows whose last FAILED flow_progress has not been
+// followed by a COMPLETED one, each with the dataset it writes (the origin's
+// dataset_name). A flow that failed and was then skipped, stopped or excluded
+// has still not succeeded, so it stays failed: this is what --refresh-failed
+// selects.
+func (s *Store) FailedFlows() (map[string]string, error) {
+	out := map[string]string{}
+	err := s.ScanProjection(stateProjectorName, []byte(stateFailedPrefix), func(k, v []byte) error {
+		out[string(k[len(stateFailedPrefix):])] = string(v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// stateProjector is the built-in projector: checkpoints, table generations and
+// failed flows. Its fold rules (events not listed leave the state unchanged):
+//
+//   - batch_planned, of the checkpoint's generation: Planned = the batch.
+//   - batch_committed, of the checkpoint's generation: Offset = End,
+//     NextBatchID = BatchID+1, Planned = nil.
+//   - sink_batch_delivered, of the checkpoint's generation, for the planned
+//     batch id: Offset = Planned.End, NextBatchID = BatchID+1, Planned = nil.
+//   - once_flow_drained, of the checkpoint's generation: Drained = true.
+//   - checkpoint_reset, unless of an older generation: Generation = the
+//     event's, Offset = nil, NextBatchID = 0, Planned = nil, Drained = false
+//     (Imported is kept).
+//   - checkpoint_imported, unless of an older generation: Generation = the
+//     event's, Offset = the imported offset, NextBatchID = 0, Planned = nil,
+//     Imported = true.
+//   - table_reset, unless of an older generation: the table's generation.
+//   - flow_progress FAILED: the flow (origin flow_name) is failed, writing
+//     origin dataset_name; flow_progress COMPLETED: it is not. Other statuses
+//     leave it as it is.
+//
+// A batch event of another generation than the checkpoint's is ignored: it
+// belongs to a generation a reset (or import) left behind. A reset or import
+// whose generation equals the current one still applies. The events that move
+// a checkpoint or a table generation must carry their details and a flow
+// (table) name: one without is refused, which fails its Append, rather than
+// silently lost.
+type stateProjector struct{}
+
+func (stateProjector) Name() string { return stateProjectorName }
+
+func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
+	d := ev.Details
+	switch ev.Type {
+	case domain.EventBatchPlanned:
+		if d.BatchPlanned == nil {
+			return missingDetails(ev)
+		}
+		b := *d.BatchPlanned
+		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
+			if b.Generation != c.Generation {
+				return false
+			}
+			c.Planned = &b
+			return true
+		})
+	case domain.EventBatchCommitted:
+		if d.BatchCommitted == nil {
+			return missingDetails(ev)
+		}
+		b := d.BatchCommitted
+		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
+			if b.Generation != c.Generation {
+				return false
+			}
+			c.Offset, c.NextBatchID, c.Planned = b.End, b.BatchID+1, nil
+			return true
+		})
+	case domain.EventSinkBatchDelivered:
+		if d.SinkBatchDelivered == nil {
+			return missingDetails(ev)
+		}
+		b := d.SinkBatchDelivered
+		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
+			if b.Generation != c.Generation || c.Planned == nil || c.Planned.BatchID != b.BatchID {
+				return false
+			}
+			c.Offset, c.NextBatchID, c.Planned = c.Planned.End, b.BatchID+1, nil
+			return true
+		})
+	case domain.EventOnceFlowDrained:
+		if d.OnceFlowDrained == nil {
+			return missingDetails(ev)
+		}
+		o := d.OnceFlowDrained
+		return updateCheckpoint(w, ev, o.Flow, func(c *Checkpoint) bool {
+			if o.Generation != c.Generation || c.Drained {
+				return false
+			}
+			c.Drained = true
+			return true
+		})
+	case domain.EventCheckpointReset:
+		if d.CheckpointReset == nil {
+			return missingDetails(ev)
+		}
+		r := d.CheckpointReset
+		return updateCheckpoint(w, ev, r.Flow, func(c *Checkpoint) bool {
+			if r.Generation < c.Generation {
+				return false
+			}
+			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Drained = r.Generation, nil, 0, nil, false
+			return true
+		})
+	case domain.EventCheckpointImported:
+		if d.CheckpointImported == nil {
+			return missingDetails(ev)
+		}
+		im := d.CheckpointImported
+		return updateCheckpoint(w, ev, im.Flow, func(c *Checkpoint) bool {
+			if im.Generation < c.Generation {
+				return false
+			}
+			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Imported = im.Generation, im.Offset, 0, nil, true
+			return true
+		})
+	case domain.EventTableReset:
+		if d.TableReset == nil {
+			return missingDetails(ev)
+		}
+		t := d.TableReset
+		if t.Table == "" {
+			return missingName(ev, "table")
+		}
+		key := []byte(stateTableGenPrefix + t.Table)
+		cur, found, err := w.Get(key)
+		if err != nil {
+			return err
+		}
+		if found && len(cur) == 8 && t.Generation < int64(binary.BigEndian.Uint64(cur)) {
+			return nil
+		}
+		return w.Set(key, binary.BigEndian.AppendUint64(nil, uint64(t.Generation)))
+	case domain.EventFlowProgress:
+		flow := ev.Origin.FlowName
+		if d.FlowProgress == nil || flow == "" {
+			return nil // no status, or not about one flow
+		}
+		switch d.FlowProgress.Status {
+		case domain.FlowFailed:
+			return w.Set([]byte(stateFailedPrefix+flow), []byte(ev.Origin.DatasetName))
+		case domain.FlowCompleted:
+			return w.Delete([]byte(stateFailedPrefix + flow))
+		}
+	}
+	return nil
+}
+
+// updateCheckpoint reads flow's checkpoint, applies change, and writes it back
+// when change reports a change.
+func updateCheckpoint(w ProjectionWriter, ev *domain.Event, flow string, change func(*Checkpoint) bool) error {
+	if flow == "" {
+		return missingName(ev, "flow")
+	}
+	key := []byte(stateCheckpointPrefix + flow)
+	c := Checkpoint{Flow: flow}
+	v, found, err := w.Get(key)
+	if err != nil {
+		return err
+	}
+	if found {
+		if err := json.Unmarshal(v, &c); err != nil {
+			return domain.Wrap(domain.CodeInvalidUpdateState, err, fmt.Sprintf("reading the checkpoint of flow %q", flow)).WithNames(flow)
+		}
+	}
+	if !change(&c) {
+		return nil
+	}
+	v, err = json.Marshal(c)
+	if err != nil {
+		return domain.Wrap(domain.CodeInvalidDefinition, err, fmt.Sprintf("encoding the checkpoint of flow %q", flow)).WithNames(flow)
+	}
+	return w.Set(key, v)
+}
+
+func missingDetails(ev *domain.Event) error {
+	return domain.Errorf(domain.CodeInvalidDefinition, "a %s event without %s details", ev.Type, ev.Type).
+		WithHint(fmt.Sprintf("set Details.%s on %s events", detailsField(ev.Type), ev.Type))
+}
+
+func missingName(ev *domain.Event, what string) error {
+	return domain.Errorf(domain.CodeInvalidDefinition, "a %s event without a %s name in its details", ev.Type, what).
+		WithHint(fmt.Sprintf("set the %s in the event's %s details", what, ev.Type))
+}
+
+// detailsField names the Details field of an event type, for hints.
+func detailsField(t domain.EventType) string {
+	switch t {
+	case domain.EventBatchPlanned:
+		return "BatchPlanned"
+	case domain.EventBatchCommitted:
+		return "BatchCommitted"
+	case domain.EventSinkBatchDelivered:
+		return "SinkBatchDelivered"
+	case domain.EventOnceFlowDrained:
+		return "OnceFlowDrained"
+	case domain.EventCheckpointReset:
+		return "CheckpointReset"
+	case domain.EventCheckpointImported:
+		return "CheckpointImported"
+	case domain.EventTableReset:
+		return "TableReset"
+	}
+	return string(t)
+}

@@ -1,0 +1,255 @@
+// Package pipeline declares pipelines: the datasets (streaming tables,
+// materialized views, temporary views, sinks) and the flows that fill them. Its
+// Go API mirrors pyspark.pipelines:
+//
+//	p := pipeline.New("events")
+//	p.CreateStreamingTable("events")
+//	p.AppendFlow("events", pipeline.BatchFrom(history), pipeline.Name("backfill"), pipeline.Once())
+//	p.AppendFlow("events", pipeline.StreamFrom(live), pipeline.Name("live"), pipeline.DependsOn("backfill"))
+//
+// Declaring records; nothing is checked until Resolve, which reports every
+// problem of the pipeline at once, each with a code, the names involved and a
+// hint. Run resolves and runs an update.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Pipeline is a set of declared datasets and flows, plus the settings that
+// apply to every update.
+type Pipeline struct {
+	// Name identifies the pipeline in its events.
+	Name string
+	// Continuous keeps flows running after they drain; triggered otherwise.
+	Continuous bool
+	// Development turns off retries: a failing flow fails the update at once.
+	Development bool
+	// MaxConcurrentFlows bounds the micro-batches running at the same time;
+	// 0 means the default (4).
+	MaxConcurrentFlows int
+
+	datasets []*domain.Dataset
+	flows    []*domain.Flow
+	problems domain.Problems // found while declaring, reported by Resolve
+}
+
+// New starts a pipeline declaration.
+func New(name string) *Pipeline { return &Pipeline{Name: name} }
+
+// Option sets a property of a dataset or a flow. Each option says what it
+// applies to; given to anything else it is reported by Resolve.
+type Option func(*decl)
+
+// decl gathers the options given to one declaration.
+type decl struct {
+	what  string // "table", "flow", "view", "sink": for messages
+	name  string
+	table domain.Dataset
+	flow  domain.Flow
+	bad   []string // options that do not apply to what
+}
+
+func (d *decl) only(option string, kinds ...string) bool {
+	for _, k := range kinds {
+		if d.what == k {
+			return true
+		}
+	}
+	d.bad = append(d.bad, option)
+	return false
+}
+
+// Name names a flow. A flow without a name takes its target's name, as a
+// table's default flow does; two unnamed flows into one table then clash.
+func Name(name string) Option {
+	return func(d *decl) {
+		if d.only("Name", "flow") {
+			d.flow.Name = name
+		}
+	}
+}
+
+// Comment describes a dataset or a flow.
+func Comment(text string) Option {
+	return func(d *decl) {
+		d.table.Comment = text
+		d.flow.Comment = text
+	}
+}
+
+// Properties sets table properties, such as pipelines.reset.allowed.
+func Properties(props map[string]string) Option {
+	return func(d *decl) {
+		if !d.only("Properties", "table", "materialized view") {
+			return
+		}
+		if d.table.Properties == nil {
+			d.table.Properties = map[string]string{}
+		}
+		for k, v := range props {
+			d.table.Properties[k] = v
+		}
+	}
+}
+
+// WithSchema declares a table's schema; without it the schema is inferred
+// from the first batch.
+func WithSchema(s domain.Schema) Option {
+	return func(d *decl) {
+		if d.only("WithSchema", "table", "materialized view") {
+			d.table.Schema = &s
+		}
+	}
+}
+
+// Once makes a flow run one time, reading its source as a batch (a backfill).
+// Its completion is durable: later updates skip it until a full refresh.
+func Once() Option {
+	return func(d *decl) {
+		if d.only("Once", "flow") {
+			d.flow.Once = true
+		}
+	}
+}
+
+// DependsOn makes a flow start only after every named flow finished
+// successfully, whether or not it reads what they write.
+func DependsOn(flows ...string) Option {
+	return func(d *decl) {
+		if d.only("DependsOn", "flow") {
+			d.flow.DependsOn = append(d.flow.DependsOn, flows...)
+		}
+	}
+}
+
+// ImportCheckpoint starts a flow, on its first update only, from the
+// committed position of flow in another sluice pipeline's storage directory.
+// Later updates and full refreshes do not import it again; to import another,
+// declare the flow under another name.
+func ImportCheckpoint(storage, flow string) Option {
+	return func(d *decl) {
+		if d.only("ImportCheckpoint", "flow") {
+			d.flow.ImportCheckpoint = &domain.CheckpointRef{Storage: storage, Flow: flow}
+		}
+	}
+}
+
+// Conf sets a flow configuration value (spark_conf in pyspark).
+func Conf(key, value string) Option {
+	return func(d *decl) {
+		if !d.only("Conf", "flow") {
+			return
+		}
+		if d.flow.Conf == nil {
+			d.flow.Conf = map[string]string{}
+		}
+		d.flow.Conf[key] = value
+	}
+}
+
+func (p *Pipeline) declare(what, name string, opts []Option) *decl {
+	d := &decl{what: what, name: name}
+	for _, o := range opts {
+		o(d)
+	}
+	for _, b := range d.bad {
+		p.problems = append(p.problems, domain.Errorf(domain.CodeInvalidDefinition,
+			"option %s does not apply to %s %q", b, what, name).WithNames(name))
+	}
+	return d
+}
+
+func (p *Pipeline) addDataset(d *decl, typ domain.DatasetType) *domain.Dataset {
+	ds := d.table
+	ds.Name = d.name
+	ds.Type = typ
+	p.datasets = append(p.datasets, &ds)
+	return &ds
+}
+
+func (p *Pipeline) addFlow(f domain.Flow, q Query) {
+	qq := q.q
+	f.Query = &qq
+	p.flows = append(p.flows, &f)
+}
+
+// CreateStreamingTable declares a streaming table without a query; append
+// flows fill it (dp.create_streaming_table).
+func (p *Pipeline) CreateStreamingTable(name string, opts ...Option) {
+	p.addDataset(p.declare("table", name, opts), domain.StreamingTable)
+}
+
+// StreamingTable declares a streaming table and its default flow, named as the
+// table, that fills it from query (@dp.table over a streaming read).
+func (p *Pipeline) StreamingTable(name string, query Query, opts ...Option) {
+	d := p.declare("table", name, opts)
+	p.addDataset(d, domain.StreamingTable)
+	p.addFlow(domain.Flow{Name: name, Target: name, Comment: d.table.Comment}, query)
+}
+
+// MaterializedView declares a materialized view: the result of query over
+// batch reads, recomputed at each update (@dp.materialized_view).
+func (p *Pipeline) MaterializedView(name string, query Query, opts ...Option) {
+	d := p.declare("materialized view", name, opts)
+	p.addDataset(d, domain.MaterializedView)
+	p.addFlow(domain.Flow{Name: name, Target: name, Comment: d.table.Comment}, query)
+}
+
+// TemporaryView declares a view: a named query, not stored, inlined into the
+// flows that read it (@dp.temporary_view).
+func (p *Pipeline) TemporaryView(name string, query Query, opts ...Option) {
+	d := p.declare("view", name, opts)
+	p.addDataset(d, domain.TemporaryView)
+	p.addFlow(domain.Flow{Name: name, Target: name, Comment: d.table.Comment}, query)
+}
+
+// AppendFlow declares a flow that appends the rows of query to target, a
+// streaming table or a sink (@dp.append_flow).
+func (p *Pipeline) AppendFlow(target string, query Query, opts ...Option) {
+	d := p.declare("flow", "", opts)
+	f := d.flow
+	f.Target = target
+	if f.Name == "" {
+		f.Name = target
+	}
+	p.addFlow(f, query)
+}
+
+// CreateSink declares an external sink that append flows write to
+// (dp.create_sink). Delivery is at least once, with batch ids for idempotence.
+func (p *Pipeline) CreateSink(name, format string, sink domain.Sink, options map[string]string) {
+	ds := p.addDataset(p.declare("sink", name, nil), domain.SinkDataset)
+	ds.Sink = sink
+	ds.SinkFormat = format
+	ds.SinkOptions = options
+}
+
+// BatchFunc receives each micro-batch of a foreachBatch sink with its batch
+// id. After a crash a batch may come again with the same id and the same
+// rows: write idempotently, keyed by the batch id. An error fails the flow
+// and nothing is acknowledged; the batch comes again on retry.
+type BatchFunc func(ctx context.Context, rows *domain.Batch, batchID int64) error
+
+// ForeachBatchSink declares a sink that hands each micro-batch to fn
+// (@dp.foreach_batch_sink). Flows into it are streaming, never once.
+func (p *Pipeline) ForeachBatchSink(name string, fn BatchFunc) {
+	p.CreateSink(name, "foreach_batch", foreachBatch(fn), nil)
+}
+
+type foreachBatch BatchFunc
+
+func (f foreachBatch) Deliver(ctx context.Context, b domain.SinkBatch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = domain.Errorf(domain.CodeUserFunctionFailed, "foreachBatch sink %q panicked on batch %d: %v", b.Sink, b.BatchID, r)
+		}
+	}()
+	if err := f(ctx, b.Rows, b.BatchID); err != nil {
+		return domain.Wrap(domain.CodeUserFunctionFailed, err, fmt.Sprintf("foreachBatch sink %q, batch %d", b.Sink, b.BatchID)).AsRetriable()
+	}
+	return nil
+}

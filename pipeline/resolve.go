@@ -1,0 +1,453 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/suggest"
+)
+
+// Resolve checks the pipeline and builds its graph. It reports every problem
+// at once, each a *domain.Error with its code, the names involved and a hint;
+// the graph is nil when there is any.
+func (p *Pipeline) Resolve() (*domain.Graph, domain.Problems) {
+	r := resolver{p: p, problems: append(domain.Problems(nil), p.problems...)}
+	return r.resolve()
+}
+
+type resolver struct {
+	p        *Pipeline
+	problems domain.Problems
+	datasets map[string]*domain.Dataset
+	flows    map[string]*domain.Flow
+}
+
+func (r *resolver) add(e *domain.Error) { r.problems = append(r.problems, e) }
+
+func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
+	p := r.p
+	if len(p.datasets) == 0 && len(p.flows) == 0 {
+		r.add(domain.Errorf(domain.CodeEmptyPipeline, "pipeline %q declares no datasets and no flows", p.Name))
+		return nil, r.problems
+	}
+	r.collectNames()
+	r.checkTargets()
+	inputs := r.resolveInputs()
+	r.checkDependsOn()
+	r.checkDatasetsHaveFlows()
+	preds, dependsOn := r.edges(inputs)
+	order := r.order(preds)
+	if len(r.problems) > 0 {
+		return nil, r.problems
+	}
+	r.inlineViews()
+	g := &domain.Graph{
+		Name:       p.Name,
+		Continuous: p.Continuous,
+		Datasets:   r.datasets,
+		Flows:      r.flows,
+		Order:      order,
+		Preds:      preds,
+		DependsOn:  dependsOn,
+	}
+	return g, nil
+}
+
+func validName(name string) bool {
+	if strings.TrimSpace(name) == "" {
+		return false
+	}
+	for _, c := range name {
+		if unicode.IsControl(c) || c == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// collectNames indexes datasets and flows, reporting invalid and duplicate
+// names. The first declaration of a name wins; later ones are reported.
+func (r *resolver) collectNames() {
+	r.datasets = map[string]*domain.Dataset{}
+	r.flows = map[string]*domain.Flow{}
+	for _, d := range r.p.datasets {
+		if !validName(d.Name) {
+			r.add(domain.Errorf(domain.CodeInvalidName, "%s name %q is not a valid identifier", strings.ToLower(string(d.Type)), d.Name).WithNames(d.Name))
+			continue
+		}
+		if _, dup := r.datasets[d.Name]; dup {
+			r.add(domain.Errorf(domain.CodeDuplicateIdentifiers, "dataset %q is declared more than once", d.Name).WithNames(d.Name))
+			continue
+		}
+		dc := *d // the graph gets copies: resolving never changes the declarations
+		r.datasets[d.Name] = &dc
+	}
+	for _, f := range r.p.flows {
+		if !validName(f.Name) {
+			r.add(domain.Errorf(domain.CodeInvalidName, "flow name %q (into %q) is not a valid identifier", f.Name, f.Target).WithNames(f.Name))
+			continue
+		}
+		if prev, dup := r.flows[f.Name]; dup {
+			e := domain.Errorf(domain.CodeDuplicateIdentifiers, "flow %q is declared more than once (into %q and into %q)", f.Name, prev.Target, f.Target).WithNames(f.Name)
+			if f.Name == f.Target || prev.Name == prev.Target {
+				e.WithHint("give each flow into a table its own name with pipeline.Name; an unnamed flow takes its target's name")
+			}
+			r.add(e)
+			continue
+		}
+		fc := *f
+		f = &fc
+		r.flows[f.Name] = f
+		if ds, ok := r.datasets[f.Name]; ok && f.Target != f.Name {
+			r.add(domain.Errorf(domain.CodeFlowNameIsTableName, "flow %q into %q has the name of %s %q", f.Name, f.Target, strings.ToLower(string(ds.Type)), ds.Name).WithNames(f.Name, ds.Name))
+		}
+		if f.Query == nil {
+			r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q has no query", f.Name).WithNames(f.Name))
+		}
+		if ic := f.ImportCheckpoint; ic != nil && (ic.Storage == "" || ic.Flow == "") {
+			r.add(domain.Errorf(domain.CodeImportCheckpointInvalid, "flow %q imports a checkpoint without naming the storage and the flow", f.Name).WithNames(f.Name))
+		}
+	}
+}
+
+func (r *resolver) unknownDataset(what, name string) *domain.Error {
+	e := domain.Errorf(domain.CodeUnknownDataset, "%s %q, which the pipeline does not declare", what, name).WithNames(name)
+	if s := suggest.Closest(name, sortedNames(r.datasets)); s != "" {
+		e.WithHint(fmt.Sprintf("did you mean %q?", s))
+	}
+	return e
+}
+
+// checkTargets sets each flow's type from its target and checks that the
+// target can take it.
+func (r *resolver) checkTargets() {
+	for _, f := range r.sortedFlows() {
+		ds, ok := r.datasets[f.Target]
+		if !ok {
+			r.add(r.unknownDataset(fmt.Sprintf("flow %q writes to", f.Name), f.Target))
+			continue
+		}
+		switch ds.Type {
+		case domain.StreamingTable:
+			f.Type = domain.FlowAppend
+		case domain.SinkDataset:
+			f.Type = domain.FlowSink
+			if f.Once {
+				r.add(domain.Errorf(domain.CodeForeachBatchOnce, "flow %q into sink %q is declared once", f.Name, ds.Name).WithNames(f.Name, ds.Name))
+			}
+		case domain.MaterializedView, domain.TemporaryView:
+			if f.Name != ds.Name {
+				r.add(domain.Errorf(domain.CodeInvalidFlowTarget, "flow %q writes to %s %q; only its own query fills it", f.Name, strings.ToLower(string(ds.Type)), ds.Name).WithNames(f.Name, ds.Name))
+				continue
+			}
+			f.Type = domain.FlowMaterializedView
+			if ds.Type == domain.TemporaryView {
+				f.Type = domain.FlowView
+			}
+		}
+	}
+}
+
+// resolveInputs finds the stored datasets each flow reads, looking through
+// temporary views, and checks the kind of read against the kind of flow.
+func (r *resolver) resolveInputs() map[string][]string {
+	inputs := map[string][]string{}
+	for _, f := range r.sortedFlows() {
+		if f.Query == nil {
+			continue
+		}
+		in := f.Query.Input
+		if in.Dataset == "" && in.Source == nil {
+			r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q reads neither a dataset nor a source", f.Name).WithNames(f.Name))
+			continue
+		}
+		if in.Dataset != "" {
+			stored, ok := r.storedInputs(f.Name, in.Dataset, []string{})
+			if !ok {
+				continue
+			}
+			inputs[f.Name] = stored
+		}
+		ds := r.datasets[f.Target]
+		if ds == nil {
+			continue
+		}
+		switch {
+		case f.Once && in.Streaming:
+			r.add(domain.Errorf(domain.CodeOnceOverStream, "once flow %q makes a %s", f.Name, in.Describe()).WithNames(f.Name))
+		case !f.Once && !in.Streaming && (ds.Type == domain.StreamingTable || ds.Type == domain.SinkDataset):
+			r.add(domain.Errorf(domain.CodeStreamingTableBatchRead, "flow %q into %s %q makes a %s", f.Name, strings.ToLower(string(ds.Type)), ds.Name, in.Describe()).WithNames(f.Name, ds.Name))
+		case ds.Type == domain.MaterializedView && in.Streaming:
+			r.add(domain.Errorf(domain.CodeInvalidDefinition, "materialized view %q makes a %s; materialized views read batches", ds.Name, in.Describe()).WithHint("use Read instead of ReadStream in a materialized view").WithNames(ds.Name))
+		}
+	}
+	return inputs
+}
+
+// storedInputs returns the stored datasets behind a read of name: name itself
+// when it is a table, or what its view reads, recursively.
+func (r *resolver) storedInputs(flow, name string, seen []string) ([]string, bool) {
+	ds, ok := r.datasets[name]
+	if !ok {
+		r.add(r.unknownDataset(fmt.Sprintf("flow %q reads", flow), name))
+		return nil, false
+	}
+	switch ds.Type {
+	case domain.SinkDataset:
+		r.add(domain.Errorf(domain.CodeUnknownDataset, "flow %q reads sink %q; sinks are external and cannot be read", flow, name).
+			WithHint("read the table the sink's flow reads instead").WithNames(flow, name))
+		return nil, false
+	case domain.TemporaryView:
+		for i, s := range seen {
+			if s == name {
+				cycle := append(append([]string(nil), seen[i:]...), name)
+				r.add(domain.Errorf(domain.CodeCircularDependency, "views read each other in a cycle: %s", strings.Join(cycle, " -> ")).WithNames(cycle...))
+				return nil, false
+			}
+		}
+		vf, ok := r.flows[name]
+		if !ok || vf.Query == nil || vf.Query.Input.Dataset == "" {
+			return nil, true // a view over an external source reads nothing stored
+		}
+		return r.storedInputs(flow, vf.Query.Input.Dataset, append(seen, name))
+	}
+	return []string{name}, true
+}
+
+// inlineViews replaces each read of a temporary view by the view's own query
+// followed by the reader's transforms; the reader's kind of read (stream or
+// batch) applies to what the view reads.
+func (r *resolver) inlineViews() {
+	for _, f := range r.flows {
+		q := *f.Query
+		for q.Input.Dataset != "" && r.datasets[q.Input.Dataset].Type == domain.TemporaryView {
+			view := r.flows[q.Input.Dataset].Query
+			streaming := q.Input.Streaming
+			q.Transforms = append(append([]domain.Transform(nil), view.Transforms...), q.Transforms...)
+			q.Input = view.Input
+			q.Input.Streaming = streaming
+		}
+		f.Query = &q
+	}
+}
+
+func (r *resolver) checkDependsOn() {
+	for _, f := range r.sortedFlows() {
+		for _, pred := range f.DependsOn {
+			pf, ok := r.flows[pred]
+			if !ok {
+				e := domain.Errorf(domain.CodeUnknownDependsOn, "flow %q depends on %q, which is not a flow of the pipeline", f.Name, pred).WithNames(f.Name, pred)
+				if s := suggest.Closest(pred, sortedNames(r.flows)); s != "" {
+					e.WithHint(fmt.Sprintf("did you mean %q?", s))
+				}
+				r.add(e)
+				continue
+			}
+			if pf.Type == domain.FlowView {
+				r.add(domain.Errorf(domain.CodePredecessorWritesView, "flow %q depends on %q, which writes to a view", f.Name, pred).WithNames(f.Name, pred))
+				continue
+			}
+			if r.p.Continuous && !pf.Once {
+				r.add(domain.Errorf(domain.CodePredecessorMustBeOnce, "flow %q depends on %q, which is not a once flow, in a continuous pipeline", f.Name, pred).WithNames(f.Name, pred))
+			}
+		}
+	}
+}
+
+func (r *resolver) checkDatasetsHaveFlows() {
+	written := map[string]bool{}
+	for _, f := range r.flows {
+		written[f.Target] = true
+	}
+	for _, name := range sortedNames(r.datasets) {
+		ds := r.datasets[name]
+		if ds.Type == domain.SinkDataset {
+			if ds.Sink == nil {
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "sink %q has no implementation", name).WithNames(name))
+			}
+			continue // a sink without a flow is allowed: it simply receives nothing
+		}
+		if !written[name] {
+			r.add(domain.Errorf(domain.CodeDatasetWithoutFlow, "%s %q has no flow that writes it", strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " ")), name).WithNames(name))
+		}
+	}
+}
+
+// edges computes each runnable flow's predecessors: its depends_on flows and
+// the writers of the stored datasets it reads. View flows are not run (they
+// are inlined), so they have no edges.
+func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[string][]string) {
+	preds = map[string][]string{}
+	dependsOn = map[string][]string{}
+	writers := map[string][]string{}
+	for _, f := range r.sortedFlows() {
+		if f.Type != domain.FlowView {
+			writers[f.Target] = append(writers[f.Target], f.Name)
+		}
+	}
+	for _, f := range r.sortedFlows() {
+		if f.Type == domain.FlowView {
+			continue
+		}
+		set := map[string]bool{}
+		for _, d := range f.DependsOn {
+			if pf, ok := r.flows[d]; ok && pf.Type != domain.FlowView {
+				set[d] = true
+				dependsOn[f.Name] = appendUnique(dependsOn[f.Name], d)
+			}
+		}
+		for _, ds := range inputs[f.Name] {
+			for _, w := range writers[ds] {
+				set[w] = true
+			}
+		}
+		preds[f.Name] = sortedNames(set)
+	}
+	return preds, dependsOn
+}
+
+// order sorts the runnable flows topologically (ties by name) and reports
+// every cycle, naming its flows in order.
+func (r *resolver) order(preds map[string][]string) []string {
+	names := sortedNames(preds)
+	indeg := map[string]int{}
+	succ := map[string][]string{}
+	for _, f := range names {
+		for _, p := range preds[f] {
+			indeg[f]++
+			succ[p] = append(succ[p], f)
+		}
+	}
+	var ready, order []string
+	for _, f := range names {
+		if indeg[f] == 0 {
+			ready = append(ready, f)
+		}
+	}
+	for len(ready) > 0 {
+		sort.Strings(ready)
+		f := ready[0]
+		ready = ready[1:]
+		order = append(order, f)
+		for _, s := range succ[f] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	if len(order) < len(names) {
+		r.reportCycles(preds, indeg)
+	}
+	return order
+}
+
+// reportCycles finds the cycles among the flows left unordered and reports
+// each once, as "a -> b -> a", with the kind of each edge.
+func (r *resolver) reportCycles(preds map[string][]string, indeg map[string]int) {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var stack []string
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(f string) {
+		color[f] = grey
+		stack = append(stack, f)
+		for _, p := range preds[f] {
+			switch color[p] {
+			case white:
+				visit(p)
+			case grey:
+				// stack holds f's chain back to p: p ... f, and f waits on p.
+				i := len(stack) - 1
+				for stack[i] != p {
+					i--
+				}
+				cyc := append([]string(nil), stack[i:]...)
+				// Edges run from predecessor to successor: reverse for reading order.
+				for a, b := 0, len(cyc)-1; a < b; a, b = a+1, b-1 {
+					cyc[a], cyc[b] = cyc[b], cyc[a]
+				}
+				cyc = rotateToSmallest(cyc)
+				key := strings.Join(cyc, "\x00")
+				if !seen[key] {
+					seen[key] = true
+					r.add(r.cycleError(cyc))
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[f] = black
+	}
+	for _, f := range sortedNames(indeg) {
+		if indeg[f] > 0 && color[f] == white {
+			visit(f)
+		}
+	}
+}
+
+func (r *resolver) cycleError(cyc []string) *domain.Error {
+	var b strings.Builder
+	for i, f := range cyc {
+		next := cyc[(i+1)%len(cyc)]
+		b.WriteString(f)
+		if contains(r.flows[next].DependsOn, f) {
+			b.WriteString(" -[depends_on]-> ")
+		} else {
+			b.WriteString(" -[writes " + r.flows[f].Target + ", read by]-> ")
+		}
+	}
+	b.WriteString(cyc[0])
+	return domain.Errorf(domain.CodeCircularDependency, "flows wait on each other in a cycle: %s", b.String()).WithNames(cyc...)
+}
+
+// rotateToSmallest rotates a cycle to start at its smallest name, so the same
+// cycle found from two places reads the same and is reported once.
+func rotateToSmallest(cyc []string) []string {
+	first := 0
+	for i := range cyc {
+		if cyc[i] < cyc[first] {
+			first = i
+		}
+	}
+	return append(append([]string(nil), cyc[first:]...), cyc[:first]...)
+}
+
+func (r *resolver) sortedFlows() []*domain.Flow {
+	out := make([]*domain.Flow, 0, len(r.flows))
+	for _, n := range sortedNames(r.flows) {
+		out = append(out, r.flows[n])
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func appendUnique(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/processors"
+)
+
+// Run resolves the pipeline and runs one update over store. The pipeline's
+// settings (Development, MaxConcurrentFlows) fill what opts leaves unset.
+//
+// A pipeline that fails validation is recorded as a failed update and
+// returned as a Result whose Err is the domain.Problems; the error return is
+// for a store that cannot record anything.
+func (p *Pipeline) Run(ctx context.Context, store *eventstore.Store, opts processors.Options) (*processors.Result, error) {
+	opts.Development = opts.Development || p.Development
+	if opts.MaxConcurrentFlows == 0 {
+		opts.MaxConcurrentFlows = p.MaxConcurrentFlows
+	}
+	g, problems := p.Resolve()
+	if len(problems) > 0 {
+		return processors.RecordInvalid(ctx, store, p.Name, opts, problems)
+	}
+	return processors.Run(ctx, store, g, opts)
+}
+
+// Validate resolves the pipeline and reports its problems, touching nothing.
+func (p *Pipeline) Validate() domain.Problems {
+	_, problems := p.Resolve()
+	return problems
+}

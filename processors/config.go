@@ -1,0 +1,93 @@
+package processors
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Options says what one update does and how. The zero value is a default
+// triggered update of every table.
+type Options struct {
+	// Cause is recorded in create_update: "user_action", "api_call", ...
+	Cause string
+
+	// FullRefreshAll resets every table and every flow checkpoint, then
+	// reprocesses everything.
+	FullRefreshAll bool
+	// FullRefresh resets the named tables (and the checkpoints of the flows
+	// into them) and refreshes only them; other flows are EXCLUDED.
+	FullRefresh []string
+	// Refresh refreshes only the named datasets; other flows are EXCLUDED.
+	Refresh []string
+	// RefreshFailed refreshes the datasets whose last flow failed, and
+	// everything downstream of them.
+	RefreshFailed bool
+	// ResetCheckpoint resets the checkpoints of the named flows: they reread
+	// their sources into the existing tables. Once flows among them run again.
+	ResetCheckpoint []string
+	// DryRun validates and records the definitions, and does nothing else.
+	DryRun bool
+
+	// Development turns off retries.
+	Development bool
+	// MaxConcurrentFlows bounds the micro-batches running at once (default 4).
+	MaxConcurrentFlows int
+	// Retry is the retry policy in production mode.
+	Retry RetryPolicy
+	// PollInterval is how often a continuous flow over an external source asks
+	// it for new data (default 1s). Flows over the pipeline's own tables are
+	// woken by commits instead.
+	PollInterval time.Duration
+	// IdleAfter is how long a continuous flow waits, caught up, before it
+	// reports IDLE (default 1s).
+	IdleAfter time.Duration
+	// Limit bounds each micro-batch of a streaming read.
+	Limit domain.ReadLimit
+
+	Logger zerolog.Logger
+}
+
+// RetryPolicy says how often and how soon a failing flow is retried in
+// production mode: after Initial, then doubling, at most Max between tries.
+type RetryPolicy struct {
+	Attempts int // retries after the first failure; default 3
+	Initial  time.Duration
+	Max      time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Cause == "" {
+		o.Cause = "api_call"
+	}
+	if o.MaxConcurrentFlows <= 0 {
+		o.MaxConcurrentFlows = 4
+	}
+	if o.Retry.Attempts == 0 {
+		o.Retry.Attempts = 3
+	}
+	if o.Retry.Initial <= 0 {
+		o.Retry.Initial = time.Second
+	}
+	if o.Retry.Max <= 0 {
+		o.Retry.Max = 30 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.IdleAfter <= 0 {
+		o.IdleAfter = time.Second
+	}
+	return o
+}
+
+// backoff is the wait before retry n (0-based).
+func (p RetryPolicy) backoff(n int) time.Duration {
+	d := p.Initial
+	for i := 0; i < n && d < p.Max; i++ {
+		d *= 2
+	}
+	return min(d, p.Max)
+}

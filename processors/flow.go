@@ -1,0 +1,274 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// flowRun is one flow's run within an update.
+type flowRun struct {
+	s      *scheduler
+	u      *update
+	f      *domain.Flow
+	target *domain.Dataset
+	src    domain.Source
+
+	rows, batches int64 // committed in this update
+}
+
+// runFlow runs a flow to its end in this update, with retries in production
+// mode, and returns its final status (after recording it).
+func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
+	u := s.u
+	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
+	if in := f.Query.Input; in.Dataset != "" {
+		r.src = &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming}
+	} else {
+		r.src = in.Source
+	}
+	if err := u.append(ctx, u.flowProgress(f, domain.FlowStarting, "", nil)); err != nil {
+		return domain.FlowFailed, err
+	}
+	for attempt := 0; ; attempt++ {
+		err := r.drive(ctx)
+		switch {
+		case err == nil:
+			return domain.FlowCompleted, u.append(ctx, r.final(domain.FlowCompleted, nil))
+		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+			return domain.FlowStopped, u.append(ctx, r.final(domain.FlowStopped, nil))
+		}
+		if u.opts.Development || attempt >= u.opts.Retry.Attempts || !retriable(err) {
+			if aerr := u.append(ctx, r.final(domain.FlowFailed, err)); aerr != nil {
+				return domain.FlowFailed, aerr
+			}
+			return domain.FlowFailed, err
+		}
+		wait := u.opts.Retry.backoff(attempt)
+		ev := u.flowProgress(f, domain.FlowStarting, "RETRY", nil)
+		ev.Level, ev.Error = domain.LevelWarn, domain.ErrorInfoOf(err)
+		ev.Details.FlowProgress.Attempt = attempt + 2
+		ev.Message = fmt.Sprintf("Flow %q failed and starts again in %s (attempt %d of %d): %v", f.Name, wait, attempt+2, u.opts.Retry.Attempts+1, err)
+		if aerr := u.append(ctx, ev); aerr != nil {
+			return domain.FlowFailed, aerr
+		}
+		select {
+		case <-ctx.Done():
+			return domain.FlowStopped, u.append(ctx, r.final(domain.FlowStopped, nil))
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retriable says whether a failure may go away on retry: errors sluice knows
+// to be deterministic (a definition, a schema, a payload) do not.
+func retriable(err error) bool {
+	var e *domain.Error
+	if !errors.As(err, &e) {
+		return true
+	}
+	return e.Retriable
+}
+
+func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
+	ev := r.u.flowProgress(r.f, st, "", &domain.FlowMetrics{NumOutputRows: r.rows, NumBatches: r.batches})
+	if err != nil {
+		ev.Level, ev.Error = domain.LevelError, domain.ErrorInfoOf(err)
+		ev.Message = fmt.Sprintf("Flow %q FAILED: %v", r.f.Name, err)
+	}
+	return ev
+}
+
+// drive runs the flow's micro-batches: in a triggered update until the source
+// has nothing new; in a continuous one until ctx ends, waiting for new data
+// between batches. Once flows and materialized views run one batch.
+func (r *flowRun) drive(ctx context.Context) error {
+	if err := r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowRunning, "", nil)); err != nil {
+		return err
+	}
+	oneShot := r.f.Once || r.f.Type == domain.FlowMaterializedView
+	for {
+		for {
+			did, err := r.microBatch(ctx)
+			if err != nil {
+				return err
+			}
+			if !did || oneShot {
+				break
+			}
+		}
+		if !r.u.g.Continuous || r.f.Once {
+			return nil
+		}
+		if err := r.waitForData(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// waitForData blocks until the flow may have something new: a commit to the
+// table it reads, or the poll interval for an external source. After
+// IdleAfter without news it records IDLE, and RUNNING when news comes.
+func (r *flowRun) waitForData(ctx context.Context) error {
+	var poll <-chan time.Time
+	if r.f.Query.Input.Dataset == "" {
+		t := time.NewTimer(r.u.opts.PollInterval)
+		defer t.Stop()
+		poll = t.C
+	}
+	idle := time.NewTimer(r.u.opts.IdleAfter)
+	defer idle.Stop()
+	wasIdle := false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.s.wake[r.f.Name]:
+		case <-poll:
+		case <-idle.C:
+			wasIdle = true
+			if err := r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowIdle, "", nil)); err != nil {
+				return err
+			}
+			continue
+		}
+		if wasIdle {
+			return r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowRunning, "", nil))
+		}
+		return nil
+	}
+}
+
+// microBatch runs one micro-batch: plan (or take the planned batch a crash
+// left uncommitted), read exactly that range, transform, write and commit.
+// It reports whether there was a batch.
+func (r *flowRun) microBatch(ctx context.Context) (bool, error) {
+	select {
+	case r.s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-r.s.sem }()
+
+	u, f := r.u, r.f
+	cp, err := u.store.Checkpoint(f.Name)
+	if err != nil {
+		return false, err
+	}
+	info := cp.Planned
+	recompute := f.Type == domain.FlowMaterializedView
+	if info == nil || recompute {
+		start, limit := cp.Offset, u.opts.Limit
+		if f.Once || recompute {
+			start, limit = nil, domain.ReadLimit{}
+		}
+		end, ok, err := r.src.Plan(ctx, start, limit)
+		if err != nil {
+			return false, sourceError(r.src, err)
+		}
+		if !ok && !f.Once && !recompute {
+			return false, nil
+		}
+		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end, Final: f.Once}
+		if !recompute {
+			ev := r.batchEvent(domain.EventBatchPlanned, *info)
+			ev.Message = fmt.Sprintf("Flow %q planned batch %d.", f.Name, info.BatchID)
+			ev.Details.BatchPlanned = info
+			if err := u.append(ctx, ev); err != nil {
+				return false, err
+			}
+		}
+	}
+	var rows *domain.Batch
+	if info.End != nil || recompute {
+		if rows, err = r.src.Read(ctx, info.Start, info.End); err != nil {
+			return false, sourceError(r.src, err)
+		}
+	}
+	if rows == nil {
+		rows = &domain.Batch{}
+	}
+	for _, t := range f.Query.Transforms {
+		if rows, err = t.Apply(ctx, rows); err != nil {
+			return false, err
+		}
+		if rows == nil {
+			rows = &domain.Batch{}
+		}
+	}
+	if err := r.commit(ctx, *info, rows); err != nil {
+		return false, err
+	}
+	r.rows += int64(rows.Len())
+	r.batches++
+	return true, nil
+}
+
+func sourceError(src domain.Source, err error) error {
+	var e *domain.Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return domain.Wrap(domain.CodeSourceFailed, err, src.String()).AsRetriable()
+}
+
+func (r *flowRun) batchEvent(typ domain.EventType, info domain.BatchInfo) *domain.Event {
+	ev := r.u.event(typ, domain.LevelInfo, "", domain.Details{})
+	id := info.BatchID
+	ev.Origin.FlowName, ev.Origin.DatasetName, ev.Origin.BatchID = r.f.Name, r.f.Target, &id
+	return ev
+}
+
+// commit makes a batch's result visible: for a table, one commit holding the
+// rows, the new checkpoint and (for a once flow) its completion; for a sink,
+// delivery first, then the acknowledgement.
+func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch) error {
+	u, f := r.u, r.f
+	info.NumRows = int64(rows.Len())
+	var evs []*domain.Event
+	if r.target.Type == domain.SinkDataset {
+		err := r.target.Sink.Deliver(ctx, domain.SinkBatch{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, Rows: rows})
+		if err != nil {
+			return err
+		}
+		ev := r.batchEvent(domain.EventSinkBatchDelivered, info)
+		ev.Message = fmt.Sprintf("Sink %q took batch %d of flow %q (%d rows).", f.Target, info.BatchID, f.Name, info.NumRows)
+		ev.Details.SinkBatchDelivered = &domain.SinkBatchDelivered{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, NumRows: info.NumRows}
+		evs = append(evs, ev)
+	} else {
+		gen, err := u.store.TableGeneration(f.Target)
+		if err != nil {
+			return err
+		}
+		if f.Type == domain.FlowMaterializedView {
+			// A recompute replaces the view: a new generation holding only this batch, in the same commit.
+			gen++
+			ev := u.event(domain.EventTableReset, domain.LevelInfo, fmt.Sprintf("Materialized view %q is recomputed as generation %d.", f.Target, gen),
+				domain.Details{TableReset: &domain.TableReset{Table: f.Target, Generation: gen, Cause: "recompute"}})
+			ev.Origin.FlowName, ev.Origin.DatasetName = f.Name, f.Target
+			evs = append(evs, ev)
+		}
+		info.TableGeneration = gen
+		ev := r.batchEvent(domain.EventBatchCommitted, info)
+		ev.Message = fmt.Sprintf("Flow %q committed batch %d to %q (%d rows).", f.Name, info.BatchID, f.Target, info.NumRows)
+		ev.Details.BatchCommitted = &info
+		if rows.Len() > 0 || len(rows.Columns) > 0 {
+			data, err := domain.EncodeBatch(rows)
+			if err != nil {
+				return err
+			}
+			ev.Data = data
+		}
+		evs = append(evs, ev)
+	}
+	if f.Once {
+		ev := u.event(domain.EventOnceFlowDrained, domain.LevelInfo, fmt.Sprintf("Once flow %q drained.", f.Name),
+			domain.Details{OnceFlowDrained: &domain.OnceFlowDrained{Flow: f.Name, Generation: info.Generation}})
+		ev.Origin.FlowName, ev.Origin.DatasetName = f.Name, f.Target
+		evs = append(evs, ev)
+	}
+	return u.append(ctx, evs...)
+}

@@ -1,0 +1,251 @@
+package processors
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// scheduler starts each flow of an update when its predecessors finished.
+//
+// In a triggered update a flow waits for every predecessor: the flows it
+// names in depends_on and the flows that write what it reads. In a continuous
+// update only depends_on gates a start (those predecessors are once flows,
+// which finish); readers of a table run beside its writers and are woken by
+// their commits.
+type scheduler struct {
+	u    *update
+	plan *updatePlan
+	sem  chan struct{} // one token per running micro-batch
+
+	mu     sync.Mutex
+	status map[string]domain.FlowStatus
+	reason map[string]string
+
+	readers map[string][]string      // stored dataset -> flows that stream from it
+	wake    map[string]chan struct{} // flow -> its wake-up signal (continuous)
+}
+
+func newScheduler(u *update, plan *updatePlan) *scheduler {
+	s := &scheduler{
+		u:       u,
+		plan:    plan,
+		sem:     make(chan struct{}, u.opts.MaxConcurrentFlows),
+		status:  map[string]domain.FlowStatus{},
+		reason:  map[string]string{},
+		readers: map[string][]string{},
+		wake:    map[string]chan struct{}{},
+	}
+	for _, name := range u.runnableFlows() {
+		f := u.g.Flows[name]
+		if in := f.Query.Input; in.Dataset != "" {
+			s.readers[in.Dataset] = append(s.readers[in.Dataset], name)
+		}
+		s.wake[name] = make(chan struct{}, 1)
+	}
+	return s
+}
+
+type flowDone struct {
+	flow   string
+	status domain.FlowStatus
+	err    error
+}
+
+func (s *scheduler) setStatus(flow string, st domain.FlowStatus, reason string) {
+	s.mu.Lock()
+	s.status[flow], s.reason[flow] = st, reason
+	s.mu.Unlock()
+}
+
+func (s *scheduler) finalStatuses() map[string]domain.FlowStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]domain.FlowStatus, len(s.status))
+	for k, v := range s.status {
+		out[k] = v
+	}
+	return out
+}
+
+// succeeded reports whether a finished flow lets its successors start.
+func (s *scheduler) succeeded(flow string) bool {
+	switch s.status[flow] {
+	case domain.FlowCompleted, domain.FlowExcluded:
+		return true
+	case domain.FlowSkipped:
+		return s.reason[flow] == domain.SkipAlreadyDrained
+	}
+	return false
+}
+
+func (s *scheduler) gates(flow string) []string {
+	if s.u.g.Continuous {
+		return s.u.g.DependsOn[flow]
+	}
+	return s.u.g.Preds[flow]
+}
+
+// run runs every flow of the update and returns the first flow failure.
+func (s *scheduler) run(ctx context.Context) error {
+	u := s.u
+	flows := u.g.Order
+	var initial []*domain.Event
+	var pending []string
+	for _, name := range flows {
+		f := u.g.Flows[name]
+		if f.Type == domain.FlowView {
+			continue
+		}
+		switch {
+		case s.plan.excluded[name]:
+			s.setStatus(name, domain.FlowExcluded, "")
+			initial = append(initial, u.flowProgress(f, domain.FlowExcluded, "", nil))
+		case f.Once:
+			cp, err := u.store.Checkpoint(name)
+			if err != nil {
+				return err
+			}
+			if cp.Drained {
+				s.setStatus(name, domain.FlowSkipped, domain.SkipAlreadyDrained)
+				initial = append(initial, u.flowProgress(f, domain.FlowSkipped, domain.SkipAlreadyDrained, nil))
+				continue
+			}
+			fallthrough
+		default:
+			s.setStatus(name, domain.FlowQueued, "")
+			initial = append(initial, u.flowProgress(f, domain.FlowQueued, "", nil))
+			pending = append(pending, name)
+		}
+	}
+	if err := u.append(ctx, initial...); err != nil {
+		return err
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if u.g.Continuous {
+		if err := s.listen(runCtx); err != nil {
+			return err
+		}
+	}
+	done := make(chan flowDone)
+	running := 0
+	var firstErr error
+	for {
+		// Start, or skip, every pending flow whose gates are all finished.
+		for progress := true; progress; {
+			progress = false
+			var still []string
+			for _, name := range pending {
+				ready, ok := s.ready(name)
+				switch {
+				case runCtx.Err() != nil:
+					still = append(still, name)
+				case !ready:
+					still = append(still, name)
+				case !ok:
+					s.setStatus(name, domain.FlowSkipped, domain.SkipUpstreamFailed)
+					ev := u.flowProgress(u.g.Flows[name], domain.FlowSkipped, domain.SkipUpstreamFailed, nil)
+					ev.Level = domain.LevelWarn
+					if err := u.append(ctx, ev); err != nil {
+						return err
+					}
+					progress = true
+				default:
+					s.setStatus(name, domain.FlowStarting, "")
+					running++
+					go func(name string) {
+						st, err := s.runFlow(runCtx, u.g.Flows[name])
+						done <- flowDone{flow: name, status: st, err: err}
+					}(name)
+					progress = true
+				}
+			}
+			pending = still
+		}
+		if running == 0 {
+			break
+		}
+		d := <-done
+		running--
+		s.setStatus(d.flow, d.status, "")
+		if d.status == domain.FlowFailed {
+			if firstErr == nil {
+				firstErr = d.err
+			}
+			if u.g.Continuous {
+				cancel() // a continuous update stops as a whole when a flow fails
+			}
+		}
+	}
+	// Flows that never started: the update was canceled.
+	var stopped []*domain.Event
+	for _, name := range pending {
+		s.setStatus(name, domain.FlowStopped, "")
+		stopped = append(stopped, u.flowProgress(u.g.Flows[name], domain.FlowStopped, "", nil))
+	}
+	if len(stopped) > 0 {
+		if err := u.append(ctx, stopped...); err != nil {
+			return err
+		}
+	}
+	return firstErr
+}
+
+// ready reports whether every gate of flow finished, and if so whether all
+// of them succeeded.
+func (s *scheduler) ready(flow string) (ready, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok = true
+	for _, p := range s.gates(flow) {
+		if !s.status[p].Terminal() {
+			return false, false
+		}
+		if !s.succeeded(p) {
+			ok = false
+		}
+	}
+	return true, ok
+}
+
+// listen wakes the readers of a table whenever a batch commits to it, from
+// the store's event bus.
+func (s *scheduler) listen(ctx context.Context) error {
+	msgs, err := s.u.store.Subscribe(ctx)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for msg := range msgs {
+			switch domain.EventType(msg.Metadata.Get("event_type")) {
+			case domain.EventBatchCommitted, domain.EventTableReset:
+				for _, f := range s.readers[msg.Metadata.Get("dataset")] {
+					select {
+					case s.wake[f] <- struct{}{}:
+					default: // already signaled
+					}
+				}
+			}
+			msg.Ack()
+		}
+	}()
+	return nil
+}
+
+func (u *update) flowProgress(f *domain.Flow, st domain.FlowStatus, reason string, m *domain.FlowMetrics) *domain.Event {
+	msg := fmt.Sprintf("Flow %q is %s.", f.Name, st)
+	if reason != "" {
+		msg = fmt.Sprintf("Flow %q is %s (%s).", f.Name, st, reason)
+	}
+	ev := u.event(domain.EventFlowProgress, domain.LevelInfo, msg,
+		domain.Details{FlowProgress: &domain.FlowProgress{Status: st, Reason: reason, Metrics: m}})
+	ev.Origin.FlowName, ev.Origin.DatasetName = f.Name, f.Target
+	if m != nil {
+		ev.Level = domain.LevelMetrics
+	}
+	return ev
+}

@@ -1,0 +1,150 @@
+package processors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+)
+
+// A table's rows are the rows of its committed batches of the current
+// generation: the log holds them, nothing else does. Reading a table is a
+// scan of its batch_committed events.
+
+// tableOffset is a position in a table's log: every batch committed at or
+// before Seq, of generation Gen.
+type tableOffset struct {
+	Seq uint64 `json:"seq"`
+	Gen int64  `json:"generation"`
+}
+
+func parseTableOffset(o domain.Offset) (tableOffset, error) {
+	var t tableOffset
+	if len(o) == 0 {
+		return t, nil
+	}
+	if err := json.Unmarshal(o, &t); err != nil {
+		return t, domain.Wrap(domain.CodeInvalidUpdateState, err, "reading a table offset")
+	}
+	return t, nil
+}
+
+func (t tableOffset) encode() domain.Offset {
+	b, _ := json.Marshal(t)
+	return b
+}
+
+// tableSource reads a dataset of the pipeline: as a stream, the batches
+// committed after the checkpoint; as a batch, the whole table.
+type tableSource struct {
+	store     *eventstore.Store
+	table     string
+	streaming bool
+}
+
+func (s *tableSource) String() string { return "table " + s.table }
+
+// Plan finds the committed batches after start. For a stream, at most
+// limit.MaxRows rows (but at least one batch); for a batch read, everything.
+func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	gen, err := s.store.TableGeneration(s.table)
+	if err != nil {
+		return nil, false, err
+	}
+	last := s.store.LastSeq()
+	if !s.streaming {
+		return tableOffset{Seq: last, Gen: gen}.encode(), true, nil
+	}
+	from, err := parseTableOffset(start)
+	if err != nil {
+		return nil, false, err
+	}
+	if from.Seq >= last {
+		return nil, false, nil
+	}
+	var end uint64
+	var rows int64
+	errStop := fmt.Errorf("stop")
+	err = s.store.Scan(ctx, eventstore.Filter{From: from.Seq + 1, To: last, Dataset: s.table, Types: []domain.EventType{domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			bc := ev.Details.BatchCommitted
+			if bc == nil || bc.TableGeneration != gen {
+				return nil
+			}
+			if limit.MaxRows > 0 && end > 0 && rows+bc.NumRows > limit.MaxRows {
+				return errStop
+			}
+			end, rows = ev.Seq, rows+bc.NumRows
+			return nil
+		})
+	if err != nil && err != errStop {
+		return nil, false, err
+	}
+	if end == 0 {
+		return nil, false, nil
+	}
+	return tableOffset{Seq: end, Gen: gen}.encode(), true, nil
+}
+
+// Read returns the rows of the batches in (start, end] of end's generation;
+// a batch read returns the whole table as of end.
+func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
+	from, err := parseTableOffset(start)
+	if err != nil {
+		return nil, err
+	}
+	to, err := parseTableOffset(end)
+	if err != nil {
+		return nil, err
+	}
+	if !s.streaming {
+		from = tableOffset{}
+	}
+	return readBatches(ctx, s.store, s.table, from.Seq+1, to.Seq, to.Gen)
+}
+
+// readBatches concatenates the rows of the table's batches of generation gen
+// committed in [from, to].
+func readBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64) (*domain.Batch, error) {
+	var parts []*domain.Batch
+	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			bc := ev.Details.BatchCommitted
+			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 {
+				return nil
+			}
+			b, err := domain.DecodeBatch(ev.Data)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, b)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return domain.Concat(parts...)
+}
+
+// ReadTable returns the rows of a stored table as of a log position: the
+// batches of the generation current at asOf, committed at or before it.
+// asOf 0 means now.
+func ReadTable(ctx context.Context, store *eventstore.Store, table string, asOf uint64) (*domain.Batch, error) {
+	if asOf == 0 {
+		asOf = store.LastSeq()
+	}
+	var gen int64
+	err := store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventTableReset}},
+		func(ev *domain.Event) error {
+			if tr := ev.Details.TableReset; tr != nil {
+				gen = tr.Generation
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return readBatches(ctx, store, table, 1, asOf, gen)
+}
