@@ -177,7 +177,7 @@ func (b *Batch) AppendRow(vals ...Value) error {
 		if err := b.Columns[i].Append(v); err != nil {
 			// Undo the columns already extended so the batch stays rectangular.
 			for j := 0; j < i; j++ {
-				b.Columns[j].truncate(b.rows)
+				b.Columns[j].Truncate(b.rows)
 			}
 			return fmt.Errorf("column %q: %w", b.Schema.Fields[i].Name, err)
 		}
@@ -186,7 +186,8 @@ func (b *Batch) AppendRow(vals ...Value) error {
 	return nil
 }
 
-func (c *Column) truncate(n int) {
+// Truncate keeps the first n rows.
+func (c *Column) Truncate(n int) {
 	if c.Nulls != nil {
 		c.Nulls = c.Nulls[:n]
 	}

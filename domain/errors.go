@@ -51,6 +51,11 @@ const (
 	CodeProjectionMismatch         Code = "PROJECTION_MISMATCH"
 	CodeInvalidUpdateState         Code = "INVALID_UPDATE_STATE"
 	CodeCheckpointStoreUnavailable Code = "IMPORT_CHECKPOINT_SOURCE_UNAVAILABLE"
+	CodeMalformedRecord            Code = "MALFORMED_RECORD_IN_PARSING"
+	CodeFileNotExist               Code = "FAILED_READ_FILE.FILE_NOT_EXIST"
+	CodeFileUnreadable             Code = "FAILED_READ_FILE"
+	CodePathNotFound               Code = "PATH_NOT_FOUND"
+	CodeSourceOptionInvalid        Code = "INVALID_SOURCE_OPTION"
 )
 
 type codeText struct {
@@ -93,6 +98,13 @@ var codeInfo = map[Code]codeText{
 	CodeStoreFormat:              {"the storage was written in a format this sluice does not read", "use the sluice version that wrote it"},
 	CodeProjectionMismatch:       {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
 	CodeInvalidUpdateState:       {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodeMalformedRecord: {"a record could not be parsed",
+		"fix or remove the record, or set the source's rescue option to keep bad records in the _rescued_data column"},
+	CodeFileNotExist: {"a file planned for a micro-batch no longer exists",
+		"restore the file (a planned batch must read the same files again), or reset the flow's checkpoint"},
+	CodeFileUnreadable:      {"a file could not be read", "check that the file is complete and in the declared format"},
+	CodePathNotFound:        {"a source path does not exist", "create the directory or correct the path"},
+	CodeSourceOptionInvalid: {"a source option is invalid", "see the source's documentation for its options"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
 }

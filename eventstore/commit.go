@@ -68,7 +68,12 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 //     values under 1 MiB in full and larger ones, kept in the value log, by
 //     their pointer). An Append is never split: append fewer or smaller events.
 //   - a projector's error when a projector refused one of the events: nothing
-//     of this Append is committed; other Appends of the group are.
+//     of this Append is committed; other Appends of the group are. The
+//     built-in "state" projector refuses, with INVALID_DEFINITION, the
+//     checkpoint and table events (batch_planned, batch_committed,
+//     sink_batch_delivered, once_flow_drained, checkpoint_reset,
+//     checkpoint_imported, table_reset) that lack their details or their
+//     flow or table name.
 //   - STORE_IO (retriable) when Badger fails; nothing of the Append is committed.
 //   - STORE_CLOSED when the store is closed or closes before the Append is
 //     taken by the committer.

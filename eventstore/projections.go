@@ -346,7 +346,9 @@ func (s *Store) replayChunk(events []*domain.Event, encoded [][]byte) error {
 		}
 		switch {
 		case err == nil:
-			err = txn.Commit()
+			if err = txn.Commit(); err == nil {
+				s.replays.Add(1)
+			}
 		case errors.Is(err, badger.ErrTxnTooBig) && n > 0:
 			// Replay the events before the overflow on their own; go on from
 			// the one that overflowed.

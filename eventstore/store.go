@@ -45,6 +45,7 @@ type Store struct {
 	lastSeq  atomic.Uint64
 	commits  atomic.Uint64 // transactions committed by the committer, for tests and logs
 	received atomic.Uint64 // groups the committer started (first request received), for tests
+	replays  atomic.Uint64 // transactions committed by RebuildProjections, for tests
 	notifyMu sync.Mutex
 	notify   chan struct{}
 
@@ -87,12 +88,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := cfg.logger.With().Str("component", "eventstore").Str("dir", dir).Logger()
+	base := cfg.logger.With().Str("dir", dir).Logger()
+	log := base.With().Str("component", "eventstore").Logger()
 
 	bopts := badger.DefaultOptions(dir).
 		WithSyncWrites(cfg.syncWrites).
 		WithReadOnly(cfg.readOnly).
-		WithLogger(newBadgerLogger(cfg.logger)).
+		WithLogger(newBadgerLogger(base)).
 		// One committer writes; RebuildProjections excludes it. Conflict
 		// detection would only cost memory and time.
 		WithDetectConflicts(false).
@@ -131,7 +133,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if cfg.busSet && cfg.pub != nil {
 		s.pub, s.sub = cfg.pub, cfg.sub
 	} else {
-		s.ownBus = gochannel.NewGoChannel(busConfig, watermillLogger{l: log.With().Str("component", "bus").Logger()})
+		s.ownBus = gochannel.NewGoChannel(busConfig, watermillLogger{l: base.With().Str("component", "bus").Logger()})
 		s.pub, s.sub = s.ownBus, s.ownBus
 	}
 

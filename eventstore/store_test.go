@@ -1,0 +1,237 @@
+package eventstore
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+func TestReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, smallBadger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := mustAppend(t, s,
+		ev(domain.EventFlowProgress, "f", "", "", "one"),
+		&domain.Event{Type: domain.EventCheckpointReset, Details: domain.Details{CheckpointReset: &domain.CheckpointReset{Flow: "f", Generation: 3}}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openAt(t, dir)
+	if s.LastSeq() != 2 {
+		t.Fatalf("reopened LastSeq = %d, want 2", s.LastSeq())
+	}
+	e, err := s.Get(first[0])
+	if err != nil || e.Message != "one" {
+		t.Fatalf("Get after reopen = %+v, %v", e, err)
+	}
+	ck, err := s.Checkpoint("f")
+	if err != nil || ck.Generation != 3 {
+		t.Fatalf("checkpoint after reopen = %+v, %v", ck, err)
+	}
+	if seqs := mustAppend(t, s, ev(domain.EventFlowProgress, "f", "", "", "three")); seqs[0] != 3 {
+		t.Fatalf("seqs go on at %d, want 3", seqs[0])
+	}
+	if got := scanAll(t, s, Filter{Flow: "f"}); len(got) != 2 {
+		t.Fatalf("flow index after reopen: %v", got)
+	}
+}
+
+func TestFormatVersion(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(txn *badger.Txn) error
+		code   domain.Code
+	}{
+		{"same version", func(*badger.Txn) error { return nil }, ""},
+		{"newer version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("2")) }, domain.CodeStoreFormat},
+		{"garbage version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte{0xff}) }, domain.CodeStoreFormat},
+		{"events without version", func(txn *badger.Txn) error { return txn.Delete(metaFormatKey) }, domain.CodeStoreFormat},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir, WithSyncWrites(false), smallBadger())
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustAppend(t, s, ev(domain.EventFlowProgress, "f", "", "", ""))
+			if err := s.db.Update(tc.mutate); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(dir, WithSyncWrites(false), smallBadger())
+			if tc.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = s.Close()
+				return
+			}
+			wantCode(t, err, tc.code)
+			if s != nil {
+				t.Fatal("Open returned a store with an error")
+			}
+			// The directory is not left locked: a reader gets the same
+			// refusal, not "another process holds the storage".
+			_, err = Open(dir, WithSyncWrites(false), smallBadger(), WithReadOnly())
+			wantCode(t, err, tc.code)
+		})
+	}
+}
+
+func TestOpenTwice(t *testing.T) {
+	dir := t.TempDir()
+	s := openAt(t, dir)
+	_, err := Open(dir, smallBadger())
+	wantCode(t, err, domain.CodeStoreIO)
+	if !strings.Contains(err.Error(), "another process holds the storage") {
+		t.Errorf("error does not say another process holds the storage: %v", err)
+	}
+	var de *domain.Error
+	if !domainAs(err, &de) || !strings.Contains(de.Hint, "stop the other") || !de.Retriable {
+		t.Errorf("error hint %q (retriable %v)", de.Hint, de.Retriable)
+	}
+	_, err = Open(dir, smallBadger(), WithReadOnly())
+	wantCode(t, err, domain.CodeStoreIO)
+	mustAppend(t, s, ev(domain.EventFlowProgress, "f", "", "", "")) // the first is unharmed
+}
+
+func domainAs(err error, target **domain.Error) bool {
+	e, ok := err.(*domain.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, smallBadger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, ev(domain.EventFlowProgress, "f", "", "", "x"), ev(domain.EventFlowProgress, "g", "", "", "y"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro := openAt(t, dir, WithReadOnly())
+	if ro.LastSeq() != 2 {
+		t.Fatalf("LastSeq = %d", ro.LastSeq())
+	}
+	if got := scanAll(t, ro, Filter{Flow: "g"}); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("Scan = %v", got)
+	}
+	_, err = ro.Append(context.Background(), ev(domain.EventFlowProgress, "f", "", "", ""))
+	wantCode(t, err, domain.CodeStoreIO)
+	wantCode(t, ro.RebuildProjections(context.Background()), domain.CodeStoreIO)
+	if err := ro.VerifyProjections(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A second reader may share the directory.
+	ro2 := openAt(t, dir, WithReadOnly())
+	if ro2.LastSeq() != 2 {
+		t.Fatal(ro2.LastSeq())
+	}
+}
+
+func TestOpenOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []Option
+		code domain.Code
+	}{
+		{"max group 0", []Option{WithMaxGroup(0)}, domain.CodeInvalidDefinition},
+		{"negative gc", []Option{WithGCInterval(-time.Second)}, domain.CodeInvalidDefinition},
+		{"nil bus is the default bus", []Option{WithBus(nil, nil)}, ""},
+		{"nil projector", []Option{WithProjectors(nil)}, domain.CodeInvalidDefinition},
+		{"projector named state", []Option{WithProjectors(countProjector{name: "state"})}, domain.CodeDuplicateIdentifiers},
+		{"two projectors one name", []Option{WithProjectors(countProjector{name: "c"}), WithProjectors(countProjector{name: "c"})}, domain.CodeDuplicateIdentifiers},
+		{"empty projector name", []Option{WithProjectors(countProjector{name: ""})}, domain.CodeInvalidName},
+		{"NUL in projector name", []Option{WithProjectors(countProjector{name: "a\x00"})}, domain.CodeInvalidName},
+		{"fine", []Option{WithProjectors(countProjector{name: "c"}, countProjector{name: "d"}), WithMaxGroup(1), WithGCInterval(0)}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.TempDir(), append([]Option{smallBadger()}, tc.opts...)...)
+			if tc.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantCode(t, err, tc.code)
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestLoggerAndGC routes Badger's lines to the logger at debug level and runs
+// value-log GC on a short timer, which must not get in the way.
+func TestLoggerAndGC(t *testing.T) {
+	var buf syncBuffer
+	logger := zerolog.New(&buf).Level(zerolog.DebugLevel)
+	dir := t.TempDir()
+	s, err := Open(dir, smallBadger(), WithSyncWrites(false), WithLogger(logger), WithGCInterval(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		mustAppend(t, s, bigEvent("f", 64<<10))
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `"component":"badger"`) {
+		t.Errorf("no Badger lines in the log:\n%s", out)
+	}
+	if strings.Contains(out, `"level":"info","component":"badger"`) {
+		t.Errorf("Badger info lines are logged at info level:\n%s", out)
+	}
+	if strings.Contains(out, "value-log GC failed") {
+		t.Errorf("GC failed:\n%s", out)
+	}
+
+	buf = syncBuffer{}
+	s = openAt(t, dir, WithLogger(zerolog.New(&buf).Level(zerolog.InfoLevel)))
+	if s.LastSeq() != 20 {
+		t.Fatal(s.LastSeq())
+	}
+	if out := buf.String(); strings.Contains(out, `"component":"badger"`) {
+		t.Errorf("Badger's chatter shows at info level:\n%s", out)
+	}
+}
