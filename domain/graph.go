@@ -137,6 +137,12 @@ type Source interface {
 	Read(ctx context.Context, start, end Offset) (*Batch, error)
 }
 
+// Validator is implemented by sources that can check their configuration
+// before anything runs; pipeline validation reports what Validate returns.
+type Validator interface {
+	Validate() error
+}
+
 // SinkBatch is one micro-batch delivered to a sink.
 type SinkBatch struct {
 	Flow       string

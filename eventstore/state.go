@@ -16,6 +16,7 @@ const (
 	stateCheckpointPrefix = "ckpt/"   // + flow -> Checkpoint as JSON
 	stateTableGenPrefix   = "tgen/"   // + table -> generation, 8-byte big-endian
 	stateFailedPrefix     = "failed/" // + flow -> dataset
+	stateSchemaPrefix     = "schema/" // + table -> its schema (JSON) in the current generation
 )
 
 // Checkpoint is a flow's position in its source, as the log's batch events
@@ -56,6 +57,20 @@ func (s *Store) TableGeneration(table string) (int64, error) {
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
+// TableSchema returns the schema of table in its current generation: the
+// schema its batches evolved to (nil when it has no batch yet).
+func (s *Store) TableSchema(table string) (*domain.Schema, error) {
+	v, found, err := s.Projection(stateProjectorName, []byte(stateSchemaPrefix+table))
+	if err != nil || !found {
+		return nil, err
+	}
+	var sc domain.Schema
+	if err := json.Unmarshal(v, &sc); err != nil {
+		return nil, domain.Wrap(domain.CodeInvalidUpdateState, err, fmt.Sprintf("reading the schema of table %q", table)).WithNames(table)
+	}
+	return &sc, nil
+}
+
 // FailedFlows returns the flows whose last FAILED flow_progress has not been
 // followed by a COMPLETED one, each with the dataset it writes (the origin's
 // dataset_name). A flow that failed and was then skipped, stopped or excluded
@@ -88,7 +103,10 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //   - checkpoint_imported, unless of an older generation: Generation = the
 //     event's, Offset = the imported offset, NextBatchID = 0, Planned = nil,
 //     Imported = true.
-//   - table_reset, unless of an older generation: the table's generation.
+//   - batch_committed carrying a schema, of the table's generation: the
+//     table's schema.
+//   - table_reset, unless of an older generation: the table's generation, and
+//     no schema.
 //   - flow_progress FAILED: the flow (origin flow_name) is failed, writing
 //     origin dataset_name; flow_progress COMPLETED: it is not. Other statuses
 //     leave it as it is.
@@ -123,6 +141,11 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			return missingDetails(ev)
 		}
 		b := d.BatchCommitted
+		if b.Schema != nil {
+			if err := setTableSchema(w, b); err != nil {
+				return err
+			}
+		}
 		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
 			if b.Generation != c.Generation {
 				return false
@@ -193,6 +216,9 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 		}
 		if found && len(cur) == 8 && t.Generation < int64(binary.BigEndian.Uint64(cur)) {
 			return nil
+		}
+		if err := w.Delete([]byte(stateSchemaPrefix + t.Table)); err != nil {
+			return err
 		}
 		return w.Set(key, binary.BigEndian.AppendUint64(nil, uint64(t.Generation)))
 	case domain.EventFlowProgress:
@@ -266,4 +292,28 @@ func detailsField(t domain.EventType) string {
 		return "TableReset"
 	}
 	return string(t)
+}
+
+// setTableSchema records the schema a batch committed with, when the batch
+// belongs to the table's current generation.
+func setTableSchema(w ProjectionWriter, b *domain.BatchInfo) error {
+	if b.Target == "" {
+		return nil
+	}
+	cur, found, err := w.Get([]byte(stateTableGenPrefix + b.Target))
+	if err != nil {
+		return err
+	}
+	var gen int64
+	if found && len(cur) == 8 {
+		gen = int64(binary.BigEndian.Uint64(cur))
+	}
+	if gen != b.TableGeneration {
+		return nil
+	}
+	v, err := json.Marshal(b.Schema)
+	if err != nil {
+		return err
+	}
+	return w.Set([]byte(stateSchemaPrefix+b.Target), v)
 }

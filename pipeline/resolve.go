@@ -164,6 +164,15 @@ func (r *resolver) resolveInputs() map[string][]string {
 			r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q reads neither a dataset nor a source", f.Name).WithNames(f.Name))
 			continue
 		}
+		if v, ok := in.Source.(domain.Validator); ok {
+			if err := v.Validate(); err != nil {
+				e, ok := err.(*domain.Error)
+				if !ok {
+					e = domain.Wrap(domain.CodeSourceOptionInvalid, err, "")
+				}
+				r.add(domain.Errorf(e.Code, "flow %q: %s", f.Name, e.Message).WithHint(e.Hint).WithNames(f.Name))
+			}
+		}
 		if in.Dataset != "" {
 			stored, ok := r.storedInputs(f.Name, in.Dataset, []string{})
 			if !ok {

@@ -239,6 +239,11 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		ev.Details.SinkBatchDelivered = &domain.SinkBatchDelivered{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, NumRows: info.NumRows}
 		evs = append(evs, ev)
 	} else {
+		// Flows into one table commit one at a time, so that each sees the
+		// schema the previous one left.
+		lock := r.s.tableLocks[f.Target]
+		lock.Lock()
+		defer lock.Unlock()
 		gen, err := u.store.TableGeneration(f.Target)
 		if err != nil {
 			return err
@@ -252,6 +257,9 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			evs = append(evs, ev)
 		}
 		info.TableGeneration = gen
+		if rows, err = r.fitSchema(&info, rows); err != nil {
+			return err
+		}
 		ev := r.batchEvent(domain.EventBatchCommitted, info)
 		ev.Message = fmt.Sprintf("Flow %q committed batch %d to %q (%d rows).", f.Name, info.BatchID, f.Target, info.NumRows)
 		ev.Details.BatchCommitted = &info
@@ -271,4 +279,42 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		evs = append(evs, ev)
 	}
 	return u.append(ctx, evs...)
+}
+
+// fitSchema checks a batch against the target table's schema (declared, or
+// the one its batches evolved to), evolves the schema where the rules allow,
+// and returns the batch in the table's column order. When the schema changes
+// (or the table gets its first), info carries the new one.
+func (r *flowRun) fitSchema(info *domain.BatchInfo, rows *domain.Batch) (*domain.Batch, error) {
+	table := r.f.Target
+	declared := r.target.Schema
+	var cur *domain.Schema
+	if r.f.Type != domain.FlowMaterializedView { // a recompute starts the table afresh
+		var err error
+		if cur, err = r.u.store.TableSchema(table); err != nil {
+			return nil, err
+		}
+	}
+	if rows.Len() == 0 && len(rows.Columns) == 0 {
+		if cur == nil && declared != nil {
+			info.Schema = declared
+		}
+		return rows, nil // nothing to write, nothing to check
+	}
+	base := cur
+	if base == nil {
+		base = declared
+	}
+	if base == nil {
+		info.Schema = &rows.Schema
+		return rows, nil
+	}
+	next, err := domain.EvolveSchema(table, *base, rows.Schema, declared != nil)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil || !next.Equal(*cur) {
+		info.Schema = &next
+	}
+	return domain.Conform(table, rows, next)
 }

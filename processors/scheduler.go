@@ -24,19 +24,25 @@ type scheduler struct {
 	status map[string]domain.FlowStatus
 	reason map[string]string
 
+	tableLocks map[string]*sync.Mutex // stored dataset -> held while a batch commits to it
+
 	readers map[string][]string      // stored dataset -> flows that stream from it
 	wake    map[string]chan struct{} // flow -> its wake-up signal (continuous)
 }
 
 func newScheduler(u *update, plan *updatePlan) *scheduler {
 	s := &scheduler{
-		u:       u,
-		plan:    plan,
-		sem:     make(chan struct{}, u.opts.MaxConcurrentFlows),
-		status:  map[string]domain.FlowStatus{},
-		reason:  map[string]string{},
-		readers: map[string][]string{},
-		wake:    map[string]chan struct{}{},
+		u:          u,
+		plan:       plan,
+		sem:        make(chan struct{}, u.opts.MaxConcurrentFlows),
+		status:     map[string]domain.FlowStatus{},
+		reason:     map[string]string{},
+		readers:    map[string][]string{},
+		wake:       map[string]chan struct{}{},
+		tableLocks: map[string]*sync.Mutex{},
+	}
+	for name := range u.g.Datasets {
+		s.tableLocks[name] = &sync.Mutex{}
 	}
 	for _, name := range u.runnableFlows() {
 		f := u.g.Flows[name]

@@ -56,15 +56,19 @@ type FileOptions struct {
 // A micro-batch's range is the exact list of files (and rows within them) it
 // reads, recorded in its offset: after a crash the same batch reads the same
 // rows, as long as the files are still there.
-func Files(dir string, opts FileOptions) (domain.Source, error) {
+//
+// Invalid options are reported by Validate (which pipeline validation calls)
+// and by every Plan and Read.
+func Files(dir string, opts FileOptions) domain.Source {
 	o := opts
+	s := &fileSource{opts: o}
 	o.Format = strings.ToLower(o.Format)
 	switch o.Format {
 	case "json", "jsonl", "ndjson":
 		o.Format = "json"
 	case "csv", "parquet", "text":
 	default:
-		return nil, domain.Errorf(domain.CodeSourceOptionInvalid, "file format %q is not supported", opts.Format).
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "file format %q is not supported", opts.Format).
 			WithHint("use json, csv, parquet or text")
 	}
 	if o.Delimiter == 0 {
@@ -74,18 +78,23 @@ func Files(dir string, opts FileOptions) (domain.Source, error) {
 		o.Lookback = 24 * time.Hour
 	}
 	if o.RescueBadRecords && o.Format == "parquet" {
-		return nil, domain.Errorf(domain.CodeSourceOptionInvalid, "bad-record rescue applies to json and csv files, not parquet")
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "bad-record rescue applies to json and csv files, not parquet")
 	}
 	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, domain.Wrap(domain.CodePathNotFound, err, dir)
+	if err != nil && s.invalid == nil {
+		s.invalid = domain.Wrap(domain.CodePathNotFound, err, dir)
 	}
-	return &fileSource{dir: abs, opts: o}, nil
+	s.dir, s.opts = abs, o
+	return s
 }
 
+// Validate reports invalid options.
+func (s *fileSource) Validate() error { return s.invalid }
+
 type fileSource struct {
-	dir  string
-	opts FileOptions
+	dir     string
+	opts    FileOptions
+	invalid error // an invalid option, reported by Validate, Plan and Read
 }
 
 func (s *fileSource) String() string { return s.opts.Format + " files in " + s.dir }
@@ -173,6 +182,9 @@ func (s *fileSource) list() ([]fileSlice, error) {
 // Plan picks the next files: those not read before, oldest first, as many as
 // the limits allow. With a row limit, a file may be split.
 func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	if s.invalid != nil {
+		return nil, false, s.invalid
+	}
 	prev, err := parseFileOffset(start)
 	if err != nil {
 		return nil, false, err
@@ -305,6 +317,9 @@ func (s *fileSource) readFile(f fileSlice) (string, error) {
 
 // Read decodes exactly the files (and rows) of the micro-batch ending at end.
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
+	if s.invalid != nil {
+		return nil, s.invalid
+	}
 	off, err := parseFileOffset(end)
 	if err != nil {
 		return nil, err

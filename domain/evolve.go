@@ -1,0 +1,95 @@
+package domain
+
+import (
+	"fmt"
+)
+
+// Schema evolution of a stored table. A table's schema is declared, or taken
+// from its first batch; later batches may add nullable columns and widen
+// bigint to double. Anything else is SCHEMA_DRIFT: the batch is not written
+// and the flow fails, naming the column, both types and the fix.
+
+// EvolveSchema returns the schema a table has after taking a batch of schema
+// incoming. With declared set, the table's schema is fixed: the batch must
+// fit it (columns of the declared schema only; bigint into double).
+func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Schema, error) {
+	out := Schema{Fields: append([]Field(nil), cur.Fields...)}
+	for _, f := range incoming.Fields {
+		i := out.Index(f.Name)
+		if i < 0 {
+			if declared {
+				return cur, drift(table, f.Name, "is not in the declared schema ("+cur.String()+")",
+					"add the column to the table's declared schema, or drop it in the flow's query")
+			}
+			f.Nullable = true // rows written before have no value for it
+			out.Fields = append(out.Fields, f)
+			continue
+		}
+		have := out.Fields[i].Type
+		switch {
+		case have.Equal(f.Type), f.Type.Kind == KindNull:
+		case have.Kind == KindFloat64 && f.Type.Kind == KindInt64:
+		case have.Kind == KindInt64 && f.Type.Kind == KindFloat64 && !declared:
+			out.Fields[i].Type = TypeFloat64
+		case have.Kind == KindNull && !declared:
+			out.Fields[i].Type = f.Type
+		default:
+			return cur, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the new batch", have, f.Type),
+				fmt.Sprintf("cast %s to %s in the flow's query, or run a full refresh of %q to take the new type", f.Name, have, table))
+		}
+	}
+	return out, nil
+}
+
+func drift(table, column, what, fix string) error {
+	return Errorf(CodeSchemaDrift, "table %q: column %q %s", table, column, what).WithHint(fix).WithNames(table, column)
+}
+
+// Conform returns b with the columns of schema, in its order: a column b
+// lacks is NULL (an error if the column is NOT NULL), bigint becomes double
+// where schema says double. Columns of b that schema lacks are an error.
+func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
+	if b.Schema.Equal(schema) {
+		return b, nil
+	}
+	n := b.Len()
+	cols := make([]*Column, len(schema.Fields))
+	for j, f := range schema.Fields {
+		k := b.Schema.Index(f.Name)
+		if k < 0 {
+			if !f.Nullable {
+				return nil, drift(table, f.Name, "is NOT NULL and the batch has no such column", "give the column a value in the flow's query")
+			}
+			c := NewColumn(f.Type.Kind, n)
+			for i := 0; i < n; i++ {
+				_ = c.Append(Null())
+			}
+			cols[j] = c
+			continue
+		}
+		src := b.Columns[k]
+		if !f.Nullable && src.Nulls != nil {
+			for i := 0; i < n; i++ {
+				if src.IsNull(i) {
+					return nil, drift(table, f.Name, fmt.Sprintf("is NOT NULL and row %d of the batch is NULL", i), "filter out or fill the NULLs in the flow's query")
+				}
+			}
+		}
+		switch {
+		case src.Kind == f.Type.Kind:
+			cols[j] = src
+		case f.Type.Kind == KindFloat64 && src.Kind == KindInt64, src.Kind == KindNull:
+			c := NewColumn(f.Type.Kind, n)
+			appendColumn(c, src, n)
+			cols[j] = c
+		default:
+			return nil, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the batch", f.Type, b.Schema.Fields[k].Type), "cast the column in the flow's query")
+		}
+	}
+	for _, f := range b.Schema.Fields {
+		if schema.Index(f.Name) < 0 {
+			return nil, drift(table, f.Name, "is not in the table's schema", "add the column to the declared schema, or drop it in the flow's query")
+		}
+	}
+	return BatchOf(schema, cols)
+}

@@ -1,0 +1,90 @@
+// Command crashchild runs one triggered update of a pipeline over JSON files,
+// for the crash test beside it, which kills it with SIGKILL at random moments
+// and restarts it until an update completes.
+//
+// The pipeline: files -> events (append flow, a few files per micro-batch);
+// events -> copy (a stream of the table); events -> a foreachBatch sink that
+// appends every delivery (batch id and row ids) to a file, synced before the
+// function returns.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/pipeline"
+	"github.com/sluicehq/sluice/processors"
+	"github.com/sluicehq/sluice/sources"
+)
+
+func main() {
+	input := flag.String("input", "", "directory of JSON lines files")
+	storage := flag.String("storage", "", "storage directory")
+	deliveries := flag.String("deliveries", "", "file that records foreachBatch deliveries")
+	flag.Parse()
+	if err := run(*input, *storage, *deliveries); err != nil {
+		fmt.Fprintln(os.Stderr, "crashchild:", err)
+		os.Exit(1)
+	}
+}
+
+func run(input, storage, deliveries string) error {
+	store, err := eventstore.Open(storage)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	log, err := os.OpenFile(deliveries, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	// A line torn by a kill stays on its own line, so the test can drop it.
+	if info, err := log.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if f, err := os.Open(deliveries); err == nil {
+			_, _ = f.ReadAt(last, info.Size()-1)
+			f.Close()
+		}
+		if last[0] != '\n' {
+			if _, err := log.WriteString("\n"); err != nil {
+				return err
+			}
+		}
+	}
+
+	p := pipeline.New("crash")
+	p.CreateStreamingTable("events")
+	p.AppendFlow("events", pipeline.StreamFrom(sources.Files(input, sources.FileOptions{Format: "json", MaxFilesPerTrigger: 7})), pipeline.Name("ingest"))
+	p.StreamingTable("copy", pipeline.ReadStream("events"))
+	p.ForeachBatchSink("export", func(_ context.Context, rows *domain.Batch, batchID int64) error {
+		ids := make([]string, rows.Len())
+		col := rows.Columns[rows.Schema.Index("id")]
+		for i := range ids {
+			ids[i] = strconv.FormatInt(col.Value(i).AsInt(), 10)
+		}
+		list := strings.Join(ids, ",")
+		line := fmt.Sprintf("%d %08x %s\n", batchID, crc32.ChecksumIEEE([]byte(list)), list)
+		if _, err := log.WriteString(line); err != nil {
+			return err
+		}
+		return log.Sync()
+	})
+	p.AppendFlow("export", pipeline.ReadStream("events"), pipeline.Name("export_events"))
+
+	res, err := p.Run(context.Background(), store, processors.Options{Limit: domain.ReadLimit{MaxRows: 9000}})
+	if err != nil {
+		return err
+	}
+	if res.State != domain.UpdateCompleted {
+		return fmt.Errorf("update %s: %v", res.State, res.Err)
+	}
+	return nil
+}
