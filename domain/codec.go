@@ -33,6 +33,9 @@ type decoder struct {
 	b   []byte
 	off int
 	err error
+	// s, when set, holds the same bytes as b: strings are then cut from it
+	// instead of each being copied (one copy for a whole batch payload).
+	s string
 }
 
 var errTruncated = errors.New("truncated input")
@@ -115,7 +118,18 @@ func (d *decoder) raw() []byte {
 	return p
 }
 
-func (d *decoder) str() string { return string(d.raw()) }
+func (d *decoder) str() string {
+	if d.s == "" {
+		return string(d.raw())
+	}
+	n := d.length(1)
+	if d.err != nil {
+		return ""
+	}
+	v := d.s[d.off : d.off+n]
+	d.off += n
+	return v
+}
 
 // The times an event's timestamp can have: the codec stores nanoseconds since
 // the Unix epoch in an int64, which reaches from 1677 to 2262.
@@ -400,7 +414,7 @@ func decodeValue(d *decoder, depth int) Value {
 // DecodeBatch decodes a batch encoded by EncodeBatch. It never panics on bad
 // input: anything malformed is a BATCH_CODEC_INVALID error.
 func DecodeBatch(p []byte) (*Batch, error) {
-	d := decoder{b: p}
+	d := decoder{b: p, s: string(p)} // the batch's strings share one copy of the payload
 	if v := d.byte1(); d.err == nil && v != batchCodecVersion {
 		return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads version %d", v, batchCodecVersion)
 	}

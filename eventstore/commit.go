@@ -64,9 +64,10 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 // goroutine (see WithMaxGroup); each Append still succeeds or fails on its
 // own. Errors, all *domain.Error:
 //   - COMMIT_TOO_LARGE: the events and their projection writes do not fit in
-//     one Badger transaction (about 15% of Badger's 64 MiB memtable, counting
-//     values under 1 MiB in full and larger ones, kept in the value log, by
-//     their pointer). An Append is never split: append fewer or smaller events.
+//     one Badger transaction (about 15% of Badger's memtable, 64 MiB unless
+//     set with WithMemTableSize, counting values under 1 MiB in full and
+//     larger ones, kept in the value log, by their pointer). An Append is
+//     never split: append fewer or smaller events.
 //   - a projector's error when a projector refused one of the events: nothing
 //     of this Append is committed; other Appends of the group are. The
 //     built-in "state" projector refuses, with INVALID_DEFINITION, the
@@ -74,7 +75,11 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 //     sink_batch_delivered, once_flow_drained, checkpoint_reset,
 //     checkpoint_imported, table_reset) that lack their details or their
 //     flow or table name.
-//   - STORE_IO (retriable) when Badger fails; nothing of the Append is committed.
+//   - STORE_IO (retriable) when Badger fails, with a hint about disk space
+//     when the disk is full; nothing of the Append is committed.
+//   - STORE_IO (retriable) when committing the Append would leave less free
+//     disk space than the store's reserve (see WithMinFreeBytes); nothing of
+//     the Append is written. Appends succeed again once space is freed.
 //   - STORE_CLOSED when the store is closed or closes before the Append is
 //     taken by the committer.
 //   - INVALID_DEFINITION / INVALID_IDENTIFIER for a nil event, an event
@@ -223,12 +228,35 @@ func (s *Store) runCommitter() {
 				break fill
 			}
 		}
-		if len(group) > 0 {
-			s.commitGroup(group)
+		if n := s.admit(group); n > 0 {
+			s.commitGroup(group[:n])
 		}
 		s.commitMu.Unlock()
 		clear(group)
 	}
+}
+
+// admit asks the free-space guard for the Appends of a group in order and
+// returns how many of them it admitted; it fails the rest with the guard's
+// error (see WithMinFreeBytes).
+func (s *Store) admit(group []*appendReq) int {
+	for i, r := range group {
+		err := s.space.admit(appendBytes(r))
+		if err == nil {
+			continue
+		}
+		var de *domain.Error
+		for _, r := range group[i:] {
+			if errors.As(err, &de) {
+				cp := *de // one error per Append: callers may adjust theirs
+				r.finish(nil, &cp)
+			} else {
+				r.finish(nil, err)
+			}
+		}
+		return i
+	}
+	return len(group)
 }
 
 // failQueued fails the Appends still queued when the store closes.
@@ -358,7 +386,7 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 				case errors.Is(err, badger.ErrTxnTooBig):
 					return outcome{kind: outcomeTooBig, idx: i, err: err}
 				case kv.err != nil:
-					return outcome{kind: outcomeGroupFailed, err: storeIO(err, "writing to the event store")}
+					return outcome{kind: outcomeGroupFailed, err: storeIO(err, "writing to the event store in "+s.dir)}
 				default:
 					return outcome{kind: outcomeReqFailed, idx: i, err: describeProjectorError(err, j, len(r.decoded))}
 				}
@@ -370,7 +398,7 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 		if errors.Is(err, badger.ErrTxnTooBig) && len(reqs) > 0 {
 			return outcome{kind: outcomeTooBig, idx: len(reqs) - 1, err: err}
 		}
-		return outcome{kind: outcomeGroupFailed, err: storeIO(err, "committing to the event store")}
+		return outcome{kind: outcomeGroupFailed, err: storeIO(err, "committing to the event store in "+s.dir)}
 	}
 
 	s.commits.Add(1)

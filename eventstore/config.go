@@ -24,6 +24,13 @@ type config struct {
 	busSet     bool
 	readOnly   bool
 
+	// memTableSize is Badger's memtable size; 0 leaves Badger's defaults.
+	memTableSize int64
+	// minFree is the free-space reserve of the disk guard when minFreeSet;
+	// otherwise the reserve is defaultMinFree of Badger's memtable size.
+	minFree    int64
+	minFreeSet bool
+
 	// badgerOptions, when set, adjusts Badger's options after the store has
 	// set its own. Tests use it to shrink Badger's memory; it is not part of
 	// the public API because the store's guarantees depend on its settings.
@@ -53,6 +60,15 @@ func (c *config) validate() error {
 	if c.gcInterval < 0 {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithGCInterval(%s): the interval cannot be negative", c.gcInterval).
 			WithHint("use 0 to disable value-log GC")
+	}
+	if c.memTableSize != 0 && (c.memTableSize < minMemTableSize || c.memTableSize > maxMemTableSize) {
+		return domain.Errorf(domain.CodeInvalidDefinition, "WithMemTableSize(%d): the memtable size must be between %s and %s",
+			c.memTableSize, fmtBytes(minMemTableSize), fmtBytes(maxMemTableSize)).
+			WithHint("use a size in that range, or leave the default (64 MiB)")
+	}
+	if c.minFree < 0 {
+		return domain.Errorf(domain.CodeInvalidDefinition, "WithMinFreeBytes(%d): the reserve cannot be negative", c.minFree).
+			WithHint("use 0 to disable the free-space guard, or leave the default")
 	}
 	if c.busSet && (c.pub == nil) != (c.sub == nil) {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithBus needs both a publisher and a subscriber, or neither").
@@ -107,6 +123,55 @@ func WithBus(pub message.Publisher, sub message.Subscriber) Option {
 // opened while a writer holds the directory, and it refuses a directory that
 // was not closed cleanly (open it read-write once to recover it).
 func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
+
+// WithMinFreeBytes sets the free-space reserve of the store's disk: before
+// every group of Appends the committer checks the free space of the
+// filesystem holding the store's directory (for unprivileged users, as df
+// shows it) and refuses the Appends, with a retriable STORE_IO error saying
+// how much is free and that nothing was written, when writing them would leave
+// less than n bytes free. Appends work again as soon as space is freed. 0
+// disables the guard.
+//
+// Why a reserve: Badger writes its memtable log (.mem files), its tables and
+// its value log through memory-mapped files that it extends without
+// allocating them. When the disk fills up, a write to such a mapping cannot
+// return an error: the kernel kills the process with SIGBUS, possibly in the
+// middle of a commit or of a memtable flush. Refusing to write while there is
+// still room keeps the store committing whole transactions or nothing.
+//
+// The default is twice Badger's memtable size plus 16 MiB (144 MiB with the
+// default 64 MiB memtable; see WithMemTableSize): the mapping of the current
+// memtable must be able to fill up to the memtable size, flushing it then
+// writes a level-0 table of up to that size again before the .mem file is
+// deleted, and the 16 MiB cover the manifest, the discard file, value-log
+// growth and small compactions. Free space is measured at most every 100ms,
+// or sooner once the Appends admitted since the last measurement add up to an
+// eighth of the reserve; between measurements the guard subtracts what it
+// admitted, so it errs on the side of refusing. Caveat: a compaction of a large
+// store rewrites its input before deleting it and may need more room than the
+// reserve; keep the disk well clear of full, the guard is a last line of
+// defence, not a capacity plan.
+func WithMinFreeBytes(n int64) Option {
+	return func(c *config) { c.minFree, c.minFreeSet = n, true }
+}
+
+// WithMemTableSize sets the size of Badger's memtables (Options.MemTableSize;
+// Badger's default is 64 MiB), for small disks, small machines and tests. It
+// must be between 1 MiB and 1 GiB. Badger keeps up to five memtables in memory
+// and maps a .mem file of twice the size for each, so this is the main knob on
+// the store's memory and on the default free-space reserve (see
+// WithMinFreeBytes).
+//
+// The memtable size also bounds a transaction: an Append (with its index and
+// projection writes) must fit in 15% of it, so with small memtables big
+// Appends fail with COMMIT_TOO_LARGE sooner. The store sizes Badger's other
+// files from it: level-0 tables are memtable-sized, base-level tables are
+// 1/32 of it (at least 256 KiB; 2 MiB for 64 MiB memtables, as Badger's
+// default), the base level holds five of them, value-log files are
+// max(4 × memtable, 16 MiB) (instead of Badger's 1 GiB), and values go to the
+// value log from min(1 MiB, 15% of the memtable) up (Badger refuses a larger
+// threshold). An event must be smaller than a value-log file.
+func WithMemTableSize(bytes int64) Option { return func(c *config) { c.memTableSize = bytes } }
 
 // withBadgerOptions adjusts Badger's options; for tests.
 func withBadgerOptions(f func(badger.Options) badger.Options) Option {

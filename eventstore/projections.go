@@ -271,7 +271,9 @@ func (s *Store) ScanProjection(projector string, prefix []byte, fn func(key, val
 // too. A Tail or Scan in progress resumes afterwards on the rebuilt indexes. If it is interrupted (ctx, crash), the projections are left half
 // built and marked so: the next Open finishes the rebuild. Errors: a
 // projector refusing an event of the log (it changed since the event
-// committed) fails the rebuild with the projector's error.
+// committed) fails the rebuild with the projector's error; free disk space
+// under the store's reserve (see WithMinFreeBytes) stops it with a retriable
+// STORE_IO error, as if interrupted.
 func (s *Store) RebuildProjections(ctx context.Context) error {
 	if s.cfg.readOnly {
 		return domain.Errorf(domain.CodeStoreIO, "the event store in %s is open read-only; projections cannot be rebuilt", s.dir).
@@ -291,6 +293,9 @@ func (s *Store) RebuildProjections(ctx context.Context) error {
 func (s *Store) rebuild(ctx context.Context) error {
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
+	if err := s.space.admit(0); err != nil {
+		return err
+	}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(metaRebuildKey, nil) })
 	if err != nil {
 		return storeIO(err, "marking the projections for rebuild")
@@ -316,6 +321,10 @@ func (s *Store) rebuild(ctx context.Context) error {
 		}
 		if len(chunk) == 0 {
 			return domain.Errorf(domain.CodeEventCodec, "the log ends before seq %d, its last seq", from)
+		}
+		// The replay writes index entries and projections, not the events.
+		if err := s.space.admit(int64(eventOverhead * len(chunk))); err != nil {
+			return err
 		}
 		if err := s.replayChunk(chunk, encoded); err != nil {
 			return err

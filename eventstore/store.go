@@ -26,6 +26,7 @@ type Store struct {
 	log        zerolog.Logger
 	db         *badger.DB
 	projectors []Projector // "state" first, then the configured ones
+	space      *spaceGuard // the free-space guard; used under commitMu
 
 	// Committing. The committer goroutine takes appendReqs from reqs and holds
 	// commitMu while it commits a group; RebuildProjections holds it too, so
@@ -102,6 +103,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		// Badger's expvar metrics are process-global; keep them off so that
 		// several stores in one process do not share counters.
 		WithMetricsEnabled(false)
+	if cfg.memTableSize > 0 {
+		bopts = sizeBadger(bopts, cfg.memTableSize)
+	}
 	if cfg.badgerOptions != nil {
 		bopts = cfg.badgerOptions(bopts)
 	}
@@ -123,6 +127,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		gcStop:        make(chan struct{}),
 		closing:       make(chan struct{}),
 	}
+	s.space = newSpaceGuard(dir, s.reserve(), log)
+	// Measure once now: a disk already below the reserve is logged at open.
+	_ = s.space.admit(0)
 	if err := s.init(); err != nil {
 		if cerr := db.Close(); cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
@@ -148,6 +155,22 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// reserve returns the free-space reserve of the guard (see WithMinFreeBytes):
+// 0 when the store does not write or free space cannot be measured here.
+func (s *Store) reserve() int64 {
+	if s.cfg.readOnly {
+		return 0
+	}
+	if _, err := freeBytes(s.dir); errors.Is(err, errors.ErrUnsupported) {
+		s.log.Debug().Msg("free disk space cannot be measured on this platform; the free-space guard is off")
+		return 0
+	}
+	if s.cfg.minFreeSet {
+		return s.cfg.minFree
+	}
+	return defaultMinFree(s.db.Opts().MemTableSize)
+}
+
 // openError turns Badger's Open error into a STORE_IO error a user can act on.
 func openError(dir string, readOnly bool, err error) error {
 	msg := err.Error()
@@ -155,6 +178,10 @@ func openError(dir string, readOnly bool, err error) error {
 	case strings.Contains(msg, "Cannot acquire directory lock"):
 		return domain.Wrap(domain.CodeStoreIO, err, fmt.Sprintf("opening the event store in %s: another process holds the storage", dir)).
 			WithHint("stop the other sluice process using this storage directory (or close the other Store), or use another storage directory").
+			AsRetriable()
+	case isDiskFull(err):
+		return domain.Wrap(domain.CodeStoreIO, err, "opening the event store in "+dir).
+			WithHint("the disk holding " + dir + " is full: free disk space there and open the store again").
 			AsRetriable()
 	case readOnly && strings.Contains(msg, "not properly closed"):
 		return domain.Wrap(domain.CodeStoreIO, err, fmt.Sprintf("opening the event store in %s read-only", dir)).
@@ -357,8 +384,9 @@ func errClosed() error {
 	return domain.Errorf(domain.CodeStoreClosed, "the event store is closed")
 }
 
-// storeIO wraps a Badger error as a retriable STORE_IO error; a Badger error
-// that means the database is closed becomes STORE_CLOSED.
+// storeIO wraps a Badger error as a retriable STORE_IO error, with a hint
+// about disk space when the disk is full; a Badger error that means the
+// database is closed becomes STORE_CLOSED.
 func storeIO(err error, context string) error {
 	var de *domain.Error
 	if errors.As(err, &de) {
@@ -367,7 +395,11 @@ func storeIO(err error, context string) error {
 	if errors.Is(err, badger.ErrDBClosed) {
 		return domain.Wrap(domain.CodeStoreClosed, err, context)
 	}
-	return domain.Wrap(domain.CodeStoreIO, err, context).AsRetriable()
+	e := domain.Wrap(domain.CodeStoreIO, err, context).AsRetriable()
+	if isDiskFull(err) {
+		e = e.WithHint(diskFullHint)
+	}
+	return e
 }
 
 // view runs fn in a read transaction, mapping errors; it refuses a closed

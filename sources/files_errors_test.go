@@ -1,0 +1,343 @@
+package sources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// badJSONLines are lines that are not one JSON object. Each is the third line
+// of a file between good ones.
+var badJSONLines = []struct{ name, line string }{
+	{"truncated object", `{"id": 3, "name": "c"`},
+	{"truncated inside a key", `{"id": 3, "na`},
+	{"truncated after a colon", `{"id":`},
+	{"only an opening brace", `{`},
+	{"leading zero", `{"id": 01}`},
+	{"negative leading zero", `{"id": -01}`},
+	{"no digit after the point", `{"id": 1.}`},
+	{"no digit before the point", `{"id": .5}`},
+	{"lone minus", `{"id": -}`},
+	{"plus sign", `{"id": +1}`},
+	{"no exponent digits", `{"id": 1e}`},
+	{"no exponent digits after a sign", `{"id": 1e+}`},
+	{"hex number", `{"id": 0x10}`},
+	{"NaN", `{"id": NaN}`},
+	{"trailing text", `{"id": 3} x`},
+	{"two objects", `{"id": 3}{"id": 4}`},
+	{"bad escape", `{"name": "a\qb"}`},
+	{"bad unicode escape", `{"name": "\u12G4"}`},
+	{"short unicode escape", `{"name": "\u12"}`},
+	{"unterminated string", `{"name": "abc}`},
+	{"unterminated string after an escape", `{"name": "abc\"}`},
+	{"raw tab in a string", "{\"name\": \"a\tb\"}"},
+	{"not an object: array", `[1, 2]`},
+	{"not an object: string", `"id"`},
+	{"not an object: number", `42`},
+	{"missing colon", `{"id" 3}`},
+	{"missing comma", `{"id": 3 "name": "c"}`},
+	{"trailing comma", `{"id": 3,}`},
+	{"unquoted key", `{id: 3}`},
+	{"single quotes", `{'id': 3}`},
+	{"bad literal", `{"ok": tru}`},
+	{"literal with trailing letters", `{"ok": nulls}`},
+	{"unbalanced nested", `{"a": [1, 2}`},
+	{"unterminated nested", `{"a": {"b": [1]}`},
+	{"invalid nested content", `{"a": [1,,2]}`},
+	{"invalid nested object", `{"a": {"b" 1}}`},
+	{"nested trailing comma", `{"a": [1, 2,]}`},
+	{"nested bad number", `{"a": [01]}`},
+	{"garbage after setting columns", `{"id": "three", "name": 3, "new": 1 garbage`},
+	{"vertical tab as space", "{\"id\":\v3}"},
+	{"only a no-break space", "\u00a0"},
+}
+
+func TestMalformedJSONLines(t *testing.T) {
+	for _, tt := range badJSONLines {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			content := `{"id": 1, "name": "a"}` + "\n" + `{"id": 2, "name": "b"}` + "\n" + tt.line + "\n" + `{"id": 4, "name": "d"}` + "\n"
+			path := writeFile(t, dir, "data.json", content, baseTime)
+
+			err := readErr(t, newFiles(t, dir, FileOptions{Format: "json"}))
+			wantError(t, err, domain.CodeMalformedRecord, path, "line 3")
+			if strings.Count(err.Error(), "line ") != 1 {
+				t.Errorf("error %q names more than one line", err)
+			}
+
+			// Rescued, the bad line is a row of NULLs with the raw line, its
+			// file and line; the good rows keep their values and types.
+			b := readOnce(t, newFiles(t, dir, FileOptions{Format: "json", RescueBadRecords: true}))
+			if got, want := b.Schema.String(), "id bigint, name string, _rescued_data string"; got != want {
+				t.Errorf("schema %s, want %s", got, want)
+			}
+			if b.Len() != 4 {
+				t.Fatalf("%d rows, want 4:\n%s", b.Len(), dump(b))
+			}
+			r := rescued(t, b)
+			if r[0] != nil || r[1] != nil || r[3] != nil {
+				t.Errorf("good rows have rescued data: %v", r)
+			}
+			bad := r[2]
+			if bad["_corrupt_record"] != tt.line || bad["_file_path"] != path || bad["_line"] != float64(3) {
+				t.Errorf("rescued %v, want the line %q, file %s and line 3", bad, tt.line, path)
+			}
+			if reason, _ := bad["_error"].(string); reason == "" {
+				t.Errorf("rescued %v has no _error", bad)
+			}
+			ids, names := column(t, b, "id"), column(t, b, "name")
+			for i, want := range []domain.Value{domain.Int(1), domain.Int(2), domain.Null(), domain.Int(4)} {
+				if !ids[i].Equal(want) {
+					t.Errorf("id of row %d = %s, want %s", i, ids[i], want)
+				}
+			}
+			if !names[3].Equal(domain.String("d")) || !names[2].IsNull() {
+				t.Errorf("names %v", names)
+			}
+		})
+	}
+}
+
+// TestValidJSONEdgeCases are lines the parser must accept.
+func TestValidJSONEdgeCases(t *testing.T) {
+	tests := []struct {
+		line string
+		want domain.Value // the value of column v
+	}{
+		{`{"v": -0}`, domain.Int(0)},
+		{`{"v": 0}`, domain.Int(0)},
+		{`{"v": 1E+2}`, domain.Float(100)},
+		{`{"v": 1e-2}`, domain.Float(0.01)},
+		{`{"v": 0.0}`, domain.Float(0)},
+		{`{"v": 123456789012345678}`, domain.Int(123456789012345678)},
+		{`{"v": 9223372036854775807}`, domain.Int(9223372036854775807)},
+		{`{"v": -9223372036854775808}`, domain.Int(-9223372036854775808)},
+		{`{"v": 9223372036854775808}`, domain.Float(9223372036854775808)},
+		{`{"v": 1e400}`, domain.Float(1e400 * 0)}, // replaced below by +Inf
+		{`{"v": "\ud83d\ude00"}`, domain.String("\U0001F600")},
+		{`{"v": "\ud800"}`, domain.String("\uFFFD")},
+		{`{"v": "\ud800\u0041"}`, domain.String("\uFFFDA")},
+		{`{"v": "\udc00\ud83d\ude00"}`, domain.String("\uFFFD\U0001F600")},
+		{`{"v": "\u00E9\u0000"}`, domain.String("é\x00")},
+		{"{\"v\": \"a\xffb\"}", domain.String("a\uFFFDb")},
+		{`{"v": "\/\b\f\n\r\t\\\""}`, domain.String("/\b\f\n\r\t\\\"")},
+		{` { "v" : true , "w" : false } `, domain.Bool(true)},
+		{`{"v":null}`, domain.Null()},
+		{`{"v": [[[{"a": [1, "]", {}]}]]]}`, domain.String(`[[[{"a": [1, "]", {}]}]]]`)},
+		{"{\"v\":\t1}\r", domain.Int(1)},
+	}
+	for _, tt := range tests {
+		b := newBuilder(nil, false)
+		b.currentFile = "x.json"
+		if err := decodeJSONLines(b, tt.line, 0, -1); err != nil {
+			t.Errorf("%q: %v", tt.line, err)
+			continue
+		}
+		batch, err := b.batch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tt.want
+		if strings.Contains(tt.line, "1e400") {
+			want = domain.Float(posInf())
+		}
+		if got := column(t, batch, "v")[0]; !got.Equal(want) {
+			t.Errorf("%q: v = %s (%s), want %s (%s)", tt.line, got, got.Kind(), want, want.Kind())
+		}
+	}
+}
+
+func posInf() float64 { var zero float64; return 1 / zero }
+
+// badCSV are CSV files (with a header) whose third line is a bad record.
+var badCSV = []struct{ name, content, raw string }{
+	{"too few fields", "id,name\n1,a\n2\n4,d\n", "2"},
+	{"too many fields", "id,name\n1,a\n2,b,extra\n4,d\n", "2,b,extra"},
+	{"bare quote in the first field", "id,name\n1,a\nx\"y,b\n4,d\n", "x\"y,b"},
+	{"bare quote in a later field", "id,name\n1,a\n2,b\"\n4,d\n", "2,b\""},
+	{"text after a closing quote", "id,name\n1,a\n2,\"b\"c\n4,d\n", "2,\"b\"c"},
+	{"quoted field with a delimiter and too many fields", "id,name\n1,a\n2,\"b,c\",d\n4,d\n", "2,\"b,c\",d"},
+}
+
+func TestMalformedCSV(t *testing.T) {
+	for _, tt := range badCSV {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "data.csv", tt.content, baseTime)
+			err := readErr(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true}))
+			wantError(t, err, domain.CodeMalformedRecord, path, "line 3")
+
+			b := readOnce(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true, InferSchema: true, RescueBadRecords: true}))
+			if got, want := dump(b), "schema: id bigint, name string, _rescued_data string\n"; !strings.HasPrefix(got, want) {
+				t.Errorf("got\n%s\nwant the schema %s", got, want)
+			}
+			if b.Len() != 3 {
+				t.Fatalf("%d rows, want 3:\n%s", b.Len(), dump(b))
+			}
+			r := rescued(t, b)
+			if r[0] != nil || r[2] != nil {
+				t.Errorf("good rows have rescued data: %v", r)
+			}
+			if r[1]["_corrupt_record"] != tt.raw || r[1]["_file_path"] != path || r[1]["_line"] != float64(3) {
+				t.Errorf("rescued %v, want the record %q, file %s and line 3", r[1], tt.raw, path)
+			}
+			if ids := column(t, b, "id"); !ids[0].Equal(domain.Int(1)) || !ids[1].IsNull() || !ids[2].Equal(domain.Int(4)) {
+				t.Errorf("ids %v", ids)
+			}
+		})
+	}
+}
+
+func TestMalformedCSVLineNumbers(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    FileOptions
+		content string
+		line    string
+	}{
+		// The bad record starts on line 4, after a record over two lines.
+		{"after a multi-line record", FileOptions{Format: "csv", Header: true}, "id,name\n1,\"a\nb\"\n2,x\"y\n", "line 4"},
+		{"unterminated quote runs to the end", FileOptions{Format: "csv", Header: true}, "id,name\n1,a\n2,\"b\n3,c\n", "line 3"},
+		{"bad header", FileOptions{Format: "csv", Header: true}, "id,na\"me\n1,a\n", "line 1"},
+		{"bad first record without header", FileOptions{Format: "csv"}, "a\"b\n1\n", "line 1"},
+		{"blank lines before", FileOptions{Format: "csv"}, "\n\n1,a\n2\n", "line 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "data.csv", tt.content, baseTime)
+			err := readErr(t, newFiles(t, dir, tt.opts))
+			wantError(t, err, domain.CodeMalformedRecord, path, tt.line)
+		})
+	}
+}
+
+func TestTruncatedParquet(t *testing.T) {
+	dir := t.TempDir()
+	rows := make([]pqRow, 100)
+	for i := range rows {
+		rows[i] = pqRow{Name: "row", Big: int64(i)}
+	}
+	path := writeParquet(t, dir, "a.parquet", rows, baseTime)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "a.parquet", string(data[:len(data)/2]), baseTime)
+	writeFile(t, dir, "b.parquet", "this is no parquet file", baseTime.Add(time.Second))
+
+	err = readErr(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	wantError(t, err, domain.CodeFileUnreadable, path)
+	// Planning by rows opens the file too.
+	_, _, err = newFiles(t, dir, FileOptions{Format: "parquet", MaxRowsPerTrigger: 10}).Plan(context.Background(), nil, domain.ReadLimit{})
+	wantError(t, err, domain.CodeFileUnreadable, path)
+
+	os.Remove(path)
+	err = readErr(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	wantError(t, err, domain.CodeFileUnreadable, filepath.Join(dir, "b.parquet"))
+}
+
+// TestFileChangedBetweenPlanAndRead: a planned micro-batch reads the files
+// as planned, or fails when that is no longer possible.
+func TestFileChangedBetweenPlanAndRead(t *testing.T) {
+	formats := []struct {
+		format, name string
+		write        func(t *testing.T, dir string) string
+	}{
+		{"json", "a.json", func(t *testing.T, dir string) string {
+			return writeFile(t, dir, "a.json", `{"a": 1}`+"\n"+`{"a": 2}`+"\n", baseTime)
+		}},
+		{"csv", "a.csv", func(t *testing.T, dir string) string {
+			return writeFile(t, dir, "a.csv", "a\n1\n2\n", baseTime)
+		}},
+		{"text", "a.txt", func(t *testing.T, dir string) string {
+			return writeFile(t, dir, "a.txt", "1\n2\n", baseTime)
+		}},
+		{"parquet", "a.parquet", func(t *testing.T, dir string) string {
+			type row struct {
+				A int64 `parquet:"a"`
+			}
+			return writeParquet(t, dir, "a.parquet", []row{{1}, {2}}, baseTime)
+		}},
+	}
+	ctx := context.Background()
+	for _, f := range formats {
+		for _, maxRows := range []int64{0, 1} {
+			opts := FileOptions{Format: f.format, Header: true, MaxRowsPerTrigger: maxRows}
+			t.Run(f.format+"/vanished", func(t *testing.T) {
+				dir := t.TempDir()
+				path := f.write(t, dir)
+				src := newFiles(t, dir, opts)
+				end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+				if err != nil || !ok {
+					t.Fatal(ok, err)
+				}
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				_, err = src.Read(ctx, nil, end)
+				wantError(t, err, domain.CodeFileNotExist, path)
+			})
+			t.Run(f.format+"/truncated", func(t *testing.T) {
+				dir := t.TempDir()
+				path := f.write(t, dir)
+				src := newFiles(t, dir, opts)
+				end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+				if err != nil || !ok {
+					t.Fatal(ok, err)
+				}
+				if err := os.Truncate(path, 3); err != nil {
+					t.Fatal(err)
+				}
+				_, err = src.Read(ctx, nil, end)
+				wantError(t, err, domain.CodeFileUnreadable, path)
+			})
+		}
+	}
+}
+
+func TestMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nope")
+	src := newFiles(t, dir, FileOptions{Format: "json"})
+	_, _, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
+	wantError(t, err, domain.CodePathNotFound, dir)
+
+	// A directory removed after a first micro-batch.
+	dir = t.TempDir()
+	writeFile(t, dir, "a.json", `{"a": 1}`+"\n", baseTime)
+	src = newFiles(t, dir, FileOptions{Format: "json"})
+	s, _ := planRead(t, src, nil, domain.ReadLimit{})
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = src.Plan(context.Background(), s.end, domain.ReadLimit{})
+	wantError(t, err, domain.CodePathNotFound, dir)
+}
+
+func TestForeignOffset(t *testing.T) {
+	src := newFiles(t, t.TempDir(), FileOptions{Format: "json"})
+	_, _, err := src.Plan(context.Background(), domain.Offset(`not json`), domain.ReadLimit{})
+	wantError(t, err, domain.CodeInvalidUpdateState)
+	_, err = src.Read(context.Background(), nil, domain.Offset(`{"files": 3}`))
+	wantError(t, err, domain.CodeInvalidUpdateState)
+}
+
+func TestCanceledContext(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.json", `{"a": 1}`+"\n", baseTime)
+	src := newFiles(t, dir, FileOptions{Format: "json"})
+	end, ok, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := src.Read(ctx, nil, end); err == nil {
+		t.Error("Read with a canceled context succeeded")
+	}
+}
