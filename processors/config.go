@@ -44,9 +44,13 @@ type Options struct {
 	// IdleAfter is how long a continuous flow waits, caught up, before it
 	// reports IDLE (default 1s).
 	IdleAfter time.Duration
-	// Limit bounds each micro-batch of a streaming read.
+	// Limit bounds each micro-batch of a streaming read. Unset, a file
+	// source takes at most 1000 files and a table stream at most 250,000
+	// rows (but at least one committed batch) per micro-batch.
 	Limit domain.ReadLimit
 
+	// Logger receives the update's progress (start, retries, failures, end);
+	// the zero Logger discards it. The event log records everything anyway.
 	Logger zerolog.Logger
 }
 
@@ -76,6 +80,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Second
+	}
+	if o.Limit == (domain.ReadLimit{}) {
+		o.Limit.MaxFiles = 1000
 	}
 	if o.IdleAfter <= 0 {
 		o.IdleAfter = time.Second

@@ -41,7 +41,9 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 			return domain.FlowStopped, u.append(ctx, r.final(domain.FlowStopped, nil))
 		}
+		log := u.opts.Logger.With().Str("update", shortID(u.id)).Str("flow", f.Name).Logger()
 		if u.opts.Development || attempt >= u.opts.Retry.Attempts || !retriable(err) {
+			log.Error().Err(err).Msg("flow failed")
 			if aerr := u.append(ctx, r.final(domain.FlowFailed, err)); aerr != nil {
 				return domain.FlowFailed, aerr
 			}
@@ -55,6 +57,7 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 		if aerr := u.append(ctx, ev); aerr != nil {
 			return domain.FlowFailed, aerr
 		}
+		log.Warn().Err(err).Dur("backoff", wait).Int("attempt", attempt+2).Msg("flow failed; retrying")
 		select {
 		case <-ctx.Done():
 			return domain.FlowStopped, u.append(ctx, r.final(domain.FlowStopped, nil))

@@ -36,6 +36,11 @@ func (t tableOffset) encode() domain.Offset {
 	return b
 }
 
+// defaultStreamRows bounds a micro-batch of a table stream when the flow sets
+// no bound, so that a reader catching up on a large table does not hold it
+// all in memory at once.
+const defaultStreamRows = 250_000
+
 // tableSource reads a dataset of the pipeline: as a stream, the batches
 // committed after the checkpoint; as a batch, the whole table.
 type tableSource struct {
@@ -60,6 +65,9 @@ func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domai
 	from, err := parseTableOffset(start)
 	if err != nil {
 		return nil, false, err
+	}
+	if limit.MaxRows == 0 {
+		limit.MaxRows = defaultStreamRows
 	}
 	if from.Seq >= last {
 		return nil, false, nil

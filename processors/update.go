@@ -93,7 +93,10 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 	if err := u.append(ctx, u.createEvent(), u.progress(domain.UpdateCreated), u.progress(domain.UpdateInitializing)); err != nil {
 		return nil, err
 	}
+	log := u.opts.Logger.With().Str("pipeline", g.Name).Str("update", shortID(u.id)).Logger()
+	log.Info().Bool("continuous", g.Continuous).Bool("dry_run", u.opts.DryRun).Msg("update started")
 	fail := func(err error) (*Result, error) {
+		log.Error().Err(err).Msg("update failed")
 		res.State, res.Err, res.Finished = domain.UpdateFailed, err, time.Now()
 		ev := u.progress(domain.UpdateFailed)
 		ev.Level, ev.Error = domain.LevelError, domain.ErrorInfoOf(err)
@@ -127,10 +130,12 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 	case flowErr != nil:
 		return fail(flowErr)
 	case ctx.Err() != nil:
+		log.Info().Msg("update canceled")
 		res.State = domain.UpdateCanceled
 		return res, u.append(ctx, u.progress(domain.UpdateStopping), u.progress(domain.UpdateCanceled))
 	}
 	res.State = domain.UpdateCompleted
+	log.Info().Dur("took", res.Finished.Sub(res.Started)).Msg("update completed")
 	return res, u.append(ctx, u.progress(domain.UpdateCompleted))
 }
 
