@@ -65,9 +65,10 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 // own. Errors, all *domain.Error:
 //   - COMMIT_TOO_LARGE: the events and their projection writes do not fit in
 //     one Badger transaction (about 15% of Badger's memtable, 64 MiB unless
-//     set with WithMemTableSize, counting values under 1 MiB in full and
-//     larger ones, kept in the value log, by their pointer). An Append is
-//     never split: append fewer or smaller events.
+//     set with WithMemTableSize, counting values under 1 MiB, or 15% of a
+//     smaller memtable, in full and larger ones, kept in the value log, by
+//     their pointer). An Append is never split: append fewer or smaller
+//     events.
 //   - a projector's error when a projector refused one of the events: nothing
 //     of this Append is committed; other Appends of the group are. The
 //     built-in "state" projector refuses, with INVALID_DEFINITION, the
@@ -236,27 +237,28 @@ func (s *Store) runCommitter() {
 	}
 }
 
-// admit asks the free-space guard for the Appends of a group in order and
+// admit asks the free-space guard for the Appends of a group, in order, and
 // returns how many of them it admitted; it fails the rest with the guard's
 // error (see WithMinFreeBytes).
 func (s *Store) admit(group []*appendReq) int {
+	needs := make([]int64, len(group))
 	for i, r := range group {
-		err := s.space.admit(appendBytes(r))
-		if err == nil {
-			continue
-		}
-		var de *domain.Error
-		for _, r := range group[i:] {
-			if errors.As(err, &de) {
-				cp := *de // one error per Append: callers may adjust theirs
-				r.finish(nil, &cp)
-			} else {
-				r.finish(nil, err)
-			}
-		}
-		return i
+		needs[i] = appendBytes(r)
 	}
-	return len(group)
+	n, err := s.space.admit(needs...)
+	if err == nil {
+		return n
+	}
+	var de *domain.Error
+	for _, r := range group[n:] {
+		if errors.As(err, &de) {
+			cp := *de // one error per Append: callers may adjust theirs
+			r.finish(nil, &cp)
+		} else {
+			r.finish(nil, err)
+		}
+	}
+	return n
 }
 
 // failQueued fails the Appends still queued when the store closes.

@@ -76,19 +76,23 @@ func newSpaceGuard(dir string, reserve int64, log zerolog.Logger) *spaceGuard {
 	return &spaceGuard{dir: dir, reserve: reserve, log: log, statfs: freeBytes, now: time.Now}
 }
 
-// admit reports whether need bytes may be written; if so it counts them.
-// When they may not, the error is a retriable STORE_IO error saying how much
-// is free. A failed measurement admits the write (it is logged): the guard
-// does not stop a store whose disk it cannot measure.
-func (g *spaceGuard) admit(need int64) error {
+// admit reports how many of the writes of needs bytes (in order) may be
+// written and counts them; for the rest it returns a retriable STORE_IO error
+// saying how much is free. A failed measurement admits everything (and is
+// logged): the guard does not stop a store whose disk it cannot measure.
+func (g *spaceGuard) admit(needs ...int64) (int, error) {
 	if g == nil || g.reserve <= 0 {
-		return nil
+		return len(needs), nil
+	}
+	var total int64
+	for _, n := range needs {
+		total += n
 	}
 	now := g.now()
 	fresh := g.measured && now.Sub(g.at) < spaceCheckInterval && g.since < g.reserve/8
-	if fresh && g.free-g.since-need >= g.reserve {
-		g.since += need
-		return nil
+	if fresh && g.free-g.since-total >= g.reserve {
+		g.since += total
+		return len(needs), nil
 	}
 	free, err := g.statfs(g.dir)
 	if err != nil {
@@ -97,34 +101,39 @@ func (g *spaceGuard) admit(need int64) error {
 			g.statErr = true
 		}
 		g.measured = false
-		return nil
+		return len(needs), nil
 	}
 	if g.statErr {
 		g.log.Info().Msg("the free disk space can be measured again")
 		g.statErr = false
 	}
-	g.measured, g.at, g.free, g.since = true, now, free, 0
-	if free-need < g.reserve {
-		if !g.refusing {
-			g.log.Error().Int64("free_bytes", free).Int64("reserve_bytes", g.reserve).Int64("need_bytes", need).
-				Msg("disk space is below the event store's reserve; refusing appends until space is freed")
-			g.refusing = true
+	g.measured, g.at, g.free = true, now, free
+	var admitted int64
+	for i, n := range needs {
+		if free-admitted-n < g.reserve {
+			g.since = admitted
+			if !g.refusing {
+				g.log.Error().Int64("free_bytes", free).Int64("reserve_bytes", g.reserve).
+					Msg("disk space is below the event store's reserve; refusing appends until space is freed")
+				g.refusing = true
+			}
+			return i, g.refusal(free-admitted, n)
 		}
-		return g.refusal(free, need)
+		admitted += n
 	}
+	g.since = admitted
 	if g.refusing {
 		g.log.Info().Int64("free_bytes", free).Msg("disk space is above the event store's reserve again; appending")
 		g.refusing = false
 	}
-	g.since = need
-	return nil
+	return len(needs), nil
 }
 
 // refusal is admit's error.
 func (g *spaceGuard) refusal(free, need int64) *domain.Error {
 	return domain.Errorf(domain.CodeStoreIO,
-		"not enough free disk space under %s: %s free, less than the %s the event store keeps in reserve plus the %s this commit would write",
-		g.dir, fmtBytes(free), fmtBytes(g.reserve), fmtBytes(need)).
+		"not enough free disk space under %s: %d bytes (%s) free, less than the event store's reserve of %d bytes (%s) plus the %d bytes this commit would write",
+		g.dir, free, fmtBytes(free), g.reserve, fmtBytes(g.reserve), need).
 		WithHint(fmt.Sprintf("free disk space under %s (sluice keeps %s in reserve so that it never writes a partial commit); nothing was written",
 			g.dir, fmtBytes(g.reserve))).
 		AsRetriable()

@@ -21,4 +21,11 @@
 // Committed events are also published on a watermill bus (see [Topic] and
 // [Store.Subscribe]), best effort and after the fact: consumers that must not
 // miss an event use Tail, which reads the log itself.
+//
+// Badger writes through memory-mapped files, and a write to such a file on a
+// full disk kills the process (SIGBUS) instead of returning an error. So the
+// committer keeps a reserve of free disk space (see [WithMinFreeBytes]): an
+// Append that would eat into it fails with a retriable STORE_IO error, having
+// written nothing, and Appends work again once space is freed. Badger's
+// memtable size, which sets the default reserve, is [WithMemTableSize].
 package eventstore

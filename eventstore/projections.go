@@ -293,7 +293,7 @@ func (s *Store) RebuildProjections(ctx context.Context) error {
 func (s *Store) rebuild(ctx context.Context) error {
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
-	if err := s.space.admit(0); err != nil {
+	if _, err := s.space.admit(0); err != nil {
 		return err
 	}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(metaRebuildKey, nil) })
@@ -323,7 +323,7 @@ func (s *Store) rebuild(ctx context.Context) error {
 			return domain.Errorf(domain.CodeEventCodec, "the log ends before seq %d, its last seq", from)
 		}
 		// The replay writes index entries and projections, not the events.
-		if err := s.space.admit(int64(eventOverhead * len(chunk))); err != nil {
+		if _, err := s.space.admit(int64(eventOverhead * len(chunk))); err != nil {
 			return err
 		}
 		if err := s.replayChunk(chunk, encoded); err != nil {

@@ -129,7 +129,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.space = newSpaceGuard(dir, s.reserve(), log)
 	// Measure once now: a disk already below the reserve is logged at open.
-	_ = s.space.admit(0)
+	_, _ = s.space.admit(0)
 	if err := s.init(); err != nil {
 		if cerr := db.Close(); cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
