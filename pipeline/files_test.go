@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -290,4 +291,48 @@ func TestForeachBatchErrorFailsFlow(t *testing.T) {
 	if len(ids) != 2 || ids[0] != 0 || ids[1] != 0 {
 		t.Errorf("batch ids delivered %v, want [0 0]: the failed batch again", ids)
 	}
+}
+
+// TestContinuousPicksUpNewFiles: a continuous update reads files as they
+// land, and a downstream table follows through commit wake-ups.
+func TestContinuousPicksUpNewFiles(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	writeJSON(t, dir, "0.json", 0, 10)
+	p := ingest(dir, sources.FileOptions{})
+	p.Continuous = true
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *processors.Result, 1)
+	go func() {
+		res, err := p.Run(ctx, h.store, fast(processors.Options{}))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	waitRows := func(table string, n int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for len(h.table(table)) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s holds %d rows, want %d", table, len(h.table(table)), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitRows("clean", 5)
+	for i := 1; i <= 3; i++ {
+		writeJSON(t, dir, fmt.Sprintf("%d.json", i), i*10, i*10+10)
+		waitRows("raw", (i+1)*10)
+	}
+	waitRows("clean", 20)
+	cancel()
+	res := <-done
+	if res.State != domain.UpdateCanceled {
+		t.Fatalf("update %s (%v), want CANCELED", res.State, res.Err)
+	}
+	if got := h.table("raw"); len(got) != 40 {
+		t.Errorf("raw holds %d rows, want 40", len(got))
+	}
+	wantStatuses(t, h, res, map[string]string{"raw": "STOPPED", "clean": "STOPPED"})
 }
