@@ -56,6 +56,7 @@ const (
 	CodeFileUnreadable             Code = "FAILED_READ_FILE"
 	CodePathNotFound               Code = "PATH_NOT_FOUND"
 	CodeSourceOptionInvalid        Code = "INVALID_SOURCE_OPTION"
+	CodeEventNotFound              Code = "EVENT_NOT_FOUND"
 )
 
 type codeText struct {
@@ -105,6 +106,7 @@ var codeInfo = map[Code]codeText{
 	CodeFileUnreadable:      {"a file could not be read", "check that the file is complete and in the declared format"},
 	CodePathNotFound:        {"a source path does not exist", "create the directory or correct the path"},
 	CodeSourceOptionInvalid: {"a source option is invalid", "see the source's documentation for its options"},
+	CodeEventNotFound:       {"the log holds no event at that position", "seqs start at 1 and end at the store's last seq"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
 }

@@ -186,13 +186,8 @@ func (s *Store) Get(seq uint64) (*domain.Event, error) {
 	return ev, err
 }
 
-// codeEventNotFound is the code of Get's error for a seq not in the log.
-// domain has no code for it (yet); it is kept here, unexported, so that
-// callers match it by its stable spelling.
-const codeEventNotFound domain.Code = "EVENT_NOT_FOUND"
-
 func errNotFound(seq, last uint64) error {
-	e := domain.Errorf(codeEventNotFound, "there is no event %d: the log holds seqs 1 to %d", seq, last)
+	e := domain.Errorf(domain.CodeEventNotFound, "there is no event %d: the log holds seqs 1 to %d", seq, last)
 	if last == 0 {
 		e.Message = fmt.Sprintf("there is no event %d: the log is empty", seq)
 	}

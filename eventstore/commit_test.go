@@ -62,7 +62,7 @@ func TestAppendGet(t *testing.T) {
 	}
 	for _, seq := range []uint64{0, 3, 1 << 40} {
 		_, err := s.Get(seq)
-		wantCode(t, err, codeEventNotFound)
+		wantCode(t, err, domain.CodeEventNotFound)
 	}
 }
 

@@ -164,6 +164,9 @@ func TestResolveCodes(t *testing.T) {
 			p.CreateStreamingTable("t")
 			p.AppendFlow("t", StreamFrom(sources.Range(0, 1)), Name("f"), ImportCheckpoint("", "x"))
 		}, domain.CodeImportCheckpointInvalid, []string{`"f"`}},
+		{"invalid source option", func(p *Pipeline) {
+			p.StreamingTable("t", StreamFrom(sources.Files("/data", sources.FileOptions{Format: "xml"})))
+		}, domain.CodeSourceOptionInvalid, []string{`"t"`, "xml"}},
 		{"reading a sink", func(p *Pipeline) {
 			p.ForeachBatchSink("s", noopSink)
 			p.StreamingTable("t", ReadStream("s"))
