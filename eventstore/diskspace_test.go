@@ -227,7 +227,7 @@ func TestAppendRefusedBelowReserve(t *testing.T) {
 	if s.LastSeq() != 1 {
 		t.Fatalf("LastSeq after a refused Append = %d, want 1", s.LastSeq())
 	}
-	if _, err := s.Get(2); domain.CodeOf(err) != codeEventNotFound {
+	if _, err := s.Get(2); domain.CodeOf(err) != domain.CodeEventNotFound {
 		t.Fatalf("Get(2) after a refused Append: %v, want EVENT_NOT_FOUND", err)
 	}
 	if err := s.RebuildProjections(context.Background()); domain.CodeOf(err) != domain.CodeStoreIO {
