@@ -109,6 +109,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if cfg.badgerOptions != nil {
 		bopts = cfg.badgerOptions(bopts)
 	}
+	if !cfg.readOnly {
+		removeEmptyLogFiles(dir, log)
+	}
 	db, err := badger.Open(bopts)
 	if err != nil {
 		return nil, openError(dir, cfg.readOnly, err)

@@ -3,6 +3,8 @@ package eventstore
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +235,37 @@ func TestLoggerAndGC(t *testing.T) {
 	}
 	if out := buf.String(); strings.Contains(out, `"component":"badger"`) {
 		t.Errorf("Badger's chatter shows at info level:\n%s", out)
+	}
+}
+
+// TestOpenAfterKillLeftEmptyLogFiles: a kill between creating a memtable or
+// value log file and sizing it leaves a file of zero bytes; the store opens
+// anyway, with everything committed before.
+func TestOpenAfterKillLeftEmptyLogFiles(t *testing.T) {
+	for _, name := range []string{"00009.mem", "000009.vlog"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Append(context.Background(), &domain.Event{Type: domain.EventUpdateProgress, Details: domain.Details{UpdateProgress: &domain.UpdateProgress{State: domain.UpdateRunning}}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(dir)
+			if err != nil {
+				t.Fatalf("open with an empty %s: %v", name, err)
+			}
+			defer s.Close()
+			if s.LastSeq() != 1 {
+				t.Errorf("last seq %d, want 1", s.LastSeq())
+			}
+		})
 	}
 }

@@ -3,9 +3,13 @@ package sources
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -16,30 +20,59 @@ const RescuedDataColumn = "_rescued_data"
 
 // builder accumulates decoded rows into typed columns. Without a declared
 // schema it infers column types: bigint widens to double, and any other clash
-// makes the column a string (as Spark's JSON inference does). With a declared
-// schema, values are converted to the declared types and the rest is a bad
-// record: an error, or, when rescuing, kept in _rescued_data.
+// makes the column a string (as Spark's JSON inference does), holding each
+// value as it was written. With a declared schema, values are converted to the
+// declared types and the rest is a bad record: an error, or, when rescuing,
+// kept in _rescued_data.
+//
+// Column names are matched as domain.Schema.Index matches them: ignoring case
+// (Unicode simple folding), so a batch never has two columns Index cannot
+// tell apart.
 type builder struct {
 	declared *domain.Schema
 	rescue   bool
 	cols     []*colBuilder
-	index    map[string]int
+	index    map[string]*colBuilder // by name as written, and by folded name
 	rows     int
+	capHint  int // the rows expected in all: room to make in new columns
+
+	// slots remembers the column of each key position of the previous
+	// record, so that records with their keys in the same order as the
+	// previous one (the common case) find their columns without a map lookup.
+	slots []slot
 
 	rescued     *domain.Column // _rescued_data, when rescuing
 	rowRescue   map[string]any // what the current row could not fit
-	badReason   string         // why the current row is bad, when not rescuing
+	bad         []badValue     // why the current row is bad, when not rescuing
 	currentFile string
 	currentLine int
 }
 
+// badValue is a value of the current row that does not fit its column.
+type badValue struct {
+	col    *colBuilder // nil: no such column
+	reason string
+}
+
+type slot struct {
+	key string
+	col *colBuilder
+}
+
 type colBuilder struct {
-	field domain.Field
-	col   *domain.Column
+	field   domain.Field
+	col     *domain.Column
+	capHint int // the builder's capHint
+	// raw holds, while inferring a column that is not (yet) a string, each
+	// value's text as written where it differs from how the value prints
+	// ("" elsewhere), so that the column can become a string column that
+	// keeps 1.50 as "1.50" and 007 as "007". It stays nil until a value
+	// comes with such a text.
+	raw []string
 }
 
 func newBuilder(declared *domain.Schema, rescue bool) *builder {
-	b := &builder{declared: declared, rescue: rescue, index: map[string]int{}}
+	b := &builder{declared: declared, rescue: rescue, index: map[string]*colBuilder{}}
 	if declared != nil {
 		for _, f := range declared.Fields {
 			b.addColumn(f)
@@ -52,91 +85,311 @@ func newBuilder(declared *domain.Schema, rescue bool) *builder {
 }
 
 func (b *builder) addColumn(f domain.Field) *colBuilder {
-	c := &colBuilder{field: f, col: domain.NewColumn(f.Type.Kind, 0)}
-	b.index[strings.ToLower(f.Name)] = len(b.cols)
+	c := &colBuilder{field: f, capHint: b.capHint}
+	if f.Type.Kind == domain.KindNull {
+		c.col = domain.NewColumn(f.Type.Kind, 0) // room is made when it takes a type
+	} else {
+		c.col = domain.NewColumn(f.Type.Kind, b.capHint)
+	}
+	b.index[f.Name] = c
+	b.index[foldName(f.Name)] = c
 	b.cols = append(b.cols, c)
 	return c
 }
 
-// column finds the builder of a column, creating it when inferring.
+// reserve makes room for n more rows in the columns, and in columns to come,
+// so that they do not grow step by step (a decoder knows about how many rows
+// a file has: its lines).
+func (b *builder) reserve(n int) {
+	b.capHint = b.rows + n
+	for _, c := range b.cols {
+		c.capHint = b.capHint
+		if c.col.Kind != domain.KindNull {
+			growColumn(c.col, n)
+		}
+	}
+	if b.rescued != nil {
+		growColumn(b.rescued, n)
+	}
+}
+
+// growColumn makes room for n more rows in c.
+func growColumn(c *domain.Column, n int) {
+	if c.Nulls != nil {
+		c.Nulls = slices.Grow(c.Nulls, n)
+	}
+	switch c.Kind {
+	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate:
+		c.Ints = slices.Grow(c.Ints, n)
+	case domain.KindFloat64:
+		c.Floats = slices.Grow(c.Floats, n)
+	case domain.KindString, domain.KindBytes:
+		c.Strs = slices.Grow(c.Strs, n)
+	default:
+		c.Values = slices.Grow(c.Values, n)
+	}
+}
+
+// foldName maps a name to one spelling per class of names that
+// strings.EqualFold (and so domain.Schema.Index) takes as equal: each rune
+// becomes the smallest rune of its simple case folding orbit.
+func foldName(name string) string {
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		for i := 0; i < len(name); i++ {
+			if c := name[i]; c >= 'A' && c <= 'Z' {
+				return strings.ToLower(name)
+			}
+		}
+		return name
+	}
+	var sb strings.Builder
+	for _, r := range name { // invalid UTF-8 reads as U+FFFD, as in EqualFold
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		sb.WriteRune(low)
+	}
+	return sb.String()
+}
+
+// column finds the builder of a column, creating it when inferring. It
+// returns nil for a name that has no column: not in the declared schema, or
+// the rescued data column itself when rescuing.
 func (b *builder) column(name string) *colBuilder {
-	if i, ok := b.index[name]; ok {
-		return b.cols[i]
+	if c, ok := b.index[name]; ok {
+		return c
 	}
-	if i, ok := b.index[strings.ToLower(name)]; ok {
-		return b.cols[i]
+	folded := foldName(name)
+	if c, ok := b.index[folded]; ok {
+		b.index[name] = c
+		return c
 	}
-	if b.declared != nil {
+	if b.declared != nil || (b.rescue && folded == RescuedDataColumn) {
 		return nil
 	}
 	c := b.addColumn(domain.Field{Name: name, Type: domain.Type{Kind: domain.KindNull}, Nullable: true})
 	for c.col.Len() < b.rows {
-		_ = c.col.Append(domain.Null())
+		c.appendNull()
 	}
 	return c
 }
 
-// set puts the value of a column in the current row. A type the column cannot
-// take makes the row bad (declared schema) or widens the column (inferred).
-func (b *builder) set(name string, v domain.Value) {
+// columnAt is column for the key at position i of a record.
+func (b *builder) columnAt(i int, name string) *colBuilder {
+	if i < len(b.slots) && b.slots[i].key == name {
+		return b.slots[i].col
+	}
 	c := b.column(name)
 	if c == nil {
-		b.reject(name, v, "column is not in the declared schema")
+		return nil
+	}
+	if i < len(b.slots) {
+		b.slots[i] = slot{key: name, col: c}
+	} else if i == len(b.slots) {
+		b.slots = append(b.slots, slot{key: name, col: c})
+	}
+	return c
+}
+
+// appendScalar appends a value of the column's kind to an inferred column,
+// the common case, without building a domain.Value: num holds a boolean,
+// a bigint or a double's bits, str a string or a number's text as written.
+// It reports false, having done nothing, when put must do the work: a
+// declared schema, another kind, a repeated key, no such column.
+func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str string) bool {
+	if c == nil || b.declared != nil || kind != c.col.Kind {
+		return false
+	}
+	col := c.col
+	switch kind {
+	case domain.KindString:
+		if len(col.Strs) != b.rows {
+			return false
+		}
+		col.Strs = append(col.Strs, str)
+	case domain.KindInt64, domain.KindBool:
+		if len(col.Ints) != b.rows {
+			return false
+		}
+		col.Ints = append(col.Ints, num)
+		if str != "" || c.raw != nil {
+			c.noteRaw(str)
+		}
+	case domain.KindFloat64:
+		if len(col.Floats) != b.rows {
+			return false
+		}
+		col.Floats = append(col.Floats, math.Float64frombits(uint64(num)))
+		if str != "" || c.raw != nil {
+			c.noteRaw(str)
+		}
+	default:
+		return false
+	}
+	if col.Nulls != nil {
+		col.Nulls = append(col.Nulls, false)
+	}
+	return true
+}
+
+// set puts the value of a column in the current row.
+func (b *builder) set(name string, v domain.Value) { b.setRaw(name, v, "") }
+
+// setRaw is set with the value's text as written in the record, if any.
+func (b *builder) setRaw(name string, v domain.Value, raw string) {
+	b.put(b.column(name), name, v, raw)
+}
+
+// put sets the value of column c (nil: no such column) in the current row. A
+// type the column cannot take makes the row bad (declared schema) or widens
+// the column (inferred).
+func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
+	if c == nil {
+		b.reject(nil, name, v, raw, "column is not in the declared schema")
 		return
 	}
 	if c.col.Len() > b.rows { // a repeated key: the last one wins
-		c.col.Truncate(b.rows)
-	}
-	if b.declared != nil {
-		cv, err := convert(v, c.field.Type.Kind)
-		if err != nil {
-			b.reject(name, v, err.Error())
-			_ = c.col.Append(domain.Null())
-			return
+		c.truncate(b.rows)
+		b.bad = slices.DeleteFunc(b.bad, func(bv badValue) bool { return bv.col == c })
+		if b.rowRescue != nil {
+			delete(b.rowRescue, name)
 		}
-		_ = c.col.Append(cv)
+	}
+	if b.declared == nil {
+		c.appendInferred(v, raw)
 		return
 	}
-	b.appendInferred(c, v)
+	cv, err := convert(v, c.field.Type.Kind)
+	if err == nil && raw != "" && c.field.Type.Kind == domain.KindString && v.Kind() != domain.KindString && !v.IsNull() {
+		cv = domain.String(raw) // 1.50 stays 1.50
+	}
+	switch {
+	case err != nil:
+		b.reject(c, name, v, raw, err.Error())
+		cv = domain.Null()
+	case cv.IsNull() && !c.field.Nullable:
+		b.reject(c, name, v, raw, "column is NOT NULL and the value is null")
+	}
+	_ = c.col.Append(cv)
 }
 
-func (b *builder) reject(name string, v domain.Value, reason string) {
+// reject records that the value of a column does not fit: kept in the rescued
+// data when rescuing, else the reason the row is bad.
+func (b *builder) reject(c *colBuilder, name string, v domain.Value, raw, reason string) {
 	if b.rescue {
-		if b.rowRescue == nil {
-			b.rowRescue = map[string]any{}
-		}
-		b.rowRescue[name] = jsonValue(v)
+		b.rowRescueSet(name, rescuedValue(v, raw))
 		return
 	}
-	if b.badReason == "" {
-		b.badReason = fmt.Sprintf("column %q: %s (value %s)", name, reason, v)
+	b.bad = append(b.bad, badValue{col: c, reason: fmt.Sprintf("column %q: %s (value %s)", name, reason, v)})
+}
+
+// rescuedValue is a value as kept in _rescued_data: its text as written
+// (strings as they read), NULL as null.
+func rescuedValue(v domain.Value, raw string) any {
+	switch {
+	case v.IsNull():
+		return nil
+	case v.Kind() == domain.KindString:
+		return v.AsString()
+	case raw != "":
+		return raw
+	}
+	return v.String()
+}
+
+func (c *colBuilder) appendNull() {
+	_ = c.col.Append(domain.Null())
+	if c.raw != nil {
+		c.raw = append(c.raw, "")
+	}
+}
+
+// noteRaw records the text of the value just appended to a column that is
+// not a string column.
+func (c *colBuilder) noteRaw(raw string) {
+	if c.raw == nil {
+		if raw == "" {
+			return
+		}
+		c.raw = make([]string, c.col.Len()-1, cap(c.col.Ints)+cap(c.col.Floats))
+	}
+	c.raw = append(c.raw, raw)
+}
+
+func (c *colBuilder) truncate(n int) {
+	c.col.Truncate(n)
+	if c.raw != nil {
+		c.raw = c.raw[:n]
 	}
 }
 
 // appendInferred appends v, changing the column's type when v does not fit.
-func (b *builder) appendInferred(c *colBuilder, v domain.Value) {
+func (c *colBuilder) appendInferred(v domain.Value, raw string) {
+	col := c.col
 	k := v.Kind()
+	if k == col.Kind && col.Nulls == nil {
+		// The common case, without going through Value.
+		switch k {
+		case domain.KindString, domain.KindBytes:
+			col.Strs = append(col.Strs, v.AsString())
+			return
+		case domain.KindInt64, domain.KindBool, domain.KindTimestamp, domain.KindDate:
+			col.Ints = append(col.Ints, v.AsInt())
+			if raw != "" || c.raw != nil {
+				c.noteRaw(raw)
+			}
+			return
+		case domain.KindFloat64:
+			col.Floats = append(col.Floats, v.AsFloat())
+			if raw != "" || c.raw != nil {
+				c.noteRaw(raw)
+			}
+			return
+		}
+	}
 	switch {
-	case k == domain.KindNull || k == c.col.Kind:
-	case c.col.Kind == domain.KindNull:
+	case k == domain.KindNull:
+		c.appendNull()
+		return
+	case k == col.Kind:
+	case col.Kind == domain.KindNull:
 		c.retype(k)
-	case c.col.Kind == domain.KindFloat64 && k == domain.KindInt64:
+	case col.Kind == domain.KindFloat64 && k == domain.KindInt64:
 		v = domain.Float(float64(v.AsInt()))
-	case c.col.Kind == domain.KindInt64 && k == domain.KindFloat64:
+	case col.Kind == domain.KindInt64 && k == domain.KindFloat64:
 		c.retype(domain.KindFloat64)
-	case c.col.Kind == domain.KindString:
-		v = domain.String(v.String())
+	case col.Kind == domain.KindString:
+		v = domain.String(textOf(v, raw))
 	default:
 		c.retype(domain.KindString)
-		v = domain.String(v.String())
+		v = domain.String(textOf(v, raw))
 	}
 	_ = c.col.Append(v)
+	if c.col.Kind != domain.KindString && c.col.Kind != domain.KindBytes {
+		c.noteRaw(raw)
+	}
+}
+
+// textOf is a value as a string: as written when known.
+func textOf(v domain.Value, raw string) string {
+	if raw != "" && v.Kind() != domain.KindString {
+		return raw
+	}
+	return v.String()
 }
 
 // retype converts the values so far to kind k.
 func (c *colBuilder) retype(k domain.Kind) {
 	old := c.col
-	c.col = domain.NewColumn(k, old.Len()+1)
+	c.col = domain.NewColumn(k, max(old.Len()+1, c.capHint))
 	for i := 0; i < old.Len(); i++ {
 		v := old.Value(i)
 		switch {
@@ -144,34 +397,36 @@ func (c *colBuilder) retype(k domain.Kind) {
 		case k == domain.KindFloat64 && v.Kind() == domain.KindInt64:
 			v = domain.Float(float64(v.AsInt()))
 		case k == domain.KindString:
-			v = domain.String(v.String())
+			raw := ""
+			if i < len(c.raw) {
+				raw = c.raw[i]
+			}
+			v = domain.String(textOf(v, raw))
 		}
 		_ = c.col.Append(v)
 	}
 	c.field.Type = domain.Type{Kind: k}
+	if k == domain.KindString || k == domain.KindBytes {
+		c.raw = nil
+	}
 }
 
 // endRow finishes the current row: missing columns are NULL; a bad row is
 // rolled back and reported, or kept with its rescued data.
 func (b *builder) endRow() error {
-	if b.badReason != "" {
-		reason := b.badReason
-		b.badReason = ""
+	for _, c := range b.cols {
+		if c.col.Len() > b.rows {
+			continue
+		}
+		if !c.field.Nullable && b.declared != nil {
+			b.reject(c, c.field.Name, domain.Null(), "", "column is NOT NULL and the record has no value for it")
+		}
+		c.appendNull()
+	}
+	if len(b.bad) > 0 {
+		reason := b.bad[0].reason
 		b.rollback()
 		return b.malformed(reason)
-	}
-	for _, c := range b.cols {
-		if c.col.Len() == b.rows {
-			if !c.field.Nullable && b.declared != nil {
-				if b.rescue {
-					b.rowRescueSet(c.field.Name, nil)
-				} else {
-					b.rollback()
-					return b.malformed(fmt.Sprintf("column %q is NOT NULL and the record has no value for it", c.field.Name))
-				}
-			}
-			_ = c.col.Append(domain.Null())
-		}
 	}
 	if b.rescue {
 		if b.rowRescue == nil {
@@ -179,7 +434,10 @@ func (b *builder) endRow() error {
 		} else {
 			b.rowRescue["_file_path"] = b.currentFile
 			b.rowRescue["_line"] = b.currentLine
-			raw, _ := json.Marshal(b.rowRescue)
+			raw, err := json.Marshal(b.rowRescue)
+			if err != nil { // cannot happen: strings, numbers and nulls only
+				raw = []byte(strconv.Quote(fmt.Sprint(b.rowRescue)))
+			}
 			_ = b.rescued.Append(domain.String(string(raw)))
 			b.rowRescue = nil
 		}
@@ -198,9 +456,10 @@ func (b *builder) rowRescueSet(name string, v any) {
 // rollback drops the values set for the current row.
 func (b *builder) rollback() {
 	for _, c := range b.cols {
-		c.col.Truncate(b.rows)
+		c.truncate(b.rows)
 	}
 	b.rowRescue = nil
+	b.bad = b.bad[:0]
 }
 
 // badRecord handles a record that could not be parsed at all: an error, or
@@ -211,6 +470,9 @@ func (b *builder) badRecord(raw string, reason string) error {
 		return b.malformed(reason)
 	}
 	b.rowRescue = map[string]any{"_corrupt_record": raw, "_error": reason}
+	for _, c := range b.cols {
+		c.appendNull() // NOT NULL columns too: the record is rescued whole
+	}
 	return b.endRow()
 }
 
@@ -218,26 +480,34 @@ func (b *builder) malformed(reason string) error {
 	return domain.Errorf(domain.CodeMalformedRecord, "%s, line %d: %s", b.currentFile, b.currentLine, reason).WithNames(b.currentFile)
 }
 
-// batch returns the rows built so far.
+// batch returns the rows built so far. When rescuing, every column is
+// nullable: a bad record is a row of NULLs.
 func (b *builder) batch() (*domain.Batch, error) {
 	fields := make([]domain.Field, 0, len(b.cols)+1)
 	cols := make([]*domain.Column, 0, len(b.cols)+1)
 	for _, c := range b.cols {
 		for c.col.Len() < b.rows {
-			_ = c.col.Append(domain.Null())
+			c.appendNull()
 		}
-		fields = append(fields, c.field)
+		f := c.field
+		if b.rescue {
+			f.Nullable = true
+		}
+		fields = append(fields, f)
 		cols = append(cols, c.col)
 	}
 	if b.rescue {
 		fields = append(fields, domain.Field{Name: RescuedDataColumn, Type: domain.TypeString, Nullable: true})
 		cols = append(cols, b.rescued)
 	}
-	out, err := domain.BatchOf(domain.NewSchema(fields...), cols)
-	if err != nil {
-		return nil, err
+	if len(cols) == 0 { // rows without columns ({} lines): keep their count
+		out := domain.NewBatch(domain.NewSchema(), 0)
+		for range b.rows {
+			_ = out.AppendRow()
+		}
+		return out, nil
 	}
-	return out, nil
+	return domain.BatchOf(domain.NewSchema(fields...), cols)
 }
 
 // convert turns v into a value of kind k, the way a declared schema reads it.
@@ -254,6 +524,16 @@ func convert(v domain.Value, k domain.Kind) (domain.Value, error) {
 		return parseAs(v.AsString(), k)
 	}
 	return v, fmt.Errorf("expected %s, found %s", k, vk)
+}
+
+// timestampLayouts are the spellings a timestamp may have in text: RFC 3339
+// with a T or a space, with or without a zone (UTC without), or a date.
+var timestampLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
 }
 
 // parseAs reads text as a value of kind k (CSV fields, JSON strings for
@@ -285,7 +565,7 @@ func parseAs(s string, k domain.Kind) (domain.Value, error) {
 		}
 		return domain.Null(), fmt.Errorf("%q is not a boolean", s)
 	case domain.KindTimestamp:
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		for _, layout := range timestampLayouts {
 			if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
 				return domain.Timestamp(t), nil
 			}
@@ -299,19 +579,4 @@ func parseAs(s string, k domain.Kind) (domain.Value, error) {
 		return domain.Date(t), nil
 	}
 	return domain.Null(), fmt.Errorf("cannot read text as %s", k)
-}
-
-// jsonValue is v as a JSON-encodable Go value, for _rescued_data.
-func jsonValue(v domain.Value) any {
-	switch v.Kind() {
-	case domain.KindNull:
-		return nil
-	case domain.KindBool:
-		return v.AsBool()
-	case domain.KindInt64:
-		return v.AsInt()
-	case domain.KindFloat64:
-		return v.AsFloat()
-	}
-	return v.String()
 }

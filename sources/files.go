@@ -74,6 +74,10 @@ func Files(dir string, opts FileOptions) domain.Source {
 	if o.Delimiter == 0 {
 		o.Delimiter = ','
 	}
+	if !validCSVDelimiter(o.Delimiter) && o.Format == "csv" && s.invalid == nil {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "CSV delimiter %q cannot separate fields", o.Delimiter).
+			WithHint("use a character other than a quote, a line break or U+FFFD")
+	}
 	if o.Lookback <= 0 {
 		o.Lookback = 24 * time.Hour
 	}
@@ -324,7 +328,11 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	if err != nil {
 		return nil, err
 	}
-	b := newBuilder(s.opts.Schema, s.opts.RescueBadRecords)
+	schema := s.opts.Schema
+	if schema == nil && s.opts.Format == "text" {
+		schema = &textSchema // even when no file has a line
+	}
+	b := newBuilder(schema, s.opts.RescueBadRecords)
 	for _, f := range off.Files {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -359,8 +367,11 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	return b.batch()
 }
 
+var textSchema = domain.NewSchema(domain.Field{Name: "value", Type: domain.TypeString, Nullable: true})
+
 // decodeText adds lines [from, to) as rows of one column "value".
 func decodeText(b *builder, data string, from, to int) error {
+	b.reserve(linesIn(data, from, to))
 	line := 0
 	for pos := 0; pos < len(data) && (to < 0 || line < to); line++ {
 		end := strings.IndexByte(data[pos:], '\n')

@@ -2,11 +2,15 @@ package sources
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -66,7 +70,7 @@ func TestMalformedJSONLines(t *testing.T) {
 
 			err := readErr(t, newFiles(t, dir, FileOptions{Format: "json"}))
 			wantError(t, err, domain.CodeMalformedRecord, path, "line 3")
-			if strings.Count(err.Error(), "line ") != 1 {
+			if strings.Count(err.Error(), ", line ") != 1 {
 				t.Errorf("error %q names more than one line", err)
 			}
 
@@ -339,5 +343,72 @@ func TestCanceledContext(t *testing.T) {
 	cancel()
 	if _, err := src.Read(ctx, nil, end); err == nil {
 		t.Error("Read with a canceled context succeeded")
+	}
+}
+
+// TestJSONNestingLimit: values nest up to 10000 deep, as encoding/json
+// allows, and no deeper.
+func TestJSONNestingLimit(t *testing.T) {
+	for _, tt := range []struct {
+		depth int // of the deepest array, the object being depth 1
+		ok    bool
+	}{{2, true}, {10000, true}, {10001, false}, {100000, false}} {
+		line := `{"a": ` + strings.Repeat("[", tt.depth-1) + strings.Repeat("]", tt.depth-1) + `}`
+		b := newBuilder(nil, false)
+		b.currentFile = "deep.json"
+		err := decodeJSONLines(b, line, 0, -1)
+		if (err == nil) != tt.ok {
+			t.Errorf("depth %d: error %v, want ok %v", tt.depth, err, tt.ok)
+		}
+		if valid := json.Unmarshal([]byte(line), new(any)) == nil; valid != tt.ok {
+			t.Errorf("depth %d: encoding/json says valid %v", tt.depth, valid)
+		}
+	}
+}
+
+// TestDamagedParquet damages each byte of a Parquet file in turn: reading it
+// either works or fails with FAILED_READ_FILE naming the file, and never
+// panics.
+func TestDamagedParquet(t *testing.T) {
+	type row struct {
+		ID   int64   `parquet:"id"`
+		Name *string `parquet:"name,optional"`
+		Day  int32   `parquet:"day,date"`
+	}
+	src := t.TempDir()
+	var rows []row
+	for i := range 20 {
+		rows = append(rows, row{int64(i), ptr(fmt.Sprint("n", i%3)), int32(i)})
+	}
+	path := writeParquet(t, src, "a.parquet", rows, baseTime, parquet.MaxRowsPerRowGroup(7))
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range good {
+		bad := []byte(string(good))
+		bad[i] ^= 0xff
+		p := writeFile(t, dir, "a.parquet", string(bad), baseTime)
+		for _, maxRows := range []int64{0, 5} {
+			s := newFiles(t, dir, FileOptions{Format: "parquet", MaxRowsPerTrigger: maxRows})
+			var pos domain.Offset
+			for range 10 {
+				end, ok, err := s.Plan(context.Background(), pos, domain.ReadLimit{})
+				if err == nil && ok {
+					_, err = s.Read(context.Background(), pos, end)
+				}
+				if err != nil {
+					if domain.CodeOf(err) != domain.CodeFileUnreadable || !strings.Contains(err.Error(), p) {
+						t.Fatalf("byte %d damaged: %v", i, err)
+					}
+					break
+				}
+				if !ok {
+					break
+				}
+				pos = end
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -182,6 +185,9 @@ func TestDeclaredSchemaConversions(t *testing.T) {
 		{"declared_csv_columns_in_other_order", FileOptions{Format: "csv", Header: true, Schema: &declared}, []tfile{{"a.csv",
 			"name,id\nx,1\n",
 		}}},
+		{"declared_csv_no_header", FileOptions{Format: "csv", Schema: &declared}, []tfile{{"a.csv",
+			"1,1.5,2024-05-06T07:08:09Z,2024-05-06,x,true\n2,,,,,\n",
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,15 +229,17 @@ func TestDeclaredSchemaMismatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			content := `{"id": 1}` + "\n" + tt.line + "\n" + `{"id": 3}` + "\n"
-			name := "data.json"
+			name, lineNo := "data.json", 2
 			if tt.format == "csv" {
+				lineNo = 3 // after the header
 				content = "id,amount,at,day,name,ok\n1,,,,,\n" + tt.line + "\n3,,,,,\n"
 				name = "data.csv"
 			}
 			path := writeFile(t, dir, name, content, baseTime)
+			badLine := fmt.Sprintf("line %d", lineNo)
 			opts := FileOptions{Format: tt.format, Header: true, Schema: &declared}
 			err := readErr(t, newFiles(t, dir, opts))
-			wantError(t, err, domain.CodeMalformedRecord, path, "line 2", `column "`+tt.column+`"`, tt.reason)
+			wantError(t, err, domain.CodeMalformedRecord, path, badLine, `column "`+tt.column+`"`, tt.reason)
 
 			// Rescued, the row is kept with its columns NULL where they did not fit.
 			opts.RescueBadRecords = true
@@ -243,8 +251,8 @@ func TestDeclaredSchemaMismatches(t *testing.T) {
 			if r[0] != nil || r[2] != nil {
 				t.Errorf("good rows have rescued data: %v", r)
 			}
-			if r[1] == nil || r[1]["_file_path"] != path || r[1]["_line"] != float64(2) {
-				t.Errorf("rescued data of the bad row = %v, want its file and line 2", r[1])
+			if r[1] == nil || r[1]["_file_path"] != path || r[1]["_line"] != float64(lineNo) {
+				t.Errorf("rescued data of the bad row = %v, want its file and line %d", r[1], lineNo)
 			}
 			if _, ok := r[1][tt.column]; !ok {
 				t.Errorf("rescued data %v does not hold column %q", r[1], tt.column)
@@ -285,7 +293,7 @@ type pqRow struct {
 	At    time.Time `parquet:"at,timestamp(microsecond)"`
 	AtMs  time.Time `parquet:"at_ms,timestamp(millisecond)"`
 	AtNs  int64     `parquet:"at_ns,timestamp(nanosecond)"`
-	Day   time.Time `parquet:"day,date"`
+	Day   int32     `parquet:"day,date"` // days: parquet-go writes a time.Time date as int32(UnixNano)
 	Raw   []byte    `parquet:"raw"`
 	Price int64     `parquet:"price,decimal(2:10)"`
 	Tiny  uint32    `parquet:"tiny"`
@@ -323,10 +331,10 @@ func TestParquetTypesAndValues(t *testing.T) {
 	old := time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.UTC) // before the epoch
 	rows := []pqRow{
 		{Name: "ann", Small: -7, Big: 1 << 40, Score: 1.5, Ratio: 0.25, OK: true, Note: ptr("hi"), Count: ptr(int64(3)),
-			At: at, AtMs: at.Truncate(time.Millisecond), AtNs: at.UnixNano() + 789, Day: time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC),
+			At: at, AtMs: at.Truncate(time.Millisecond), AtNs: at.UnixNano() + 789, Day: 19782, // 2024-02-29
 			Raw: []byte{0, 1, 0xff}, Price: 12345, Tiny: 4000000000},
 		{Name: "", Small: 0, Big: -1, Score: -0.5, OK: false,
-			At: old, AtMs: old.Truncate(time.Millisecond), AtNs: -1500, Day: time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC),
+			At: old, AtMs: old.Truncate(time.Millisecond), AtNs: -1500, Day: -165, // 1969-07-20
 			Price: -5},
 	}
 	writeParquet(t, dir, "a.parquet", rows, baseTime)
@@ -423,16 +431,142 @@ func TestFilesOptionErrors(t *testing.T) {
 		{Format: "csv", Delimiter: 0xFFFD},
 		{Format: "csv", Delimiter: -1},
 	} {
-		_, err := Files(dir, opts)
+		src := Files(dir, opts)
+		wantError(t, src.(domain.Validator).Validate(), domain.CodeSourceOptionInvalid)
+		_, _, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
+		wantError(t, err, domain.CodeSourceOptionInvalid)
+		_, err = src.Read(context.Background(), nil, domain.Offset(`{"files": []}`))
 		wantError(t, err, domain.CodeSourceOptionInvalid)
 	}
 	for _, format := range []string{"JSON", "Csv", "parquet", "text", "jsonl", "ndjson"} {
-		if _, err := Files(dir, FileOptions{Format: format}); err != nil {
+		if err := Files(dir, FileOptions{Format: format}).(domain.Validator).Validate(); err != nil {
 			t.Errorf("format %q: %v", format, err)
 		}
 	}
 	src := newFiles(t, dir, FileOptions{Format: "json"})
 	if !strings.Contains(src.String(), dir) {
 		t.Errorf("String() = %q does not name the directory", src.String())
+	}
+}
+
+// TestDeclaredSchemaHeaderlessCSV: without a header, fields are the declared
+// columns by position, and a record must have one field per column.
+func TestDeclaredSchemaHeaderlessCSV(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "a.csv", "1,,,,x,\n2,,,\n", baseTime)
+	err := readErr(t, newFiles(t, dir, FileOptions{Format: "csv", Schema: &declared}))
+	wantError(t, err, domain.CodeMalformedRecord, path, "line 2", "the record has 4 fields, the declared schema 6")
+}
+
+// TestParquetLegacyAndWideTypes: INT96 timestamps (as Spark and Hive write
+// them), decimals in fixed-length bytes, unsigned 64-bit integers.
+func TestParquetLegacyAndWideTypes(t *testing.T) {
+	type row struct {
+		At    deprecated.Int96 `parquet:"at"`
+		Price [9]byte          `parquet:"price,decimal(2:20)"`
+		Big   uint64           `parquet:"big"`
+	}
+	int96 := func(ts time.Time) deprecated.Int96 {
+		days := ts.Unix() / 86400
+		if ts.Unix()%86400 < 0 {
+			days--
+		}
+		nanos := uint64(ts.Sub(time.Unix(days*86400, 0)))
+		return deprecated.Int96{uint32(nanos), uint32(nanos >> 32), uint32(days + 2440588)}
+	}
+	decimal := func(unscaled int64) (b [9]byte) {
+		if unscaled < 0 {
+			for i := range b {
+				b[i] = 0xff
+			}
+		}
+		for i := 8; i >= 1; i-- {
+			b[i] = byte(unscaled)
+			unscaled >>= 8
+		}
+		return b
+	}
+	at := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
+	before := time.Date(1969, 12, 31, 23, 0, 0, 500, time.UTC)
+	dir := t.TempDir()
+	path := writeParquet(t, dir, "a.parquet", []row{
+		{int96(at), decimal(12345), 1 << 62},
+		{int96(before), decimal(-5), 0},
+	}, baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	want := "schema: at timestamp, price double, big bigint\n" +
+		"2024-05-06T07:08:09.123456Z | 123.45 | 4611686018427387904\n" +
+		"1969-12-31T23:00:00Z | -0.05 | 0\n"
+	if got := dump(b); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	// An unsigned value beyond a bigint fails, naming the file and row.
+	writeParquet(t, dir, "a.parquet", []row{{int96(at), decimal(1), 1}, {int96(at), decimal(1), 1 << 63}}, baseTime)
+	err := readErr(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	wantError(t, err, domain.CodeFileUnreadable, path, "row 2", `column "big"`)
+}
+
+// TestJSONBuilderCases decodes JSON lines straight through a builder.
+func TestJSONBuilderCases(t *testing.T) {
+	tests := []struct {
+		name    string
+		schema  *domain.Schema
+		rescue  bool
+		input   string
+		want    string // the dump, or the error's message fragment
+		wantErr bool
+	}{
+		{name: "nulls first, then values (the fast path with null marks)", input: `{"a": null, "b": null}` + "\n" + `{"a": 1, "b": "x"}` + "\n" + `{"a": 2, "b": "y"}`,
+			want: "schema: a bigint, b string\nNULL | NULL\n1 | \"x\"\n2 | \"y\"\n"},
+		{name: "empty objects keep their rows", input: "{}\n{}\n\n{}\n",
+			want: "schema: \n\n\n\n"},
+		{name: "-0 and doubles keep their text in a string column", input: `{"a": -0, "b": 1.50, "c": 1e3, "d": 1234567.5}` + "\n" + `{"a": "s", "b": "s", "c": "s", "d": "s"}`,
+			want: "schema: a string, b string, c string, d string\n\"-0\" | \"1.50\" | \"1e3\" | \"1234567.5\"\n\"s\" | \"s\" | \"s\" | \"s\"\n"},
+		{name: "a string then numbers", input: `{"a": "s"}` + "\n" + `{"a": 0.10}` + "\n" + `{"a": 7}` + "\n" + `{"a": true}`,
+			want: "schema: a string\n\"s\"\n\"0.10\"\n\"7\"\n\"true\"\n"},
+		{name: "bigint widened to double, then a string", input: `{"a": 1}` + "\n" + `{"a": 2.50}` + "\n" + `{"a": "s"}`,
+			want: "schema: a string\n\"1\"\n\"2.50\"\n\"s\"\n"},
+		{name: "keys in another order each line", input: `{"a": 1, "b": 2}` + "\n" + `{"b": 3, "a": 4}` + "\n" + `{"c": 5}` + "\n" + `{"b": 6, "a": 7, "c": 8}`,
+			want: "schema: a bigint, b bigint, c bigint\n1 | 2 | NULL\n4 | 3 | NULL\nNULL | NULL | 5\n7 | 6 | 8\n"},
+		{name: "repeated key, the first of another type", input: `{"a": 1}` + "\n" + `{"a": "x", "a": 2}`,
+			want: "schema: a string\n\"1\"\n\"2\"\n"},
+		{name: "declared: a repeated key fixes a bad first value", schema: &declared, input: `{"id": "x", "id": 2}`,
+			want: "schema: id bigint NOT NULL, amount double, at timestamp, day date, name string, ok boolean\n2 | NULL | NULL | NULL | NULL | NULL\n"},
+		{name: "declared: a bad value after a good one", schema: &declared, input: `{"id": 2, "id": "x"}`,
+			want: `column "id": "x" is not a bigint`, wantErr: true},
+		{name: "declared: a repeated key fixes one bad value of two", schema: &declared, input: `{"id": "x", "amount": "y", "id": 2}`,
+			want: `column "amount": "y" is not a double`, wantErr: true},
+		{name: "declared: a number kept as written in a string column", schema: &declared, input: `{"id": 1, "name": 1.50}`,
+			want: "schema: id bigint NOT NULL, amount double, at timestamp, day date, name string, ok boolean\n1 | NULL | NULL | NULL | \"1.50\" | NULL\n"},
+		{name: "rescue: a key named like the rescued data column is rescued", rescue: true, input: `{"a": 1, "_Rescued_Data": "x"}`,
+			want: "schema: a bigint, _rescued_data string\n1 | \"{\\\"_Rescued_Data\\\":\\\"x\\\",\\\"_file_path\\\":\\\"t.json\\\",\\\"_line\\\":1}\"\n"},
+		{name: "no rescue: such a key is a column", input: `{"_rescued_data": 1}`,
+			want: "schema: _rescued_data bigint\n1\n"},
+		{name: "a bad line in the middle without rescue", input: `{"a": 1}` + "\n" + `{"a": 2` + "\n" + `{"a": 3}`,
+			want: "t.json, line 2: column 8: unexpected end of line inside an object", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBuilder(tt.schema, tt.rescue)
+			b.currentFile = "t.json"
+			err := decodeJSONLines(b, tt.input, 0, -1)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tt.want) || domain.CodeOf(err) != domain.CodeMalformedRecord {
+					t.Fatalf("error %v, want %s with %q", err, domain.CodeMalformedRecord, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, err := b.batch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dump(batch); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
 	}
 }

@@ -58,8 +58,8 @@ func writeFiles(t testing.TB, dir string, files []tfile) {
 
 func newFiles(t testing.TB, dir string, opts FileOptions) domain.Source {
 	t.Helper()
-	src, err := Files(dir, opts)
-	if err != nil {
+	src := Files(dir, opts)
+	if err := src.(domain.Validator).Validate(); err != nil {
 		t.Fatalf("Files(%s, %+v): %v", dir, opts, err)
 	}
 	return src

@@ -3,8 +3,10 @@ package sources
 import (
 	"errors"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -31,7 +33,17 @@ func (s *fileSource) openParquet(f fileSlice) (*parquet.File, *os.File, error) {
 	return pf, fh, nil
 }
 
-func (s *fileSource) countParquetRows(f fileSlice) (int, error) {
+// recoverParquet turns a panic of the Parquet library over a damaged file
+// into an error naming the file.
+func recoverParquet(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = domain.Errorf(domain.CodeFileUnreadable, "file %s is not a readable Parquet file: %v", path, r).
+			WithHint("check that the file was written completely and is not damaged").WithNames(path)
+	}
+}
+
+func (s *fileSource) countParquetRows(f fileSlice) (_ int, err error) {
+	defer recoverParquet(filepath.Join(s.dir, filepath.FromSlash(f.Path)), &err)
 	pf, fh, err := s.openParquet(f)
 	if err != nil {
 		return 0, err
@@ -40,12 +52,16 @@ func (s *fileSource) countParquetRows(f fileSlice) (int, error) {
 	return int(pf.NumRows()), nil
 }
 
-// parquetColumn maps a top-level Parquet column to a sluice type.
+// parquetColumn maps a top-level Parquet column to a sluice type. scale reads
+// a non-null value; ok is false for a value the type cannot hold.
 type parquetColumn struct {
 	name  string
 	kind  domain.Kind
-	scale func(v parquet.Value) domain.Value
+	scale func(v parquet.Value) (out domain.Value, ok bool)
 }
+
+// julianUnixEpoch is the Julian day of 1970-01-01, for INT96 timestamps.
+const julianUnixEpoch = 2440588
 
 func parquetColumns(path string, schema *parquet.Schema) ([]parquetColumn, error) {
 	var cols []parquetColumn
@@ -59,40 +75,63 @@ func parquetColumns(path string, schema *parquet.Schema) ([]parquetColumn, error
 		if l := field.Type().LogicalType(); l != nil {
 			lt = l.Value
 		}
+		if dec, ok := lt.(*format.DecimalType); ok {
+			// sluice has no decimal type: a decimal reads as the nearest double.
+			c.kind, c.scale = domain.KindFloat64, decimalScale(field.Type().Kind(), int(dec.Scale))
+			cols = append(cols, c)
+			continue
+		}
+		unsigned := false
+		if it, ok := lt.(*format.IntType); ok {
+			unsigned = !it.IsSigned
+		}
 		switch field.Type().Kind() {
 		case parquet.Boolean:
-			c.kind, c.scale = domain.KindBool, func(v parquet.Value) domain.Value { return domain.Bool(v.Boolean()) }
+			c.kind, c.scale = domain.KindBool, func(v parquet.Value) (domain.Value, bool) { return domain.Bool(v.Boolean()), true }
 		case parquet.Int32:
-			if _, ok := lt.(*format.DateType); ok {
-				c.kind, c.scale = domain.KindDate, func(v parquet.Value) domain.Value { return domain.DateDays(int64(v.Int32())) }
-			} else {
-				c.kind, c.scale = domain.KindInt64, func(v parquet.Value) domain.Value { return domain.Int(int64(v.Int32())) }
+			switch _, date := lt.(*format.DateType); {
+			case date:
+				c.kind, c.scale = domain.KindDate, func(v parquet.Value) (domain.Value, bool) { return domain.DateDays(int64(v.Int32())), true }
+			case unsigned:
+				c.kind, c.scale = domain.KindInt64, func(v parquet.Value) (domain.Value, bool) { return domain.Int(int64(uint32(v.Int32()))), true }
+			default:
+				c.kind, c.scale = domain.KindInt64, func(v parquet.Value) (domain.Value, bool) { return domain.Int(int64(v.Int32())), true }
 			}
 		case parquet.Int64:
-			c.kind, c.scale = domain.KindInt64, func(v parquet.Value) domain.Value { return domain.Int(v.Int64()) }
+			c.kind, c.scale = domain.KindInt64, func(v parquet.Value) (domain.Value, bool) { return domain.Int(v.Int64()), true }
+			if unsigned {
+				c.scale = func(v parquet.Value) (domain.Value, bool) { return domain.Int(v.Int64()), v.Int64() >= 0 }
+			}
 			if ts, ok := lt.(*format.TimestampType); ok {
 				unit := ts.Unit.Value
 				c.kind = domain.KindTimestamp
-				c.scale = func(v parquet.Value) domain.Value {
+				c.scale = func(v parquet.Value) (domain.Value, bool) {
 					switch unit.(type) {
 					case *format.MilliSeconds:
-						return domain.TimestampMicros(v.Int64() * 1000)
+						return domain.TimestampMicros(v.Int64() * 1000), true
 					case *format.NanoSeconds:
-						return domain.TimestampMicros(v.Int64() / 1000)
+						return domain.TimestampMicros(floorDiv(v.Int64(), 1000)), true
 					}
-					return domain.TimestampMicros(v.Int64())
+					return domain.TimestampMicros(v.Int64()), true
 				}
 			}
+		case parquet.Int96: // legacy timestamps (Spark, Hive, Impala): nanoseconds of the day and a Julian day
+			c.kind, c.scale = domain.KindTimestamp, func(v parquet.Value) (domain.Value, bool) {
+				i := v.Int96()
+				nanos := int64(uint64(i[1])<<32 | uint64(i[0]))
+				days := int64(i[2]) - julianUnixEpoch
+				return domain.TimestampMicros(days*86400_000_000 + floorDiv(nanos, 1000)), true
+			}
 		case parquet.Float:
-			c.kind, c.scale = domain.KindFloat64, func(v parquet.Value) domain.Value { return domain.Float(float64(v.Float())) }
+			c.kind, c.scale = domain.KindFloat64, func(v parquet.Value) (domain.Value, bool) { return domain.Float(float64(v.Float())), true }
 		case parquet.Double:
-			c.kind, c.scale = domain.KindFloat64, func(v parquet.Value) domain.Value { return domain.Float(v.Double()) }
+			c.kind, c.scale = domain.KindFloat64, func(v parquet.Value) (domain.Value, bool) { return domain.Float(v.Double()), true }
 		case parquet.ByteArray, parquet.FixedLenByteArray:
 			switch lt.(type) {
 			case *format.StringType, *format.JsonType, *format.EnumType:
-				c.kind, c.scale = domain.KindString, func(v parquet.Value) domain.Value { return domain.String(string(v.ByteArray())) }
+				c.kind, c.scale = domain.KindString, func(v parquet.Value) (domain.Value, bool) { return domain.String(string(v.ByteArray())), true }
 			default:
-				c.kind, c.scale = domain.KindBytes, func(v parquet.Value) domain.Value { return domain.Bytes(v.ByteArray()) }
+				c.kind, c.scale = domain.KindBytes, func(v parquet.Value) (domain.Value, bool) { return domain.Bytes(v.ByteArray()), true }
 			}
 		default:
 			return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s: column %q has Parquet type %s, which sluice does not read", path, field.Name(), field.Type()).WithNames(path)
@@ -102,8 +141,42 @@ func parquetColumns(path string, schema *parquet.Schema) ([]parquetColumn, error
 	return cols, nil
 }
 
+// floorDiv divides rounding down, so that instants before 1970 round to the
+// earlier microsecond as they do after.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// decimalScale reads a decimal stored as an integer or big-endian two's
+// complement bytes, with scale digits after the point, as a double.
+func decimalScale(physical parquet.Kind, scale int) func(parquet.Value) (domain.Value, bool) {
+	toFloat := func(unscaled string) (domain.Value, bool) {
+		f, err := strconv.ParseFloat(unscaled+"e-"+strconv.Itoa(scale), 64)
+		return domain.Float(f), err == nil
+	}
+	switch physical {
+	case parquet.Int32:
+		return func(v parquet.Value) (domain.Value, bool) { return toFloat(strconv.FormatInt(int64(v.Int32()), 10)) }
+	case parquet.Int64:
+		return func(v parquet.Value) (domain.Value, bool) { return toFloat(strconv.FormatInt(v.Int64(), 10)) }
+	}
+	return func(v parquet.Value) (domain.Value, bool) {
+		b := v.ByteArray()
+		n := new(big.Int).SetBytes(b)
+		if len(b) > 0 && b[0]&0x80 != 0 { // negative: subtract 2^(8*len)
+			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+		}
+		return toFloat(n.String())
+	}
+}
+
 // decodeParquet adds rows [f.From, to) of a Parquet file to b.
-func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) error {
+func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) (err error) {
+	defer recoverParquet(b.currentFile, &err)
 	pf, fh, err := s.openParquet(f)
 	if err != nil {
 		return err
@@ -125,6 +198,7 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) error {
 	if to >= 0 {
 		want = to - f.From
 	}
+	b.reserve(want)
 	rows := make([]parquet.Row, 256)
 	for done := 0; done < want; {
 		n, err := r.ReadRows(rows[:min(len(rows), want-done)])
@@ -137,9 +211,14 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) error {
 				}
 				if v.IsNull() {
 					b.set(cols[c].name, domain.Null())
-				} else {
-					b.set(cols[c].name, cols[c].scale(v))
+					continue
 				}
+				val, ok := cols[c].scale(v)
+				if !ok {
+					return domain.Errorf(domain.CodeFileUnreadable, "file %s, row %d: column %q: value %s does not fit a %s",
+						path, b.currentLine, cols[c].name, v, cols[c].kind).WithNames(path)
+				}
+				b.set(cols[c].name, val)
 			}
 			if err := b.endRow(); err != nil {
 				return err
@@ -159,4 +238,3 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) error {
 	}
 	return nil
 }
-

@@ -1,0 +1,59 @@
+package sources
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchLines is n JSON lines of about 150 bytes with 6 columns: id bigint,
+// user string, event string, amount double, ts string, ok bool.
+func benchLines(n int) string {
+	events := []string{"page_view", "add_to_cart", "checkout_completed", "search", "login"}
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, `{"id": %d, "user": "user-%06d@example.com", "event": %q, "amount": %d.%02d, "ts": "2025-03-%02dT%02d:%02d:%02d.%06dZ", "ok": %v}`+"\n",
+			1_000_000+i, i%50000, events[i%len(events)], i%10000, i%100, 1+i%28, i%24, i%60, (i/60)%60, i%1000000, i%3 != 0)
+	}
+	return sb.String()
+}
+
+func BenchmarkJSONLinesDecode(b *testing.B) {
+	const n = 100_000
+	data := benchLines(n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		bld := newBuilder(nil, false)
+		bld.currentFile = "bench.json"
+		if err := decodeJSONLines(bld, data, 0, -1); err != nil {
+			b.Fatal(err)
+		}
+		batch, err := bld.batch()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if batch.Len() != n || len(batch.Columns) != 6 {
+			b.Fatalf("%d rows, %d columns", batch.Len(), len(batch.Columns))
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func TestBenchLinesShape(t *testing.T) {
+	data := benchLines(1000)
+	if avg := len(data) / 1000; avg < 140 || avg > 160 {
+		t.Errorf("lines of %d bytes on average, want about 150", avg)
+	}
+	b := newBuilder(nil, false)
+	if err := decodeJSONLines(b, data, 0, -1); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := b.batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := batch.Schema.String(), "id bigint, user string, event string, amount double, ts string, ok boolean"; got != want {
+		t.Errorf("schema %s, want %s", got, want)
+	}
+}
