@@ -57,6 +57,9 @@ const (
 	CodePathNotFound               Code = "PATH_NOT_FOUND"
 	CodeSourceOptionInvalid        Code = "INVALID_SOURCE_OPTION"
 	CodeEventNotFound              Code = "EVENT_NOT_FOUND"
+	CodeUpstreamReset              Code = "STREAMING_SOURCE_WAS_RESET"
+	CodeStreamOfMaterializedView   Code = "INVALID_FLOW_QUERY_TYPE.STREAMING_READ_OF_MATERIALIZED_VIEW"
+	CodeUpdateRunning              Code = "UPDATE_ALREADY_RUNNING"
 )
 
 type codeText struct {
@@ -107,6 +110,12 @@ var codeInfo = map[Code]codeText{
 	CodePathNotFound:        {"a source path does not exist", "create the directory or correct the path"},
 	CodeSourceOptionInvalid: {"a source option is invalid", "see the source's documentation for its options"},
 	CodeEventNotFound:       {"the log holds no event at that position", "seqs start at 1 and end at the store's last seq"},
+	CodeUpstreamReset: {"a table read as a stream was fully refreshed since the reader's last micro-batch",
+		"run a full refresh of the reader's target too, or reset the reader's checkpoint"},
+	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
+		"read the materialized view as a batch (Read), in a materialized view"},
+	CodeUpdateRunning: {"another update of this pipeline's storage is running",
+		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
 }

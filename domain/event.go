@@ -249,7 +249,6 @@ type BatchInfo struct {
 	Start           json.RawMessage `json:"start,omitempty"`
 	End             json.RawMessage `json:"end,omitempty"`
 	NumRows         int64           `json:"num_rows"`
-	Final           bool            `json:"final,omitempty"` // the source said nothing follows (once flows)
 	// Schema is the table's schema from this batch on, set when the batch
 	// gives the table its first schema or evolves it.
 	Schema *Schema `json:"schema,omitempty"`

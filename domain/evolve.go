@@ -6,8 +6,13 @@ import (
 
 // Schema evolution of a stored table. A table's schema is declared, or taken
 // from its first batch; later batches may add nullable columns and widen
-// bigint to double. Anything else is SCHEMA_DRIFT: the batch is not written
+// bigint to double; a string column takes any scalar as its text (so that a
+// column inferred as string in one batch and as a number in the next, like a
+// zip code, is not drift). Anything else is SCHEMA_DRIFT: the batch is not written
 // and the flow fails, naming the column, both types and the fix.
+
+// scalar reports whether values of kind k print as a single text value.
+func scalar(k Kind) bool { return k != KindList && k != KindStruct && k != KindNull }
 
 // EvolveSchema returns the schema a table has after taking a batch of schema
 // incoming. With declared set, the table's schema is fixed: the batch must
@@ -33,6 +38,9 @@ func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Sch
 			out.Fields[i].Type = TypeFloat64
 		case have.Kind == KindNull && !declared:
 			out.Fields[i].Type = f.Type
+		case have.Kind == KindString && !declared && scalar(f.Type.Kind):
+			// A string column takes any scalar as its text, as the files'
+			// type inference does within a batch.
 		default:
 			return cur, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the new batch", have, f.Type),
 				fmt.Sprintf("cast %s to %s in the flow's query, or run a full refresh of %q to take the new type", f.Name, have, table))
@@ -81,6 +89,16 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 		case f.Type.Kind == KindFloat64 && src.Kind == KindInt64, src.Kind == KindNull:
 			c := NewColumn(f.Type.Kind, n)
 			appendColumn(c, src, n)
+			cols[j] = c
+		case f.Type.Kind == KindString && scalar(src.Kind):
+			c := NewColumn(KindString, n)
+			for i := 0; i < n; i++ {
+				v := src.Value(i)
+				if !v.IsNull() {
+					v = String(v.String())
+				}
+				_ = c.Append(v)
+			}
 			cols[j] = c
 		default:
 			return nil, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the batch", f.Type, b.Schema.Fields[k].Type), "cast the column in the flow's query")

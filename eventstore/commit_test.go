@@ -26,7 +26,7 @@ func TestAppendGet(t *testing.T) {
 			Details: domain.Details{CreateUpdate: &domain.CreateUpdate{Cause: "API_CALL", FullRefreshSelection: []string{"a"}}}},
 		{ID: "fixed-id", Timestamp: given, Type: domain.EventBatchCommitted, Level: domain.LevelMetrics,
 			Origin:  domain.Origin{FlowName: "f", DatasetName: "d", UpdateID: "u1", BatchID: &batch},
-			Details: domain.Details{BatchCommitted: &domain.BatchInfo{Flow: "f", Target: "d", BatchID: 7, End: []byte(`{"n":3}`)}},
+			Details: domain.Details{BatchCommitted: &domain.BatchInfo{Flow: "f", Target: "d", BatchID: 0, End: []byte(`{"n":3}`)}},
 			Error:   &domain.ErrorInfo{Code: domain.CodeFlowFailed, Message: "m", Names: []string{"x"}},
 			Data:    []byte{1, 2, 3}},
 	}
@@ -300,8 +300,10 @@ func TestGroupCommitConcurrency(t *testing.T) {
 // bigEvent is about size bytes of Data, below Badger's 1 MiB value threshold
 // so that it counts in full against the transaction limit.
 func bigEvent(flow string, size int) *domain.Event {
-	e := ev(domain.EventBatchCommitted, flow, "", "", "")
-	e.Details.BatchCommitted = &domain.BatchInfo{Flow: flow}
+	// A delivery without a plan moves no checkpoint, so any number of these
+	// commit in any order.
+	e := ev(domain.EventSinkBatchDelivered, flow, "", "", "")
+	e.Details.SinkBatchDelivered = &domain.SinkBatchDelivered{Flow: flow}
 	e.Data = make([]byte, size)
 	for i := range e.Data {
 		e.Data[i] = byte(i)

@@ -17,6 +17,7 @@ const (
 	stateTableGenPrefix   = "tgen/"   // + table -> generation, 8-byte big-endian
 	stateFailedPrefix     = "failed/" // + flow -> dataset
 	stateSchemaPrefix     = "schema/" // + table -> its schema (JSON) in the current generation
+	stateVersionPrefix    = "tver/"   // + table -> seq of its last batch in the current generation, 8-byte big-endian
 )
 
 // Checkpoint is a flow's position in its source, as the log's batch events
@@ -71,6 +72,20 @@ func (s *Store) TableSchema(table string) (*domain.Schema, error) {
 	return &sc, nil
 }
 
+// TableVersion returns the seq of the last batch committed to table in its
+// current generation: 0 when the generation has no batch. Two reads of a
+// table with the same generation and version see the same rows.
+func (s *Store) TableVersion(table string) (uint64, error) {
+	v, found, err := s.Projection(stateProjectorName, []byte(stateVersionPrefix+table))
+	if err != nil || !found {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, domain.Errorf(domain.CodeInvalidUpdateState, "the version of table %q is %d bytes long, not 8", table, len(v)).WithNames(table)
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
 // FailedFlows returns the flows whose last FAILED flow_progress has not been
 // followed by a COMPLETED one, each with the dataset it writes (the origin's
 // dataset_name). A flow that failed and was then skipped, stopped or excluded
@@ -93,7 +108,8 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //
 //   - batch_planned, of the checkpoint's generation: Planned = the batch.
 //   - batch_committed, of the checkpoint's generation: Offset = End,
-//     NextBatchID = BatchID+1, Planned = nil.
+//     NextBatchID = BatchID+1, Planned = nil. A batch id other than
+//     NextBatchID is refused (its Append fails): two writers planned one batch.
 //   - sink_batch_delivered, of the checkpoint's generation, for the planned
 //     batch id: Offset = Planned.End, NextBatchID = BatchID+1, Planned = nil.
 //   - once_flow_drained, of the checkpoint's generation: Drained = true.
@@ -103,10 +119,10 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //   - checkpoint_imported, unless of an older generation: Generation = the
 //     event's, Offset = the imported offset, NextBatchID = 0, Planned = nil,
 //     Imported = true.
-//   - batch_committed carrying a schema, of the table's generation: the
-//     table's schema.
-//   - table_reset, unless of an older generation: the table's generation, and
-//     no schema.
+//   - batch_committed, of the table's generation: the table's version (the
+//     event's seq) and, when the batch carries one, its schema.
+//   - table_reset, unless of an older generation: the table's generation, no
+//     version, no schema.
 //   - flow_progress FAILED: the flow (origin flow_name) is failed, writing
 //     origin dataset_name; flow_progress COMPLETED: it is not. Other statuses
 //     leave it as it is.
@@ -141,18 +157,28 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			return missingDetails(ev)
 		}
 		b := d.BatchCommitted
-		if b.Schema != nil {
-			if err := setTableSchema(w, b); err != nil {
-				return err
-			}
+		if err := setTableState(w, ev.Seq, b); err != nil {
+			return err
 		}
-		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
+		var outOfOrder *Checkpoint
+		err := updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
 			if b.Generation != c.Generation {
+				return false
+			}
+			if b.BatchID != c.NextBatchID {
+				outOfOrder = c
 				return false
 			}
 			c.Offset, c.NextBatchID, c.Planned = b.End, b.BatchID+1, nil
 			return true
 		})
+		if err == nil && outOfOrder != nil {
+			// Two writers planned the same batch: refuse the second commit
+			// rather than let a batch land twice.
+			err = domain.Errorf(domain.CodeInvalidUpdateState, "flow %q commits batch %d but its next batch is %d: another update may be writing the same flow",
+				b.Flow, b.BatchID, outOfOrder.NextBatchID).WithNames(b.Flow)
+		}
+		return err
 	case domain.EventSinkBatchDelivered:
 		if d.SinkBatchDelivered == nil {
 			return missingDetails(ev)
@@ -218,6 +244,9 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			return nil
 		}
 		if err := w.Delete([]byte(stateSchemaPrefix + t.Table)); err != nil {
+			return err
+		}
+		if err := w.Delete([]byte(stateVersionPrefix + t.Table)); err != nil {
 			return err
 		}
 		return w.Set(key, binary.BigEndian.AppendUint64(nil, uint64(t.Generation)))
@@ -294,9 +323,10 @@ func detailsField(t domain.EventType) string {
 	return string(t)
 }
 
-// setTableSchema records the schema a batch committed with, when the batch
-// belongs to the table's current generation.
-func setTableSchema(w ProjectionWriter, b *domain.BatchInfo) error {
+// setTableState records, for a batch of the table's current generation, the
+// table's version (the batch's seq) and, when the batch carries one, its
+// schema.
+func setTableState(w ProjectionWriter, seq uint64, b *domain.BatchInfo) error {
 	if b.Target == "" {
 		return nil
 	}
@@ -309,6 +339,12 @@ func setTableSchema(w ProjectionWriter, b *domain.BatchInfo) error {
 		gen = int64(binary.BigEndian.Uint64(cur))
 	}
 	if gen != b.TableGeneration {
+		return nil
+	}
+	if err := w.Set([]byte(stateVersionPrefix+b.Target), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+		return err
+	}
+	if b.Schema == nil {
 		return nil
 	}
 	v, err := json.Marshal(b.Schema)

@@ -78,8 +78,8 @@ func TestStateCheckpointFold(t *testing.T) {
 			Checkpoint{Flow: f}},
 		{"commit of an older generation is ignored", []*domain.Event{committed(f, 0, 0, `1`), reset(f, 1), committed(f, 0, 1, `2`)},
 			Checkpoint{Flow: f, Generation: 1}},
-		{"sink delivery of the planned batch", []*domain.Event{committed(f, 0, 3, `3`), planned(f, 0, 4, `3`, `9`), delivered(f, 0, 4)},
-			Checkpoint{Flow: f, Offset: raw(`9`), NextBatchID: 5}},
+		{"sink delivery of the planned batch", []*domain.Event{committed(f, 0, 0, `3`), planned(f, 0, 1, `3`, `9`), delivered(f, 0, 1)},
+			Checkpoint{Flow: f, Offset: raw(`9`), NextBatchID: 2}},
 		{"sink delivery of another batch id", []*domain.Event{planned(f, 0, 4, `3`, `9`), delivered(f, 0, 3)},
 			Checkpoint{Flow: f, Planned: binfo(f, 0, 4, `3`, `9`)}},
 		{"sink delivery without a plan", []*domain.Event{committed(f, 0, 0, `1`), delivered(f, 0, 1)},
@@ -98,7 +98,7 @@ func TestStateCheckpointFold(t *testing.T) {
 			Checkpoint{Flow: f, Generation: 2}},
 		{"import", []*domain.Event{planned(f, 0, 0, `0`, `1`), imported(f, 0, `{"pos":42}`)},
 			Checkpoint{Flow: f, Offset: raw(`{"pos":42}`), Imported: true}},
-		{"import into a new generation", []*domain.Event{committed(f, 0, 5, `5`), imported(f, 3, `42`), committed(f, 3, 0, `43`)},
+		{"import into a new generation", []*domain.Event{committed(f, 0, 0, `5`), imported(f, 3, `42`), committed(f, 3, 0, `43`)},
 			Checkpoint{Flow: f, Generation: 3, Offset: raw(`43`), NextBatchID: 1, Imported: true}},
 		{"import of an older generation is ignored", []*domain.Event{reset(f, 4), imported(f, 3, `42`)},
 			Checkpoint{Flow: f, Generation: 4}},
@@ -238,5 +238,22 @@ func TestStateRefusesIncompleteEvents(t *testing.T) {
 	}
 	if s.LastSeq() != 0 {
 		t.Fatalf("LastSeq = %d", s.LastSeq())
+	}
+}
+
+// TestStateRefusesOutOfOrderCommit: a batch committed with another id than
+// the flow's next is refused, so two writers of one flow cannot both land
+// the same batch.
+func TestStateRefusesOutOfOrderCommit(t *testing.T) {
+	s := openTest(t)
+	mustAppend(t, s, committed("f", 0, 0, `1`))
+	for _, id := range []int64{0, 2} {
+		if _, err := s.Append(context.Background(), committed("f", 0, id, `2`)); domain.CodeOf(err) != domain.CodeInvalidUpdateState {
+			t.Errorf("batch %d after batch 0: %v, want %s", id, err, domain.CodeInvalidUpdateState)
+		}
+	}
+	mustAppend(t, s, committed("f", 0, 1, `2`))
+	if cp, _ := s.Checkpoint("f"); cp.NextBatchID != 2 || string(cp.Offset) != `2` {
+		t.Errorf("checkpoint %+v, want next batch 2 at offset 2", cp)
 	}
 }

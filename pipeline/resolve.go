@@ -179,6 +179,11 @@ func (r *resolver) resolveInputs() map[string][]string {
 				continue
 			}
 			inputs[f.Name] = stored
+			for _, ds := range stored {
+				if in.Streaming && r.datasets[ds].Type == domain.MaterializedView {
+					r.add(domain.Errorf(domain.CodeStreamOfMaterializedView, "flow %q reads materialized view %q as a stream; a view is recomputed, not appended to", f.Name, ds).WithNames(f.Name, ds))
+				}
+			}
 		}
 		ds := r.datasets[f.Target]
 		if ds == nil {

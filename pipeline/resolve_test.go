@@ -167,6 +167,11 @@ func TestResolveCodes(t *testing.T) {
 		{"invalid source option", func(p *Pipeline) {
 			p.StreamingTable("t", StreamFrom(sources.Files("/data", sources.FileOptions{Format: "xml"})))
 		}, domain.CodeSourceOptionInvalid, []string{`"t"`, "xml"}},
+		{"streaming read of a materialized view", func(p *Pipeline) {
+			p.StreamingTable("src", StreamFrom(sources.Range(0, 10)))
+			p.MaterializedView("mv", Read("src"))
+			p.StreamingTable("st", ReadStream("mv"))
+		}, domain.CodeStreamOfMaterializedView, []string{`"st"`, `"mv"`}},
 		{"reading a sink", func(p *Pipeline) {
 			p.ForeachBatchSink("s", noopSink)
 			p.StreamingTable("t", ReadStream("s"))

@@ -1,6 +1,7 @@
 package processors
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,9 @@ type flowRun struct {
 	src    domain.Source
 
 	rows, batches int64 // committed in this update
+
+	lastWork time.Time // when the flow last ran a micro-batch (continuous)
+	idle     bool      // IDLE recorded, RUNNING not since
 }
 
 // runFlow runs a flow to its end in this update, with retries in production
@@ -87,23 +91,28 @@ func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
 
 // drive runs the flow's micro-batches: in a triggered update until the source
 // has nothing new; in a continuous one until ctx ends, waiting for new data
-// between batches. Once flows and materialized views run one batch.
+// between batches. A once flow drains what its source holds when it starts
+// (in bounded micro-batches if the source bounds them), then records that it
+// drained; a materialized view recomputes when its inputs changed.
 func (r *flowRun) drive(ctx context.Context) error {
 	if err := r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowRunning, "", nil)); err != nil {
 		return err
 	}
-	oneShot := r.f.Once || r.f.Type == domain.FlowMaterializedView
+	r.lastWork = time.Now()
 	for {
 		for {
 			did, err := r.microBatch(ctx)
 			if err != nil {
 				return err
 			}
-			if !did || oneShot {
+			if !did || r.f.Type == domain.FlowMaterializedView {
 				break
 			}
 		}
-		if !r.u.g.Continuous || r.f.Once {
+		if r.f.Once {
+			return r.drained(ctx)
+		}
+		if !r.u.g.Continuous {
 			return nil
 		}
 		if err := r.waitForData(ctx); err != nil {
@@ -112,49 +121,82 @@ func (r *flowRun) drive(ctx context.Context) error {
 	}
 }
 
+// drained records that a once flow read everything. A crash before this
+// event only means the next update plans again, finds nothing, and records it.
+func (r *flowRun) drained(ctx context.Context) error {
+	cp, err := r.u.store.Checkpoint(r.f.Name)
+	if err != nil || cp.Drained {
+		return err
+	}
+	ev := r.u.event(domain.EventOnceFlowDrained, domain.LevelInfo, fmt.Sprintf("Once flow %q drained.", r.f.Name),
+		domain.Details{OnceFlowDrained: &domain.OnceFlowDrained{Flow: r.f.Name, Generation: cp.Generation}})
+	ev.Origin.FlowName, ev.Origin.DatasetName = r.f.Name, r.f.Target
+	return r.u.append(ctx, ev)
+}
+
 // waitForData blocks until the flow may have something new: a commit to the
-// table it reads, or the poll interval for an external source. After
-// IdleAfter without news it records IDLE, and RUNNING when news comes.
+// table it reads (woken through the event bus), or the poll interval. A
+// materialized view over tables is only woken by commits: polling it would
+// find the same inputs. IDLE is recorded once, when the flow has had nothing
+// to do for IdleAfter; RUNNING again when a micro-batch runs.
 func (r *flowRun) waitForData(ctx context.Context) error {
 	var poll <-chan time.Time
-	if r.f.Query.Input.Dataset == "" {
+	if r.f.Type != domain.FlowMaterializedView || r.f.Query.Input.Dataset == "" {
 		t := time.NewTimer(r.u.opts.PollInterval)
 		defer t.Stop()
 		poll = t.C
 	}
-	idle := time.NewTimer(r.u.opts.IdleAfter)
-	defer idle.Stop()
-	wasIdle := false
+	var idle <-chan time.Time
+	if !r.idle {
+		t := time.NewTimer(time.Until(r.lastWork.Add(r.u.opts.IdleAfter)))
+		defer t.Stop()
+		idle = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-r.s.wake[r.f.Name]:
+			return nil
 		case <-poll:
-		case <-idle.C:
-			wasIdle = true
+			return nil
+		case <-idle:
+			idle = nil
+			r.idle = true
 			if err := r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowIdle, "", nil)); err != nil {
 				return err
 			}
-			continue
 		}
-		if wasIdle {
-			return r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowRunning, "", nil))
-		}
+	}
+}
+
+// working notes that a micro-batch runs, recording RUNNING after IDLE.
+func (r *flowRun) working(ctx context.Context) error {
+	r.lastWork = time.Now()
+	if !r.idle {
 		return nil
 	}
+	r.idle = false
+	return r.u.append(ctx, r.u.flowProgress(r.f, domain.FlowRunning, "", nil))
 }
 
 // microBatch runs one micro-batch: plan (or take the planned batch a crash
 // left uncommitted), read exactly that range, transform, write and commit.
-// It reports whether there was a batch.
-func (r *flowRun) microBatch(ctx context.Context) (bool, error) {
+// It reports whether there was a batch. A panic in a source or a user
+// function fails the micro-batch, not the process.
+func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	select {
 	case r.s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
 	defer func() { <-r.s.sem }()
+	defer func() {
+		if p := recover(); p != nil {
+			did, err = false, domain.Errorf(domain.CodeUserFunctionFailed, "flow %q panicked: %v", r.f.Name, p).
+				WithHint("fix the flow's source or functions; nothing of the micro-batch was committed").WithNames(r.f.Name)
+		}
+	}()
 
 	u, f := r.u, r.f
 	cp, err := u.store.Checkpoint(f.Name)
@@ -165,17 +207,26 @@ func (r *flowRun) microBatch(ctx context.Context) (bool, error) {
 	recompute := f.Type == domain.FlowMaterializedView
 	if info == nil || recompute {
 		start, limit := cp.Offset, u.opts.Limit
-		if f.Once || recompute {
+		if f.Once {
+			limit = domain.ReadLimit{} // the source's own bounds still apply
+		}
+		if recompute {
 			start, limit = nil, domain.ReadLimit{}
 		}
 		end, ok, err := r.src.Plan(ctx, start, limit)
 		if err != nil {
 			return false, sourceError(r.src, err)
 		}
-		if !ok && !f.Once && !recompute {
+		if !ok {
 			return false, nil
 		}
-		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end, Final: f.Once}
+		if recompute && cp.NextBatchID > 0 && bytes.Equal(end, cp.Offset) {
+			return false, nil // the inputs are as they were at the last recompute
+		}
+		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end}
+		if err := r.working(ctx); err != nil {
+			return false, err
+		}
 		if !recompute {
 			ev := r.batchEvent(domain.EventBatchPlanned, *info)
 			ev.Message = fmt.Sprintf("Flow %q planned batch %d.", f.Name, info.BatchID)
@@ -184,19 +235,19 @@ func (r *flowRun) microBatch(ctx context.Context) (bool, error) {
 				return false, err
 			}
 		}
+	} else if err := r.working(ctx); err != nil {
+		return false, err
 	}
-	var rows *domain.Batch
-	if info.End != nil || recompute {
-		if rows, err = r.src.Read(ctx, info.Start, info.End); err != nil {
-			return false, sourceError(r.src, err)
-		}
+	rows, err := r.src.Read(ctx, info.Start, info.End)
+	if err != nil {
+		return false, sourceError(r.src, err)
 	}
 	if rows == nil {
 		rows = &domain.Batch{}
 	}
 	for _, t := range f.Query.Transforms {
 		if rows, err = t.Apply(ctx, rows); err != nil {
-			return false, err
+			return false, userError(f, err)
 		}
 		if rows == nil {
 			rows = &domain.Batch{}
@@ -208,6 +259,16 @@ func (r *flowRun) microBatch(ctx context.Context) (bool, error) {
 	r.rows += int64(rows.Len())
 	r.batches++
 	return true, nil
+}
+
+// userError names the flow in an error from a user function; errors that
+// already carry a code keep it.
+func userError(f *domain.Flow, err error) error {
+	var e *domain.Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return domain.Wrap(domain.CodeUserFunctionFailed, err, fmt.Sprintf("flow %q", f.Name)).WithNames(f.Name).AsRetriable()
 }
 
 func sourceError(src domain.Source, err error) error {
@@ -226,7 +287,7 @@ func (r *flowRun) batchEvent(typ domain.EventType, info domain.BatchInfo) *domai
 }
 
 // commit makes a batch's result visible: for a table, one commit holding the
-// rows, the new checkpoint and (for a once flow) its completion; for a sink,
+// rows and the new checkpoint; for a sink,
 // delivery first, then the acknowledgement.
 func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch) error {
 	u, f := r.u, r.f
@@ -273,12 +334,6 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			}
 			ev.Data = data
 		}
-		evs = append(evs, ev)
-	}
-	if f.Once {
-		ev := u.event(domain.EventOnceFlowDrained, domain.LevelInfo, fmt.Sprintf("Once flow %q drained.", f.Name),
-			domain.Details{OnceFlowDrained: &domain.OnceFlowDrained{Flow: f.Name, Generation: info.Generation}})
-		ev.Origin.FlowName, ev.Origin.DatasetName = f.Name, f.Target
 		evs = append(evs, ev)
 	}
 	return u.append(ctx, evs...)

@@ -137,7 +137,7 @@ func (s *scheduler) run(ctx context.Context) error {
 			return err
 		}
 	}
-	done := make(chan flowDone)
+	done := make(chan flowDone, len(pending)) // a flow can always report, even after run returned
 	running := 0
 	var firstErr error
 	for {
@@ -148,8 +148,6 @@ func (s *scheduler) run(ctx context.Context) error {
 			for _, name := range pending {
 				ready, ok := s.ready(name)
 				switch {
-				case runCtx.Err() != nil:
-					still = append(still, name)
 				case !ready:
 					still = append(still, name)
 				case !ok:
@@ -160,6 +158,8 @@ func (s *scheduler) run(ctx context.Context) error {
 						return err
 					}
 					progress = true
+				case runCtx.Err() != nil:
+					still = append(still, name) // canceled: it will end STOPPED
 				default:
 					s.setStatus(name, domain.FlowStarting, "")
 					running++

@@ -52,23 +52,38 @@ type tableSource struct {
 func (s *tableSource) String() string { return "table " + s.table }
 
 // Plan finds the committed batches after start. For a stream, at most
-// limit.MaxRows rows (but at least one batch); for a batch read, everything.
+// limit.MaxRows rows (but at least one batch), of the generation the stream
+// started in: a stream whose table was fully refreshed since is an error, not
+// a silent reread. For a batch read, the whole table, once.
 func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
 	gen, err := s.store.TableGeneration(s.table)
 	if err != nil {
 		return nil, false, err
 	}
-	last := s.store.LastSeq()
 	if !s.streaming {
-		return tableOffset{Seq: last, Gen: gen}.encode(), true, nil
+		if len(start) > 0 {
+			return nil, false, nil // a batch read takes the table once
+		}
+		version, err := s.store.TableVersion(s.table)
+		if err != nil {
+			return nil, false, err
+		}
+		return tableOffset{Seq: version, Gen: gen}.encode(), true, nil
 	}
 	from, err := parseTableOffset(start)
 	if err != nil {
 		return nil, false, err
 	}
+	if len(start) > 0 && from.Gen != gen {
+		return nil, false, domain.Errorf(domain.CodeUpstreamReset,
+			"table %q was fully refreshed (generation %d, now %d) since this flow last read it as a stream", s.table, from.Gen, gen).
+			WithHint(fmt.Sprintf("run a full refresh of the flow's target too, so it rereads %q from its new start, or reset the flow's checkpoint", s.table)).
+			WithNames(s.table)
+	}
 	if limit.MaxRows == 0 {
 		limit.MaxRows = defaultStreamRows
 	}
+	last := s.store.LastSeq()
 	if from.Seq >= last {
 		return nil, false, nil
 	}
@@ -81,7 +96,7 @@ func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domai
 			if bc == nil || bc.TableGeneration != gen {
 				return nil
 			}
-			if limit.MaxRows > 0 && end > 0 && rows+bc.NumRows > limit.MaxRows {
+			if end > 0 && rows+bc.NumRows > limit.MaxRows {
 				return errStop
 			}
 			end, rows = ev.Seq, rows+bc.NumRows
@@ -109,6 +124,9 @@ func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*doma
 	}
 	if !s.streaming {
 		from = tableOffset{}
+	}
+	if to.Seq == 0 {
+		return &domain.Batch{}, nil // nothing committed in the generation
 	}
 	return readBatches(ctx, s.store, s.table, from.Seq+1, to.Seq, to.Gen)
 }

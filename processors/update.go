@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,10 @@ type Result struct {
 	// Started and Finished time the update.
 	Started, Finished time.Time
 }
+
+// active holds the update running on each store: one at a time, since two
+// would plan the same batches. (Two processes cannot open one store at all.)
+var active sync.Map // *eventstore.Store -> update id
 
 // update is one run of a pipeline.
 type update struct {
@@ -89,6 +94,10 @@ func (u *update) createEvent() *domain.Event {
 // STOPPED and the update CANCELED.
 func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Options) (*Result, error) {
 	u := newUpdate(store, g, opts)
+	if prev, running := active.LoadOrStore(store, u.id); running {
+		return nil, domain.Errorf(domain.CodeUpdateRunning, "update %s of pipeline %q is running on this storage", shortID(prev.(string)), g.Name)
+	}
+	defer active.Delete(store)
 	res := &Result{UpdateID: u.id, Flows: map[string]domain.FlowStatus{}, Started: time.Now()}
 	if err := u.append(ctx, u.createEvent(), u.progress(domain.UpdateCreated), u.progress(domain.UpdateInitializing)); err != nil {
 		return nil, err
@@ -220,8 +229,15 @@ func (u *update) plan() (*updatePlan, error) {
 	if len(problems) > 0 {
 		return nil, problems
 	}
+	// A full refresh starts the flows into the refreshed datasets from the
+	// beginning: tables' writers, and the flows into sinks named in it (all
+	// of them in a full refresh of everything).
 	resetFlows := map[string]bool{}
-	for _, t := range p.resetTables {
+	refreshed := o.FullRefresh
+	if o.FullRefreshAll {
+		refreshed = selectable
+	}
+	for _, t := range refreshed {
 		for _, f := range g.Writers(t) {
 			resetFlows[f] = true
 		}
@@ -391,8 +407,8 @@ func (u *update) importCheckpoints(ctx context.Context, p *updatePlan) error {
 		if err != nil {
 			return err
 		}
-		if cp.Imported || cp.NextBatchID > 0 || cp.Offset != nil || cp.Generation > 0 {
-			continue
+		if cp.Imported || cp.NextBatchID > 0 || cp.Offset != nil {
+			continue // imported before, or the flow already read on its own
 		}
 		other, err := importSource(f.ImportCheckpoint)
 		if err != nil {

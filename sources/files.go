@@ -41,10 +41,13 @@ type FileOptions struct {
 	// MaxRowsPerTrigger bounds the rows of one micro-batch; files are split
 	// between micro-batches to keep it (0: no bound beyond the flow's).
 	MaxRowsPerTrigger int64
-	// Lookback is how far back in modification time a new file is still
-	// picked up after newer files were read (default 24h). Files are
-	// remembered by name for that long; an unseen file older than that
-	// behind the newest one read is ignored.
+	// Lookback, when set, bounds how long files are remembered: a file is
+	// remembered by name until the newest file read is Lookback newer than
+	// it, and an unseen file older than that horizon is taken as read and
+	// skipped. Zero (the default) remembers every file, so a file that lands
+	// with an old modification time (cp -p, rsync -a, tar) is still read; the
+	// price is that every micro-batch's offset lists every file read so far.
+	// Set it for directories that collect many thousands of files.
 	Lookback time.Duration
 }
 
@@ -78,8 +81,8 @@ func Files(dir string, opts FileOptions) domain.Source {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "CSV delimiter %q cannot separate fields", o.Delimiter).
 			WithHint("use a character other than a quote, a line break or U+FFFD")
 	}
-	if o.Lookback <= 0 {
-		o.Lookback = 24 * time.Hour
+	if o.Lookback < 0 {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "lookback %s is negative", o.Lookback).WithHint("use 0 to remember every file, or a positive duration")
 	}
 	if o.RescueBadRecords && o.Format == "parquet" {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "bad-record rescue applies to json and csv files, not parquet")
@@ -215,7 +218,7 @@ func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain
 		if _, seen := prev.Seen[f.Path]; seen || (prev.Partial != nil && f.Path == prev.Partial.Path) {
 			continue
 		}
-		if prev.MaxMTime > 0 && f.MTime < horizon {
+		if s.opts.Lookback > 0 && prev.MaxMTime > 0 && f.MTime < horizon {
 			continue // older than the lookback window: taken as read
 		}
 		queue = append(queue, f)
@@ -259,7 +262,7 @@ func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain
 	}
 	horizon = next.MaxMTime - s.opts.Lookback.Nanoseconds()
 	for path, mtime := range prev.Seen {
-		if mtime >= horizon {
+		if s.opts.Lookback == 0 || mtime >= horizon {
 			next.Seen[path] = mtime
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -430,15 +431,18 @@ func TestLookbackWithSplitFiles(t *testing.T) {
 	}
 }
 
-func TestDefaultLookbackIsADay(t *testing.T) {
+func TestDefaultRemembersEveryFile(t *testing.T) {
 	dir := t.TempDir()
 	src := newFiles(t, dir, FileOptions{Format: "json"})
 	writeFile(t, dir, "a.json", jsonIDs(0, 1), baseTime)
 	s, _ := planRead(t, src, nil, domain.ReadLimit{})
-	writeFile(t, dir, "in.json", jsonIDs(1, 2), baseTime.Add(-23*time.Hour))
-	writeFile(t, dir, "out.json", jsonIDs(2, 3), baseTime.Add(-25*time.Hour))
-	if got := ids(t, drain(t, src, s.end, domain.ReadLimit{})); !cmp.Equal(got, []int64{1}) {
-		t.Errorf("ids %v, want [1]", got)
+	// Files landing with old modification times (cp -p, rsync -a) are read.
+	writeFile(t, dir, "old.json", jsonIDs(1, 2), baseTime.Add(-23*time.Hour))
+	writeFile(t, dir, "older.json", jsonIDs(2, 3), baseTime.Add(-25*24*time.Hour))
+	got := ids(t, drain(t, src, s.end, domain.ReadLimit{}))
+	slices.Sort(got)
+	if !cmp.Equal(got, []int64{1, 2}) {
+		t.Errorf("ids %v, want [1 2]", got)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -99,7 +100,8 @@ func run(storage string) error {
 	for i := 1; i <= 2; i++ {
 		if i == 2 {
 			fmt.Println("\nA new file lands in the watched directory; the next update reads only it.")
-			if err := os.WriteFile(filepath.Join(live, "2026-12-02.json"), []byte(newEvents), 0o644); err != nil {
+			name := fmt.Sprintf("landed-%d.json", time.Now().UnixNano()) // new on every run, even with -storage
+			if err := os.WriteFile(filepath.Join(live, name), []byte(newEvents), 0o644); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,38 @@
+// Package sql is sluice's language: the SQL of Databricks / Spark declarative
+// pipelines, as real users write it. It is pure: it imports only the standard
+// library and domain, and knows nothing of pipelines.
+//
+// This part holds the front half: ${key} substitution, the lexer, the parser
+// and the syntax tree. ParseFile parses a .sql file or a notebook export into
+// a File of statements; ParseExpr parses one expression. Format and String
+// print any node back as canonical SQL, and parsing that text gives the same
+// tree.
+//
+// # What is accepted
+//
+// Datasets in the current syntax (CREATE [OR REFRESH] [PRIVATE] [TEMPORARY]
+// STREAMING TABLE, MATERIALIZED VIEW, CREATE [OR REPLACE] [TEMPORARY] VIEW)
+// and in the older LIVE forms; flows (CREATE FLOW ... AS INSERT INTO [ONCE] t
+// BY NAME query, with DEPENDS ON); AUTO CDC and APPLY CHANGES with all their
+// clauses; SET; USE; and queries standing alone.
+//
+// # Caveats
+//
+//   - ${key} is replaced before lexing, everywhere except inside -- and /* */
+//     comments; inside a string, \${key} is kept as text. Positions stay
+//     those of the file: a token that comes from a substituted value is
+//     reported at its ${. An unknown key is UNBOUND_SQL_PARAMETER.
+//   - As in Spark 4, a doubled quote inside a string is one quote; adjacent strings
+//     are joined ('a' 'b' is 'ab'). \% and \_ keep their backslash, for LIKE.
+//   - Keywords are not reserved, except a few words that cannot start an
+//     expression unquoted (SELECT, FROM, WHERE, AND, OR, ... — see
+//     reservedExpr) and words that cannot be an alias without AS (see
+//     notAlias). Quote such names in backticks.
+//   - STREAM followed by a name is a streaming read (FROM STREAM x); a table
+//     named stream is read with FROM stream alone, FROM stream AS s, or
+//     FROM `stream` s.
+//   - Hints (/*+ BROADCAST(t) */) are comments: they are not kept.
+//   - Functions called without parentheses (current_date, current_timestamp)
+//     parse as column references; resolution treats them as calls.
+//   - The parser stops at the first error of a file.
+package sql

@@ -1,0 +1,1 @@
+SELECT 'é', ü FROM t WHERE ;

@@ -1,0 +1,2 @@
+SELECT *
+FROM ${source_catalog}.sales.${missing.key}

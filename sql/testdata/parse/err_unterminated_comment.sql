@@ -1,0 +1,3 @@
+CREATE OR REFRESH STREAMING TABLE t
+AS SELECT a
+FROM x /* never closed

@@ -1,0 +1,3 @@
+CREATE MATERIALIZED VIEW mv AS
+SELECT 'unterminated
+  FROM t;

@@ -1,0 +1,3 @@
+SELECT ${cols}
+FROM t;
+SELECT x FROM u WHERE AND

@@ -1,0 +1,10 @@
+SET spark.sql.shuffle.partitions = 200;
+SET pipelines.trigger.interval = '1 hour';
+SET my.flag = true;
+SET spark.sql.session.timeZone;
+SET;
+USE CATALOG main;
+USE SCHEMA main.sales;
+USE DATABASE sales;
+USE sales;
+USE `my catalog`.`my schema`;
