@@ -107,7 +107,7 @@ func sampleEvents(t testing.TB) []*Event {
 		Details: Details{BatchCommitted: &BatchInfo{
 			Flow: "orders_live", Target: "orders", BatchID: 42, Generation: 1, TableGeneration: 2,
 			Start: json.RawMessage(`{"partitions":{"0":1200,"1":980}}`), End: json.RawMessage(`{"partitions":{"0":1800,"1":1004}}`),
-			NumRows: 624, Final: true,
+			NumRows: 624,
 		}},
 		Data: payload,
 	}, {
@@ -633,7 +633,7 @@ func goldenEvent(t testing.TB) *Event {
 		},
 		Details: Details{BatchCommitted: &BatchInfo{
 			Flow: "orders_live", Target: "orders", BatchID: 3, Generation: 1, TableGeneration: 2,
-			Start: json.RawMessage(`{"seq":10}`), End: json.RawMessage(`{"seq":13}`), NumRows: 3, Final: true,
+			Start: json.RawMessage(`{"seq":10}`), End: json.RawMessage(`{"seq":13}`), NumRows: 3,
 		}},
 		Error: &ErrorInfo{Code: CodeSchemaDrift, Message: "column qty: bigint is now double", Hint: "make the change compatible", Names: []string{"orders", "orders_live"}},
 		Data:  data,

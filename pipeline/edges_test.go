@@ -218,4 +218,3 @@ func TestStringColumnTakesLaterNumbers(t *testing.T) {
 		t.Errorf("raw: %v (%v), want the zip code kept as text", b.Rows(), err)
 	}
 }
-

@@ -120,7 +120,7 @@ func (p *parser) failAt(pos Pos, msg string) {
 	panic(bailout{p.s.errAt(CodeParseSyntax, pos, msg, "", "")})
 }
 
-// isKw reports whether the token n ahead is the keyword kw (a plain
+// isKwAt reports whether the token n ahead is the keyword kw (a plain
 // identifier, any case).
 func (p *parser) isKwAt(n int, kw string) bool {
 	t := p.peekAt(n)
