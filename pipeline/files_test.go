@@ -134,7 +134,7 @@ func TestBadInputKeepsCommitted(t *testing.T) {
 		t.Errorf("raw holds %d rows, want the 10 committed before", len(got))
 	}
 	// With rescue, the good row goes in and the bad one lands in _rescued_data.
-	res = h.mustComplete(ingest(dir, sources.FileOptions{RescueBadRecords: true}), processors.Options{})
+	h.mustComplete(ingest(dir, sources.FileOptions{RescueBadRecords: true}), processors.Options{})
 	b, err := processors.ReadTable(context.Background(), h.store, "raw", 0)
 	if err != nil {
 		t.Fatal(err)

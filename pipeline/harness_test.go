@@ -113,8 +113,6 @@ func overlap(t *testing.T, tl map[string]span, a, b string) {
 	}
 }
 
-func (h *harness) statuses(res *processors.Result) map[string]domain.FlowStatus { return res.Flows }
-
 func (h *harness) table(name string) []int64 {
 	h.t.Helper()
 	b, err := processors.ReadTable(context.Background(), h.store, name, 0)

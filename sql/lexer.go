@@ -9,15 +9,14 @@ import (
 
 // operators, longest first where one is a prefix of another.
 var operators = []string{
-	"<=>", "::", "->", "=>", "<=", ">=", "<>", "!=", "==", "||",
+	"<=>", "::", "->", "=>", "<=", ">=", "<>", "!=", "==", "||", "!>", "!<",
 	"(", ")", "[", "]", ",", ".", ";", ":", "+", "-", "*", "/", "%",
 	"=", "<", ">", "!", "~", "&", "|", "^", "?",
 }
 
 // lex splits the substituted text into tokens, as Spark does: strings in
-// '...' and "..." (both are strings), with backslash escapes and ” for a
-// quote; r'...' raw strings; identifiers plain or in backticks (“ for a
-// backtick); -- and nested /* */ comments (hints /*+ ... */ are comments
+// '...' and "..." (both are strings), with backslash escapes; r'...' raw
+// strings; identifiers plain or in backticks (two backticks for one); -- and nested /* */ comments (hints /*+ ... */ are comments
 // too); numbers with the suffixes L, S, Y, D, F and BD.
 func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 	toks := make([]token, 0, len(text)/4+1)
@@ -148,6 +147,12 @@ func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 				return nil, s.errAt(CodeParseSyntax, s.pos(start), "unexpected character "+strconv.QuoteRune(r), "", "")
 			}
 			t.kind, t.text, i = tOp, op, i+len(op)
+			switch op { // Spark's other spellings of <= and >=
+			case "!>":
+				t.text = "<="
+			case "!<":
+				t.text = ">="
+			}
 			if op == ";" && cellEnds[s.origOffset(start)] {
 				t.cellEnd = true
 			}
@@ -199,7 +204,16 @@ func scanNumber(text string, i int) (numEnd int, suffix string, sufEnd int) {
 	}
 	numEnd = j
 	rest := text[j:]
+	integer := true
+	for k := i; k < j; k++ {
+		if !isDigit(text[k]) {
+			integer = false
+		}
+	}
 	for _, suf := range []string{"BD", "L", "S", "Y", "D", "F"} {
+		if !integer && (suf == "L" || suf == "S" || suf == "Y") {
+			continue // only integers take L, S and Y
+		}
 		if len(rest) >= len(suf) && strings.EqualFold(rest[:len(suf)], suf) {
 			after := j + len(suf)
 			if after < len(text) {
@@ -216,8 +230,9 @@ func scanNumber(text string, i int) (numEnd int, suffix string, sufEnd int) {
 
 // lexString reads a string whose opening quote is at text[i]. Escapes, unless
 // raw: \n \t \r \b \0 \Z, \uXXXX, \UXXXXXXXX, three octal digits, \% and \_
-// kept with their backslash (for LIKE patterns), any other \c is c; a doubled
-// quote is one quote.
+// kept with their backslash (for LIKE patterns), any other \c is c. As in
+// Spark, a doubled quote is not an escape: 'it''s' is two adjacent strings,
+// which the parser joins into its. A raw string ends at its first quote.
 func (s *source) lexString(text string, i int, raw bool) (val string, end int, err *Error) {
 	q := text[i]
 	var b strings.Builder
@@ -226,20 +241,8 @@ func (s *source) lexString(text string, i int, raw bool) (val string, end int, e
 		c := text[j]
 		switch {
 		case c == q:
-			if j+1 < len(text) && text[j+1] == q {
-				b.WriteByte(q)
-				j += 2
-				continue
-			}
 			return b.String(), j + 1, nil
-		case c == '\\' && raw:
-			b.WriteByte(c)
-			j++
-			if j < len(text) && text[j] == q {
-				b.WriteByte(q)
-				j++
-			}
-		case c == '\\' && j+1 < len(text):
+		case c == '\\' && !raw && j+1 < len(text):
 			e := text[j+1]
 			j += 2
 			switch e {
