@@ -279,11 +279,15 @@ type TableReset struct {
 }
 
 // CheckpointReset starts a new generation of a flow's checkpoint: it reads its
-// source from the beginning, batch ids restart at 0, once completion is cleared.
+// source from the beginning and once completion is cleared. Batch ids restart
+// at NextBatchID: 0 for a flow into a table, and for a flow into a sink the id
+// after every id it ever used, so that a sink that records batch ids never
+// mistakes the reread for batches it already has.
 type CheckpointReset struct {
-	Flow       string `json:"flow"`
-	Generation int64  `json:"generation"`
-	Cause      string `json:"cause"`
+	Flow        string `json:"flow"`
+	Generation  int64  `json:"generation"`
+	Cause       string `json:"cause"`
+	NextBatchID int64  `json:"next_batch_id,omitempty"`
 }
 
 // CheckpointImported records a flow starting from another pipeline's position.

@@ -114,8 +114,8 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //     batch id: Offset = Planned.End, NextBatchID = BatchID+1, Planned = nil.
 //   - once_flow_drained, of the checkpoint's generation: Drained = true.
 //   - checkpoint_reset, unless of an older generation: Generation = the
-//     event's, Offset = nil, NextBatchID = 0, Planned = nil, Drained = false
-//     (Imported is kept).
+//     event's, Offset = nil, NextBatchID = the event's (0 but for sink
+//     flows), Planned = nil, Drained = false (Imported is kept).
 //   - checkpoint_imported, unless of an older generation: Generation = the
 //     event's, Offset = the imported offset, NextBatchID = 0, Planned = nil,
 //     Imported = true.
@@ -212,7 +212,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			if r.Generation < c.Generation {
 				return false
 			}
-			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Drained = r.Generation, nil, 0, nil, false
+			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Drained = r.Generation, nil, r.NextBatchID, nil, false
 			return true
 		})
 	case domain.EventCheckpointImported:

@@ -60,14 +60,15 @@ func TestUpstreamFullRefreshStopsTheStreamReader(t *testing.T) {
 	if got := h.table("copy"); len(got) != 10 {
 		t.Errorf("copy holds %d rows after its own full refresh, want 10", len(got))
 	}
-	// A full refresh of everything resets sink flows too: the export starts over.
+	// A full refresh of everything resets sink flows too: the export starts
+	// over, under new batch ids, so a sink keyed by batch id takes the reread.
 	export := newCollector()
 	p.ForeachBatchSink("out", export.fn)
 	p.AppendFlow("out", ReadStream("raw"), Name("export"))
 	h.mustComplete(p, processors.Options{})
 	h.mustComplete(p, processors.Options{FullRefreshAll: true})
-	if export.rows() != 10 || len(export.order) != 2 {
-		t.Errorf("export got %d rows in batches %v, want the 10 rows once per generation", export.rows(), export.order)
+	if export.rows() != 20 || len(export.order) != 2 || export.order[0] != 0 || export.order[1] != 1 {
+		t.Errorf("export got %d rows in batches %v, want the 10 rows in batch 0, then again in batch 1", export.rows(), export.order)
 	}
 }
 

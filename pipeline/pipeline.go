@@ -230,7 +230,9 @@ func (p *Pipeline) CreateSink(name, format string, sink domain.Sink, options map
 
 // BatchFunc receives each micro-batch of a foreachBatch sink with its batch
 // id. After a crash a batch may come again with the same id and the same
-// rows: write idempotently, keyed by the batch id. An error fails the flow
+// rows: write idempotently, keyed by the batch id. A flow's batch ids into a
+// sink never repeat with other rows, not even after a full refresh or a
+// checkpoint reset (the reread comes under new ids). An error fails the flow
 // and nothing is acknowledged; the batch comes again on retry.
 type BatchFunc func(ctx context.Context, rows *domain.Batch, batchID int64) error
 

@@ -387,8 +387,18 @@ func (u *update) reset(ctx context.Context, p *updatePlan) error {
 		if contains(p.resetTables, u.g.Flows[f].Target) {
 			cause = "full_refresh"
 		}
+		// A sink may key its writes by batch id: its flow's ids never repeat,
+		// not even the id of a batch planned and perhaps delivered but not
+		// acknowledged.
+		var next int64
+		if u.g.Datasets[u.g.Flows[f].Target].Type == domain.SinkDataset {
+			next = cp.NextBatchID
+			if cp.Planned != nil {
+				next = cp.Planned.BatchID + 1
+			}
+		}
 		ev := u.event(domain.EventCheckpointReset, domain.LevelInfo, fmt.Sprintf("Flow %q starts checkpoint generation %d (%s).", f, cp.Generation+1, cause),
-			domain.Details{CheckpointReset: &domain.CheckpointReset{Flow: f, Generation: cp.Generation + 1, Cause: cause}})
+			domain.Details{CheckpointReset: &domain.CheckpointReset{Flow: f, Generation: cp.Generation + 1, Cause: cause, NextBatchID: next}})
 		ev.Origin.FlowName, ev.Origin.DatasetName = f, u.g.Flows[f].Target
 		evs = append(evs, ev)
 	}

@@ -22,8 +22,10 @@
 //     comments; inside a string, \${key} is kept as text. Positions stay
 //     those of the file: a token that comes from a substituted value is
 //     reported at its ${. An unknown key is UNBOUND_SQL_PARAMETER.
-//   - As in Spark 4, a doubled quote inside a string is one quote; adjacent strings
-//     are joined ('a' 'b' is 'ab'). \% and \_ keep their backslash, for LIKE.
+//   - As in Spark, adjacent strings are joined ('a' 'b' is 'ab'), and a
+//     doubled quote is not an escape: it ends one string and starts the
+//     next, so the quote is lost. Write 'it\'s' or "it's". \% and \_ keep their
+//     backslash, for LIKE. Shift operators (<<, >>) are not supported.
 //   - Keywords are not reserved, except a few words that cannot start an
 //     expression unquoted (SELECT, FROM, WHERE, AND, OR, ... — see
 //     reservedExpr) and words that cannot be an alias without AS (see

@@ -231,8 +231,8 @@ func scanNumber(text string, i int) (numEnd int, suffix string, sufEnd int) {
 // lexString reads a string whose opening quote is at text[i]. Escapes, unless
 // raw: \n \t \r \b \0 \Z, \uXXXX, \UXXXXXXXX, three octal digits, \% and \_
 // kept with their backslash (for LIKE patterns), any other \c is c. As in
-// Spark, a doubled quote is not an escape: 'it''s' is two adjacent strings,
-// which the parser joins into its. A raw string ends at its first quote.
+// Spark, a doubled quote is not an escape: it ends one string and starts
+// another, which the parser joins to the first without the quote. A raw string ends at its first quote.
 func (s *source) lexString(text string, i int, raw bool) (val string, end int, err *Error) {
 	q := text[i]
 	var b strings.Builder

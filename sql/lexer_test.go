@@ -24,11 +24,13 @@ func TestLexTokens(t *testing.T) {
 	}{
 		{"1 1L 2s 3Y 1.5D 2.5f 10BD 1e10 1.5E-3 .5 1.", "n:1 n:1L n:2S n:3Y n:1.5D n:2.5F n:10BD n:1e10 n:1.5E-3 n:.5 n:1."},
 		{"1day 1abc 12L3", "i:1day i:1abc i:12L3"},
-		{`'a' "b" 'it''s' 'it\'s' "q\"q" 'x\ty' '\u00e9' '\101' '\%\_' '\z' r'\n' R"a\"b"`,
-			`s:a s:b s:it's s:it's s:q"q s:x	y s:é s:A s:\%\_ s:z s:\n s:a\"b`},
+		{`'a' "b" 'it''s' 'it\'s' "q\"q" 'x\ty' '\u00e9' '\101' '\%\_' '\z' r'\n' R"a\b"`,
+			`s:a s:b s:it s:s s:it's s:q"q s:x	y s:é s:A s:\%\_ s:z s:\n s:a\b`},
+		{"1.5L 1.5S 2.5BD 1e3D", "n:1.5 i:L n:1.5 i:S n:2.5BD n:1e3D"},
+		{"a !> b !< c", "i:a o:<= i:b o:>= i:c"},
 		{"`a b` `x``y` sElEcT _x x1", "q:a b q:x`y i:sElEcT i:_x i:x1"},
 		{"a--comment\nb/* c /* nested */ c */d /*+ hint */ e", "i:a i:b i:d i:e"},
-		{"<=> :: -> => <= >= <> != == || ( ) [ ] , . ; : + - * / % = < > ! ~ & | ^", "o:<=> o::: o:-> o:=> o:<= o:>= o:<> o:!= o:== o:|| o:( o:) o:[ o:] o:, o:. o:; o:: o:+ o:- o:* o:/ o:% o:= o:< o:> o:! o:~ o:& o:| o:^"},
+		{"<=> :: -> => <= >= <> != == || ( ) [ ] , . ; : + - * / % = < > ! ~ & | ^ ?", "o:<=> o::: o:-> o:=> o:<= o:>= o:<> o:!= o:== o:|| o:( o:) o:[ o:] o:, o:. o:; o:: o:+ o:- o:* o:/ o:% o:= o:< o:> o:! o:~ o:& o:| o:^ o:?"},
 		{"\ufeffa\u00a0b", "i:a i:b"},
 	}
 	for _, c := range cases {
