@@ -217,3 +217,35 @@ func TestStringColumnTakesLaterNumbers(t *testing.T) {
 		t.Errorf("raw: %v (%v), want the zip code kept as text", b.Rows(), err)
 	}
 }
+
+// TestBatchTooLargeIsPlannedAgainSmaller: a planned batch too large for one
+// commit is planned again, same id, fewer rows, and the rest follows.
+func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
+	store, err := eventstore.Open(t.TempDir(), eventstore.WithSyncWrites(false), eventstore.WithMemTableSize(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	const n = 6_000_000 // about 24 MB encoded: more than one event may hold with this memtable
+	p := New("big")
+	p.CreateStreamingTable("t")
+	p.AppendFlow("t", BatchFrom(sources.Range(0, n)), Name("backfill"), Once())
+	res, err := p.Run(context.Background(), store, processors.Options{})
+	if err != nil || res.State != domain.UpdateCompleted {
+		t.Fatalf("update %v: %v", res, err)
+	}
+	b, err := processors.ReadTable(context.Background(), store, "t", 0)
+	if err != nil || b.Len() != n {
+		t.Fatalf("t holds %d rows (%v), want %d", b.Len(), err, n)
+	}
+	var replans int
+	store.Scan(context.Background(), eventstore.Filter{Types: []domain.EventType{domain.EventBatchPlanned}}, func(ev *domain.Event) error {
+		if ev.Level == domain.LevelWarn {
+			replans++
+		}
+		return nil
+	})
+	if replans == 0 {
+		t.Errorf("no batch was planned again; the test did not reach the limit")
+	}
+}

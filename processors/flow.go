@@ -254,10 +254,40 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		}
 	}
 	if err := r.commit(ctx, *info, rows); err != nil {
+		if domain.CodeOf(err) == domain.CodeTxnTooLarge && !recompute && r.target.Type != domain.SinkDataset {
+			return r.replanSmaller(ctx, info, rows.Len(), err)
+		}
 		return false, err
 	}
 	r.rows += int64(rows.Len())
 	r.batches++
+	return true, nil
+}
+
+// replanSmaller plans a batch too large to commit again, with the same batch
+// id and half its rows: nothing of it is visible yet, so its range may still
+// change. The next micro-batch runs the new plan; what is left goes to the
+// batches after it. A batch that cannot shrink keeps its error.
+func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, rows int, tooLarge error) (bool, error) {
+	if rows < 2 {
+		return false, tooLarge
+	}
+	end, ok, err := r.src.Plan(ctx, info.Start, domain.ReadLimit{MaxRows: int64(rows / 2)})
+	if err != nil {
+		return false, sourceError(r.src, err)
+	}
+	if !ok || bytes.Equal(end, info.End) {
+		return false, tooLarge
+	}
+	smaller := *info
+	smaller.End = end
+	ev := r.batchEvent(domain.EventBatchPlanned, smaller)
+	ev.Level = domain.LevelWarn
+	ev.Message = fmt.Sprintf("Flow %q planned batch %d again with at most %d rows: %d rows did not fit in one commit.", r.f.Name, smaller.BatchID, rows/2, rows)
+	ev.Details.BatchPlanned = &smaller
+	if err := r.u.append(ctx, ev); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 

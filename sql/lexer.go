@@ -120,6 +120,19 @@ func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 			if c != '.' && identEnd > sufEnd {
 				t.kind, t.text, i = tIdent, text[i:identEnd], identEnd
 				t.upper = strings.ToUpper(t.text)
+			} else if r, _ := utf8.DecodeRuneInString(text[sufEnd:]); sufEnd < len(text) && isIdentRune(r) &&
+				strings.IndexByte(text[i:numEnd], '.') >= 0 {
+				// not a valid decimal (Spark's isValidDecimal): in t.0a the
+				// .0 is not a number; take the integer part, or the dot alone
+				if c == '.' {
+					t.kind, t.text, i = tOp, ".", i+1
+				} else {
+					j := i
+					for isDigit(text[j]) {
+						j++
+					}
+					t.kind, t.text, i = tNumber, text[i:j], j
+				}
 			} else {
 				t.kind, t.text, t.suffix, i = tNumber, text[i:numEnd], suffix, sufEnd
 			}

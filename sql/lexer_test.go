@@ -26,8 +26,9 @@ func TestLexTokens(t *testing.T) {
 		{"1day 1abc 12L3", "i:1day i:1abc i:12L3"},
 		{`'a' "b" 'it''s' 'it\'s' "q\"q" 'x\ty' '\u00e9' '\101' '\%\_' '\z' r'\n' R"a\b"`,
 			`s:a s:b s:it s:s s:it's s:q"q s:x	y s:é s:A s:\%\_ s:z s:\n s:a\b`},
-		{"1.5L 1.5S 2.5BD 1e3D", "n:1.5 i:L n:1.5 i:S n:2.5BD n:1e3D"},
+		{"1.5L 1.5S 2.5BD 1e3D", "n:1 o:. n:5L n:1 o:. n:5S n:2.5BD n:1e3D"}, // as Spark: 1.5L is not a number
 		{"a !> b !< c", "i:a o:<= i:b o:>= i:c"},
+		{"a.0a 1.5x .5_ 1.5 1.5D", "i:a o:. i:0a n:1 o:. i:5x o:. i:5_ n:1.5 n:1.5D"},
 		{"`a b` `x``y` sElEcT _x x1", "q:a b q:x`y i:sElEcT i:_x i:x1"},
 		{"a--comment\nb/* c /* nested */ c */d /*+ hint */ e", "i:a i:b i:d i:e"},
 		{"<=> :: -> => <= >= <> != == || ( ) [ ] , . ; : + - * / % = < > ! ~ & | ^ ?", "o:<=> o::: o:-> o:=> o:<= o:>= o:<> o:!= o:== o:|| o:( o:) o:[ o:] o:, o:. o:; o:: o:+ o:- o:* o:/ o:% o:= o:< o:> o:! o:~ o:& o:| o:^ o:?"},
