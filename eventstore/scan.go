@@ -189,18 +189,11 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 			break
 		}
 		examined++
-		v, err := item.ValueCopy(nil)
+		n, err := appendMatch(&out, f, seq, item)
 		if err != nil {
 			return nil, 0, err
 		}
-		ev, err := domain.DecodeEvent(seq, v)
-		if err != nil {
-			return nil, 0, err
-		}
-		if f.matches(ev) {
-			out = append(out, ev)
-			size += len(v)
-		}
+		size += n
 	}
 	return out, next, nil
 }
@@ -238,18 +231,29 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 		if err != nil {
 			return nil, 0, err
 		}
-		v, err := item.ValueCopy(nil)
+		n, err := appendMatch(&out, f, seq, item)
 		if err != nil {
 			return nil, 0, err
 		}
-		ev, err := domain.DecodeEvent(seq, v)
-		if err != nil {
-			return nil, 0, err
-		}
-		if f.matches(ev) {
-			out = append(out, ev)
-			size += len(v)
-		}
+		size += n
 	}
 	return out, next, nil
+}
+
+// appendMatch decodes the log entry item, of event seq, and appends it to out
+// when it matches f; it returns the bytes it added.
+func appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item) (int, error) {
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return 0, err
+	}
+	ev, err := domain.DecodeEvent(seq, v)
+	if err != nil {
+		return 0, err
+	}
+	if !f.matches(ev) {
+		return 0, nil
+	}
+	*out = append(*out, ev)
+	return len(v), nil
 }

@@ -229,17 +229,7 @@ func TestDeclaredSchema(t *testing.T) {
 func TestImportCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	writeJSON(t, dir, "1.json", 0, 10)
-	oldStorage := t.TempDir()
-	old, err := eventstore.Open(oldStorage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacy := New("legacy")
-	legacy.StreamingTable("events", StreamFrom(sources.Files(dir, sources.FileOptions{Format: "json"})))
-	if res, err := legacy.Run(context.Background(), old, processors.Options{}); err != nil || res.State != domain.UpdateCompleted {
-		t.Fatal(res, err)
-	}
-	old.Close()
+	oldStorage := legacyStorage(t, dir)
 
 	writeJSON(t, dir, "2.json", 10, 15)
 	h := newHarness(t)

@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
+	"github.com/sluicehq/sluice/sources"
 )
 
 // harness runs pipelines over a real store in a temporary directory.
@@ -185,4 +186,23 @@ func (c *collector) rows() int {
 		n += len(ids)
 	}
 	return n
+}
+
+// legacyStorage runs, in a storage of its own, another pipeline whose flow
+// "events" reads the JSON files in dir, and returns that storage: the place
+// an import_checkpoint takes a position from.
+func legacyStorage(t *testing.T, dir string) string {
+	t.Helper()
+	storage := t.TempDir()
+	old, err := eventstore.Open(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	legacy := New("legacy")
+	legacy.StreamingTable("events", StreamFrom(sources.Files(dir, sources.FileOptions{Format: "json"})))
+	if res, err := legacy.Run(context.Background(), old, processors.Options{}); err != nil || res.State != domain.UpdateCompleted {
+		t.Fatal(res, err)
+	}
+	return storage
 }

@@ -375,6 +375,16 @@ var textSchema = domain.NewSchema(domain.Field{Name: "value", Type: domain.TypeS
 // decodeText adds lines [from, to) as rows of one column "value".
 func decodeText(b *builder, data string, from, to int) error {
 	b.reserve(linesIn(data, from, to))
+	return eachLine(data, from, to, func(line int, text string) error {
+		b.currentLine = line
+		b.set("value", domain.String(strings.TrimRight(text, "\r")))
+		return b.endRow()
+	})
+}
+
+// eachLine calls fn with the 1-based number and the text (without its
+// newline) of each line in [from, to) of data, 0-based (to < 0: to the end).
+func eachLine(data string, from, to int, fn func(line int, text string) error) error {
 	line := 0
 	for pos := 0; pos < len(data) && (to < 0 || line < to); line++ {
 		end := strings.IndexByte(data[pos:], '\n')
@@ -387,9 +397,7 @@ func decodeText(b *builder, data string, from, to int) error {
 		if line < from {
 			continue
 		}
-		b.currentLine = line + 1
-		b.set("value", domain.String(strings.TrimRight(text, "\r")))
-		if err := b.endRow(); err != nil {
+		if err := fn(line+1, text); err != nil {
 			return err
 		}
 	}

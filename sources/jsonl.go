@@ -31,30 +31,16 @@ const maxJSONDepth = 10000
 func decodeJSONLines(b *builder, data string, from, to int) error {
 	var p jsonParser
 	b.reserve(linesIn(data, from, to))
-	line := 0
-	for pos := 0; pos < len(data) && (to < 0 || line < to); line++ {
-		end := strings.IndexByte(data[pos:], '\n')
-		var text string
-		if end < 0 {
-			text, pos = data[pos:], len(data)
-		} else {
-			text, pos = data[pos:pos+end], pos+end+1
-		}
-		if line < from {
-			continue
-		}
+	return eachLine(data, from, to, func(line int, text string) error {
 		text = strings.TrimRight(text, "\r")
 		if blankLine(text) {
-			continue
+			return nil
 		}
-		b.currentLine = line + 1
+		b.currentLine = line
 		// The record goes into the row only once the whole line parsed, so
 		// that a bad line leaves no trace (no new column, no widened type).
 		if err := p.parseObject(text); err != nil {
-			if berr := b.badRecord(text, err.Error()); berr != nil {
-				return berr
-			}
-			continue
+			return b.badRecord(text, err.Error())
 		}
 		for i := range p.fields {
 			f := &p.fields[i]
@@ -65,11 +51,8 @@ func decodeJSONLines(b *builder, data string, from, to int) error {
 			v, raw := f.value()
 			b.put(c, f.key, v, raw)
 		}
-		if err := b.endRow(); err != nil {
-			return err
-		}
-	}
-	return nil
+		return b.endRow()
+	})
 }
 
 // linesIn is about the number of lines [from, to) of data (to < 0: to the
