@@ -57,7 +57,7 @@ type Options struct {
 // RetryPolicy says how often and how soon a failing flow is retried in
 // production mode: after Initial, then doubling, at most Max between tries.
 type RetryPolicy struct {
-	Attempts int // retries after the first failure; default 3
+	Attempts int // retries after the first failure: 0 means the default, 3; negative means none
 	Initial  time.Duration
 	Max      time.Duration
 }

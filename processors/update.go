@@ -116,7 +116,7 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 		return fail(err)
 	}
 	if err := u.append(ctx, u.definitionEvents()...); err != nil {
-		return nil, err
+		return fail(err) // recorded if the store takes it: the update must not look unfinished
 	}
 	if u.opts.DryRun {
 		res.State, res.Finished = domain.UpdateCompleted, time.Now()
@@ -129,7 +129,7 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 		return fail(err)
 	}
 	if err := u.append(ctx, u.progress(domain.UpdateSettingUpTables), u.progress(domain.UpdateRunning)); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	s := newScheduler(u, plan)
 	flowErr := s.run(ctx)
