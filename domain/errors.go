@@ -60,6 +60,8 @@ const (
 	CodeUpstreamReset              Code = "STREAMING_SOURCE_WAS_RESET"
 	CodeStreamOfMaterializedView   Code = "INVALID_FLOW_QUERY_TYPE.STREAMING_READ_OF_MATERIALIZED_VIEW"
 	CodeUpdateRunning              Code = "UPDATE_ALREADY_RUNNING"
+	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
+	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
 )
 
 type codeText struct {
@@ -114,6 +116,8 @@ var codeInfo = map[Code]codeText{
 		"run a full refresh of the reader's target too, or reset the reader's checkpoint"},
 	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
 		"read the materialized view as a batch (Read), in a materialized view"},
+	CodeParseSyntax:      {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeUnboundParameter: {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

@@ -8,21 +8,6 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// The codes of the language's errors. They use Spark's spelling. They belong
-// in domain/errors.go with the other codes; until they move there, they are
-// declared here and carry their own message and hint (see codeText).
-const (
-	// CodeParseSyntax: the text is not valid pipeline SQL (lexing or parsing).
-	CodeParseSyntax domain.Code = "PARSE_SYNTAX_ERROR"
-	// CodeUnboundParameter: a ${key} names no key of the configuration.
-	CodeUnboundParameter domain.Code = "UNBOUND_SQL_PARAMETER"
-)
-
-var codeText = map[domain.Code][2]string{
-	CodeParseSyntax:      {"the SQL text is not valid", "correct the text at the position shown"},
-	CodeUnboundParameter: {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
-}
-
 // Pos is a position in the original source file: 1-based line, and 1-based
 // column counted in characters (runes), not bytes.
 type Pos struct {
@@ -43,6 +28,7 @@ type Error struct {
 	Message  string // what is wrong, when Expected/Found do not say it
 	Expected string // e.g. `AS`, `an expression`
 	Found    string // e.g. `"SELECT"`, `end of input`
+	Suggest  string // a keyword the found word may be a misspelling of
 }
 
 // Msg is the error's sentence, without the position and the source line.
@@ -58,7 +44,11 @@ func (e *Error) Msg() string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, ": ")
+	msg := strings.Join(parts, ": ")
+	if e.Suggest != "" {
+		msg += " (did you mean " + e.Suggest + "?)"
+	}
+	return msg
 }
 
 // Error renders the error as
@@ -104,7 +94,7 @@ func (e *Error) Unwrap() error {
 	return &domain.Error{
 		Code:    e.Code,
 		Message: fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg()),
-		Hint:    codeText[e.Code][1],
+		Hint:    domain.CodeHint(e.Code),
 	}
 }
 
@@ -115,6 +105,8 @@ type source struct {
 	orig       string
 	lineStarts []int
 	subst      []substSpan // sorted by out
+
+	lastLine, lastOff, lastCol int // the last position computed, see posOrig
 }
 
 // substSpan records that out[outStart:outEnd] replaced orig[origStart:origEnd].
@@ -123,7 +115,7 @@ type substSpan struct {
 }
 
 func newSource(name, src string) *source {
-	s := &source{name: name, orig: src, lineStarts: []int{0}}
+	s := &source{name: name, orig: src, lineStarts: []int{0}, lastLine: -1}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			s.lineStarts = append(s.lineStarts, i+1)
@@ -172,7 +164,14 @@ func (s *source) posOrig(off int) Pos {
 		}
 	}
 	line := lo - 1
-	col := utf8.RuneCountInString(s.orig[s.lineStarts[line]:off]) + 1
+	// columns count runes; tokens come in order, so continue from the last
+	// position on the same line rather than recount the line each time
+	from, col := s.lineStarts[line], 1
+	if s.lastLine == line && s.lastOff <= off && s.lastOff >= from {
+		from, col = s.lastOff, s.lastCol
+	}
+	col += utf8.RuneCountInString(s.orig[from:off])
+	s.lastLine, s.lastOff, s.lastCol = line, off, col
 	return Pos{Line: line + 1, Col: col}
 }
 

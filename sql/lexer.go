@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // operators, longest first where one is a prefix of another.
@@ -56,7 +58,7 @@ func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 					}
 				}
 				if depth != 0 {
-					return nil, s.errAt(CodeParseSyntax, s.pos(start), "unterminated comment", "*/", "end of input")
+					return nil, s.errAt(domain.CodeParseSyntax, s.pos(start), "unterminated comment", "*/", "end of input")
 				}
 				continue
 			}
@@ -95,7 +97,7 @@ func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 			for {
 				k := strings.IndexByte(text[j:], '`')
 				if k < 0 {
-					return nil, s.errAt(CodeParseSyntax, s.pos(start), "unterminated quoted identifier", "`", "end of input")
+					return nil, s.errAt(domain.CodeParseSyntax, s.pos(start), "unterminated quoted identifier", "`", "end of input")
 				}
 				b.WriteString(text[j : j+k])
 				j += k + 1
@@ -157,7 +159,7 @@ func (s *source) lex(text string, cellEnds map[int]bool) ([]token, *Error) {
 			}
 			if op == "" {
 				r, _ := utf8.DecodeRuneInString(text[i:])
-				return nil, s.errAt(CodeParseSyntax, s.pos(start), "unexpected character "+strconv.QuoteRune(r), "", "")
+				return nil, s.errAt(domain.CodeParseSyntax, s.pos(start), "unexpected character "+strconv.QuoteRune(r), "", "")
 			}
 			t.kind, t.text, i = tOp, op, i+len(op)
 			switch op { // Spark's other spellings of <= and >=
@@ -305,7 +307,7 @@ func (s *source) lexString(text string, i int, raw bool) (val string, end int, e
 			j++
 		}
 	}
-	return "", 0, s.errAt(CodeParseSyntax, s.pos(i), "unterminated string literal", "closing "+string(q), "end of input")
+	return "", 0, s.errAt(domain.CodeParseSyntax, s.pos(i), "unterminated string literal", "closing "+string(q), "end of input")
 }
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"github.com/sluicehq/sluice/domain"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -97,7 +98,7 @@ func TestLexErrors(t *testing.T) {
 			t.Errorf("%q: no error", c.in)
 			continue
 		}
-		if err.Pos != c.pos || err.Code != CodeParseSyntax {
+		if err.Pos != c.pos || err.Code != domain.CodeParseSyntax {
 			t.Errorf("%q: %v, want at %v", c.in, err, c.pos)
 		}
 	}
@@ -142,7 +143,7 @@ func TestSubstitute(t *testing.T) {
 func TestSubstituteUnknown(t *testing.T) {
 	_, err := ParseFile("p.sql", "SELECT 1;\nSELECT '${x.y}'", map[string]string{"x": "1"})
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeUnboundParameter || e.Pos != (Pos{2, 9}) || !strings.Contains(e.Error(), "x.y") {
+	if !errors.As(err, &e) || e.Code != domain.CodeUnboundParameter || e.Pos != (Pos{2, 9}) || !strings.Contains(e.Error(), "x.y") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -163,5 +164,18 @@ func checkErrPos(t *testing.T, src string, err error) {
 	}
 	if n := utf8.RuneCountInString(lines[e.Pos.Line-1]); e.Pos.Col < 1 || e.Pos.Col > n+1 {
 		t.Fatalf("column %d outside 1..%d: %v", e.Pos.Col, n+1, err)
+	}
+}
+
+// TestLongLine: positions on one very long line are computed in linear time.
+func TestLongLine(t *testing.T) {
+	src := "SELECT " + strings.Repeat("a, ", 100000) + "é"
+	f, err := ParseFile("long.sql", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := f.Statements[0].(*QueryStmt).Query.Body.(*Select).Items
+	if got := items[len(items)-1].Pos; got != (Pos{1, 8 + 3*100000}) {
+		t.Fatalf("last item at %v", got)
 	}
 }

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // substitute replaces every ${key} of text with conf[key], before lexing, so a
@@ -93,7 +95,7 @@ func (s *source) substitute(text string, conf map[string]string) (string, *Error
 			val, ok = conf[strings.TrimSpace(key)]
 		}
 		if !ok {
-			return "", s.errAt(CodeUnboundParameter, s.posOrig(i),
+			return "", s.errAt(domain.CodeUnboundParameter, s.posOrig(i),
 				"unknown parameter ${"+key+"}", "a key of the pipeline configuration", `"`+key+`"`)
 		}
 		out.WriteString(text[last:i])

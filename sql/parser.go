@@ -2,6 +2,8 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // ParseFile parses a .sql file or a Databricks notebook export: every
@@ -112,12 +114,57 @@ func (p *parser) pos() Pos { return p.peek().pos }
 // fail stops the parse: expected this, found the current token.
 func (p *parser) fail(expected string) {
 	t := p.peek()
-	panic(bailout{p.s.errAt(CodeParseSyntax, t.pos, "", expected, t.describe(p.text))})
+	err := p.s.errAt(domain.CodeParseSyntax, t.pos, "", expected, t.describe(p.text))
+	if t.kind == tIdent {
+		err.Suggest = suggest(t.upper, expected)
+	}
+	panic(bailout{err})
+}
+
+// suggest finds, among the keywords that may stand here (the first word of
+// each alternative of expected, "A B, C or D"), one that word is likely a
+// misspelling of (one or two edits away), or "".
+func suggest(word, expected string) string {
+	if len(word) < 4 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, alt := range strings.Split(strings.ReplaceAll(expected, " or ", ", "), ", ") {
+		kw, _, _ := strings.Cut(alt, " ")
+		if len(kw) < 4 || kw == word || strings.ToUpper(kw) != kw {
+			continue
+		}
+		if d := editDistance(word, kw); d < bestD {
+			best, bestD = kw, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short ASCII words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // failAt stops the parse with a message at a position.
 func (p *parser) failAt(pos Pos, msg string) {
-	panic(bailout{p.s.errAt(CodeParseSyntax, pos, msg, "", "")})
+	panic(bailout{p.s.errAt(domain.CodeParseSyntax, pos, msg, "", "")})
 }
 
 // isKwAt reports whether the token n ahead is the keyword kw (a plain

@@ -61,10 +61,7 @@ func (p *parser) create() Statement {
 	case p.acceptKws("VIEW"):
 		c.Object = "VIEW"
 	default:
-		if p.isKw("STREAMING") || p.isKw("INCREMENTAL") || p.isKw("LIVE") || p.isKw("MATERIALIZED") {
-			p.next()
-		}
-		p.fail(what)
+		p.failClause(datasetForms, what)
 	}
 	if c.Kind() == View && c.OrRefresh {
 		p.failAt(c.Pos, "a view is declared with CREATE [OR REPLACE] [TEMPORARY] VIEW, not OR REFRESH")
@@ -471,9 +468,56 @@ func (p *parser) autoCDC() *AutoCDC {
 				}
 				return a
 			}
-			p.fail("IGNORE NULL UPDATES, APPLY AS DELETE WHEN, APPLY AS TRUNCATE WHEN, SEQUENCE BY, COLUMNS, STORED AS or TRACK HISTORY ON")
+			p.failClause(cdcClauses, "")
 		}
 	}
+}
+
+var datasetForms = [][]string{
+	{"STREAMING", "LIVE", "TABLE"}, {"STREAMING", "LIVE", "VIEW"}, {"STREAMING", "TABLE"},
+	{"INCREMENTAL", "LIVE", "TABLE"}, {"LIVE", "TABLE"}, {"LIVE", "VIEW"}, {"MATERIALIZED", "VIEW"},
+	{"VIEW"}, {"FLOW"},
+}
+
+var cdcClauses = [][]string{
+	{"IGNORE", "NULL", "UPDATES"}, {"APPLY", "AS", "DELETE", "WHEN"}, {"APPLY", "AS", "TRUNCATE", "WHEN"},
+	{"SEQUENCE", "BY"}, {"COLUMNS"}, {"STORED", "AS", "SCD", "TYPE"}, {"TRACK", "HISTORY", "ON"},
+}
+
+// failClause reports that none of the clauses comes next. When the clause
+// starts well but goes wrong (TRACK HISTROY), the error points at the
+// word that goes wrong and names what should stand there. summary, if not
+// empty, replaces the list of all clauses when none starts here.
+func (p *parser) failClause(clauses [][]string, summary string) {
+	best := 0
+	var next []string
+	for _, c := range clauses {
+		n := 0
+		for n < len(c) && p.isKwAt(n, c[n]) {
+			n++
+		}
+		if n == 0 || n == len(c) {
+			continue
+		}
+		if n > best {
+			best, next = n, nil
+		}
+		if n == best && (len(next) == 0 || next[len(next)-1] != c[n]) {
+			next = append(next, c[n])
+		}
+	}
+	if best == 0 && summary != "" {
+		p.fail(summary)
+	}
+	if best == 0 {
+		var all []string
+		for _, c := range clauses {
+			all = append(all, strings.Join(c, " "))
+		}
+		p.fail(strings.Join(all[:len(all)-1], ", ") + " or " + all[len(all)-1])
+	}
+	p.i += best
+	p.fail(strings.Join(next, " or "))
 }
 
 // columnSelection parses (a, b), a, b, or * EXCEPT (a, b).

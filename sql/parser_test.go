@@ -135,15 +135,15 @@ func checkRoundTrip(t *testing.T, name string, f *File) {
 
 func TestErrorIsDomainError(t *testing.T) {
 	_, err := ParseFile("x.sql", "SELECT ${nope}", nil)
-	if got := domain.CodeOf(err); got != CodeUnboundParameter {
-		t.Fatalf("code %q, want %q", got, CodeUnboundParameter)
+	if got := domain.CodeOf(err); got != domain.CodeUnboundParameter {
+		t.Fatalf("code %q, want %q", got, domain.CodeUnboundParameter)
 	}
 	var e *Error
 	if !errors.As(err, &e) || e.Pos != (Pos{1, 8}) {
 		t.Fatalf("error %#v", err)
 	}
 	_, err = ParseFile("x.sql", "SELECT FROM", nil)
-	if got := domain.CodeOf(err); got != CodeParseSyntax {
-		t.Fatalf("code %q, want %q", got, CodeParseSyntax)
+	if got := domain.CodeOf(err); got != domain.CodeParseSyntax {
+		t.Fatalf("code %q, want %q", got, domain.CodeParseSyntax)
 	}
 }

@@ -52,11 +52,21 @@ func TestCrashRecovery(t *testing.T) {
 	kills := 0
 	for trial := 0; trial < trials; trial++ {
 		base := filepath.Join(dir, fmt.Sprintf("trial-%02d", trial))
+		// The trial's input directory starts with half the files; the other
+		// half lands after the first attempt, so restarts also meet files
+		// that arrived since the last run.
+		landing := filepath.Join(base, "input")
+		landFiles(t, input, landing, 0, numFiles/2)
+		landed := false
 		for attempt := 0; ; attempt++ {
 			if attempt > 200 {
 				t.Fatalf("trial %d: no update completed in 200 attempts", trial)
 			}
-			cmd := runChild(child, input, base)
+			if attempt == 1 {
+				landFiles(t, input, landing, numFiles/2, numFiles)
+				landed = true
+			}
+			cmd := runChild(child, landing, base)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -82,13 +92,31 @@ func TestCrashRecovery(t *testing.T) {
 					t.Fatalf("trial %d attempt %d: %v\n%s", trial, attempt, err, stderr.String())
 				}
 			}
-			break // completed
+			if !landed {
+				continue // completed before the second half landed: run again
+			}
+			break // completed with every file
 		}
 		verify(t, child, base)
 	}
 	t.Logf("%d trials, %d kills", trials, kills)
 	if kills < trials {
 		t.Errorf("only %d kills in %d trials: the delays miss the run", kills, trials)
+	}
+}
+
+// landFiles links the input files [from, to) into dir, as a writer that
+// renames complete files into place would.
+func landFiles(t *testing.T, input, dir string, from, to int) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := from; f < to; f++ {
+		name := fmt.Sprintf("part-%04d.json", f)
+		if err := os.Link(filepath.Join(input, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
