@@ -239,3 +239,28 @@ func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
 		t.Errorf("no batch was planned again; the test did not reach the limit")
 	}
 }
+
+// TestCancelStopsDependents: canceling an update stops the running flow and
+// the flows waiting on it; none of them is reported as failed or skipped.
+func TestCancelStopsDependents(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{})
+	p := New("cancel")
+	p.CreateStreamingTable("t")
+	p.AppendFlow("t", StreamFrom(sources.Range(0, 5)).Transform(domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})), Name("slow"))
+	p.AppendFlow("t", StreamFrom(sources.Range(5, 10)), Name("after"), DependsOn("slow"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res, err := p.Run(ctx, h.store, fast(processors.Options{}))
+	if err != nil || res.State != domain.UpdateCanceled {
+		t.Fatalf("update %v %v, want CANCELED", res, err)
+	}
+	wantStatuses(t, h, res, map[string]string{"slow": "STOPPED", "after": "STOPPED"})
+	if got := h.table("t"); len(got) != 0 {
+		t.Errorf("t holds %d rows after a cancel before any commit", len(got))
+	}
+}

@@ -146,11 +146,10 @@ func (s *scheduler) run(ctx context.Context) error {
 			progress = false
 			var still []string
 			for _, name := range pending {
-				ready, ok := s.ready(name)
-				switch {
-				case !ready:
-					still = append(still, name)
-				case !ok:
+				switch s.gateState(name) {
+				case gatesPending, gatesStopped:
+					still = append(still, name) // a stopped gate: the update is canceled, this flow ends STOPPED
+				case gatesFailed:
 					s.setStatus(name, domain.FlowSkipped, domain.SkipUpstreamFailed)
 					ev := u.flowProgress(u.g.Flows[name], domain.FlowSkipped, domain.SkipUpstreamFailed, nil)
 					ev.Level = domain.LevelWarn
@@ -158,9 +157,11 @@ func (s *scheduler) run(ctx context.Context) error {
 						return err
 					}
 					progress = true
-				case runCtx.Err() != nil:
-					still = append(still, name) // canceled: it will end STOPPED
-				default:
+				case gatesPassed:
+					if runCtx.Err() != nil {
+						still = append(still, name) // canceled: it ends STOPPED
+						continue
+					}
 					s.setStatus(name, domain.FlowStarting, "")
 					running++
 					go func(name string) {
@@ -201,21 +202,34 @@ func (s *scheduler) run(ctx context.Context) error {
 	return firstErr
 }
 
-// ready reports whether every gate of flow finished, and if so whether all
-// of them succeeded.
-func (s *scheduler) ready(flow string) (ready, ok bool) {
+type gates int
+
+const (
+	gatesPending gates = iota // some gate has not finished
+	gatesPassed               // every gate succeeded: the flow may start
+	gatesFailed               // a gate failed, or was skipped because its own gate failed
+	gatesStopped              // a gate was stopped by a cancel
+)
+
+// gateState says where the gates of flow stand.
+func (s *scheduler) gateState(flow string) gates {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ok = true
+	state := gatesPassed
 	for _, p := range s.gates(flow) {
-		if !s.status[p].Terminal() {
-			return false, false
-		}
-		if !s.succeeded(p) {
-			ok = false
+		switch st := s.status[p]; {
+		case !st.Terminal():
+			return gatesPending
+		case s.succeeded(p):
+		case st == domain.FlowStopped:
+			if state == gatesPassed {
+				state = gatesStopped
+			}
+		default:
+			state = gatesFailed
 		}
 	}
-	return true, ok
+	return state
 }
 
 // listen wakes the readers of a table whenever a batch commits to it, from
