@@ -335,9 +335,9 @@ func (u *update) definitionEvents() []*domain.Event {
 		ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
 		evs = append(evs, ev)
 		if f.Type == domain.FlowMaterializedView {
-			ev := u.event(domain.EventPlanningInformation, domain.LevelInfo, fmt.Sprintf("Materialized view %q is recomputed in full.", f.Target),
+			ev := u.event(domain.EventPlanningInformation, domain.LevelInfo, fmt.Sprintf("Materialized view %q is recomputed in full when its inputs changed.", f.Target),
 				domain.Details{PlanningInformation: &domain.PlanningInformation{
-					Dataset: f.Target, Technique: "COMPLETE_RECOMPUTE", Reason: "incremental refresh of materialized views is not implemented; every update recomputes the view from its inputs",
+					Dataset: f.Target, Technique: "COMPLETE_RECOMPUTE", Reason: "incremental refresh of materialized views is not implemented; an update whose inputs changed since the last recompute recomputes the view from them, and one whose inputs did not leaves it as it is",
 				}})
 			ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
 			evs = append(evs, ev)
