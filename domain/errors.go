@@ -62,6 +62,17 @@ const (
 	CodeUpdateRunning              Code = "UPDATE_ALREADY_RUNNING"
 	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
 	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
+
+	// Expression resolution and evaluation errors (Spark's spelling).
+	CodeUnresolvedColumn   Code = "UNRESOLVED_COLUMN"
+	CodeUnresolvedRoutine  Code = "UNRESOLVED_ROUTINE"
+	CodeDatatypeMismatch   Code = "DATATYPE_MISMATCH"
+	CodeWrongNumArgs       Code = "WRONG_NUM_ARGS"
+	CodeArithmeticOverflow Code = "ARITHMETIC_OVERFLOW"
+	CodeDivideByZero       Code = "DIVIDE_BY_ZERO"
+	CodeCastInvalidInput   Code = "CAST_INVALID_INPUT"
+	CodeCastOverflow       Code = "CAST_OVERFLOW"
+	CodeInvalidLikePattern Code = "INVALID_LIKE_PATTERN"
 )
 
 type codeText struct {
@@ -116,8 +127,17 @@ var codeInfo = map[Code]codeText{
 		"run a full refresh of the reader's target too, or reset the reader's checkpoint"},
 	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
 		"read the materialized view as a batch (Read), in a materialized view"},
-	CodeParseSyntax:      {"the SQL text is not valid", "correct the text at the position shown"},
-	CodeUnboundParameter: {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
+	CodeParseSyntax:        {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeUnboundParameter:   {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
+	CodeUnresolvedColumn:   {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
+	CodeUnresolvedRoutine:  {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
+	CodeDatatypeMismatch:   {"an operator or function is applied to values of the wrong type", "cast the arguments to the types the operator expects"},
+	CodeWrongNumArgs:       {"a function is called with the wrong number of arguments", "see the function's reference for its arguments"},
+	CodeArithmeticOverflow: {"an arithmetic result does not fit its type", "cast the operands to double, or use try_ functions to get NULL instead"},
+	CodeDivideByZero:       {"a value was divided by zero", "use try_divide, or guard the divisor with nullif(divisor, 0)"},
+	CodeCastInvalidInput:   {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
+	CodeCastOverflow:       {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
+	CodeInvalidLikePattern: {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

@@ -37,4 +37,27 @@
 //   - Functions called without parentheses (current_date, current_timestamp)
 //     parse as column references; resolution treats them as calls.
 //   - The parser stops at the first error of a file.
+//
+// # Expressions
+//
+// Compile resolves an expression against an input schema and type-checks it
+// with Spark 4's ANSI rules; the Compiled result evaluates over a whole
+// domain.Batch at a time, one typed loop per operator. Covered so far:
+// literals, columns and struct fields, + - * / % and unary minus,
+// comparisons (with <=>), AND / OR / NOT, IS [NOT] NULL | TRUE | FALSE |
+// UNKNOWN, IS [NOT] DISTINCT FROM, [NOT] IN (list), [NOT] BETWEEN, [NOT]
+// LIKE / ILIKE with ESCAPE, CASE, CAST / :: / TRY_CAST between bigint,
+// double, string, boolean, date and timestamp, and the functions coalesce,
+// nvl, ifnull, nullif, if, upper, lower, length, trim (all forms), ltrim,
+// rtrim, concat (and ||), substring / substr, abs, round, floor, ceil.
+// Anything else is NOT_IMPLEMENTED at compile time.
+//
+// Differences from Spark, for now:
+//   - All integer types are bigint and DECIMAL is double: 1.5 is a double
+//     literal, CAST(x AS INT) gives a bigint without INT's range check.
+//   - upper follows Java for ß (SS) but not for Unicode's other one-to-many
+//     mappings; lower('İ') is 'i', not Java's 'i̇'.
+//   - Timestamps are UTC; the session time zone is not consulted yet.
+//   - A row-level error stops the whole batch at the first offending row,
+//     as Spark stops the query.
 package sql

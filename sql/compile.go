@@ -1,0 +1,624 @@
+package sql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
+)
+
+// Compiled is an expression resolved against an input schema, type-checked
+// with Spark's ANSI rules, and ready to run over whole batches.
+//
+// Eval runs column at a time: every operator is a typed loop over the
+// column slices of its inputs, never a walk of the tree per row. Conditional
+// forms (CASE, IF, COALESCE, AND, OR) evaluate a branch only on the rows that
+// reach it when the branch can fail, so `CASE WHEN b = 0 THEN NULL ELSE a / b
+// END` does not divide by zero. The returned column may be one of the batch's
+// own columns: callers must not modify it.
+type Compiled struct {
+	root node
+	expr Expr
+	in   domain.Schema
+}
+
+// Type is the type of the expression's result.
+func (c *Compiled) Type() domain.Type { return c.root.typ() }
+
+// Eval evaluates the expression over every row of b, which must have the
+// schema the expression was compiled against. A row-level error (overflow,
+// division by zero, a bad cast) is a *Error naming the offending value.
+//
+// A batch whose columns do not have the kinds of the compiled schema is
+// SCHEMA_DRIFT.
+func (c *Compiled) Eval(b *domain.Batch) (*domain.Column, error) {
+	if b == nil {
+		return nil, domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(c.expr))
+	}
+	if len(b.Columns) != len(c.in.Fields) {
+		return nil, domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(c.in.Fields), c.in)
+	}
+	for i, f := range c.in.Fields {
+		if b.Columns[i] == nil || b.Columns[i].Kind != f.Type.Kind {
+			return nil, domain.Errorf(domain.CodeSchemaDrift, "column %d of the batch is not %s %s, as the expression was compiled for", i+1, f.Name, f.Type)
+		}
+	}
+	return c.root.eval(b)
+}
+
+// Compile resolves e against the input schema and type-checks it.
+// Column names are case-insensitive; a.b reads field b of struct column a.
+// Errors are *Error with the code UNRESOLVED_COLUMN, UNRESOLVED_ROUTINE,
+// DATATYPE_MISMATCH, WRONG_NUM_ARGS or NOT_IMPLEMENTED, and the position of
+// the offending part of e.
+func Compile(e Expr, in domain.Schema) (*Compiled, error) {
+	if e == nil {
+		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no expression to compile")
+	}
+	c := &compiler{in: in}
+	n, err := c.compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{root: n, expr: e, in: in}, nil
+}
+
+type compiler struct {
+	in domain.Schema
+}
+
+// exprErr builds a position-carrying error about an expression.
+func exprErr(code domain.Code, p Pos, format string, args ...any) *Error {
+	return &Error{Code: code, File: "expression", Pos: p, Message: fmt.Sprintf(format, args...)}
+}
+
+func (c *compiler) compile(e Expr) (node, error) {
+	switch e := e.(type) {
+	case *Paren:
+		return c.compile(e.X)
+	case *Literal:
+		return c.literal(e)
+	case *TypedLiteral:
+		return c.typedLiteral(e)
+	case *ColumnRef:
+		return c.column(e)
+	case *FieldAccess:
+		x, err := c.compile(e.X)
+		if err != nil {
+			return nil, err
+		}
+		return c.field(x, e.Field, e.Pos)
+	case *Unary:
+		return c.unary(e)
+	case *Binary:
+		return c.binary(e)
+	case *Is:
+		return c.is(e)
+	case *IsDistinct:
+		x, y, err := c.comparable(e.X, e.Y, e.Pos)
+		if err != nil {
+			return nil, err
+		}
+		var n node = &cmpNode{op: "<=>", l: x, r: y}
+		if !e.Not {
+			n = &notNode{x: n}
+		}
+		return n, nil
+	case *In:
+		return c.in_(e)
+	case *Between:
+		return c.between(e)
+	case *Like:
+		return c.like(e)
+	case *Case:
+		return c.caseExpr(e)
+	case *Cast:
+		return c.cast(e)
+	case *FuncCall:
+		return c.call(e)
+	case *Trim:
+		return c.trim(e)
+	}
+	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
+}
+
+func describe(e Expr) string {
+	s := fmt.Sprintf("%T", e)
+	return strings.ToLower(strings.TrimPrefix(s, "*sql."))
+}
+
+func (c *compiler) literal(e *Literal) (node, error) {
+	switch e.Kind {
+	case NullLit:
+		return &litNode{t: domain.Type{Kind: domain.KindNull}}, nil
+	case BoolLit:
+		return &litNode{t: domain.TypeBool, v: domain.Bool(strings.EqualFold(e.Text, "TRUE"))}, nil
+	case StringLit:
+		return &litNode{t: domain.TypeString, v: domain.String(e.Value)}, nil
+	case NumberLit:
+		suf := strings.ToUpper(e.Suffix)
+		isInt := !strings.ContainsAny(e.Text, ".eE") && suf != "D" && suf != "F" && suf != "BD"
+		if isInt {
+			i, err := strconv.ParseInt(e.Text, 10, 64)
+			if err == nil {
+				return &litNode{t: domain.TypeInt64, v: domain.Int(i)}, nil
+			}
+			if suf == "L" || suf == "S" || suf == "Y" {
+				return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the number %s does not fit a bigint", e.Text)
+			}
+			// Spark makes a decimal of it; doubles stand for decimals for now.
+		}
+		f, err := strconv.ParseFloat(e.Text, 64)
+		if err != nil {
+			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the number %s is not valid", e.Text)
+		}
+		return &litNode{t: domain.TypeFloat64, v: domain.Float(f)}, nil
+	}
+	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "this literal is not supported yet")
+}
+
+func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
+	switch e.Type {
+	case "DATE":
+		d, ok := parseDate(e.Value)
+		if !ok {
+			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid DATE", e.Value)
+		}
+		return &litNode{t: domain.TypeDate, v: domain.DateDays(d)}, nil
+	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+		us, ok := parseTimestamp(e.Value)
+		if !ok {
+			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP", e.Value)
+		}
+		return &litNode{t: domain.TypeTimestamp, v: domain.TimestampMicros(us)}, nil
+	}
+	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s literals are not supported yet", e.Type)
+}
+
+func (c *compiler) column(e *ColumnRef) (node, error) {
+	first := e.Parts[0]
+	idx := c.in.Index(first.Name)
+	if idx < 0 {
+		msg := fmt.Sprintf("no column named `%s`", first.Name)
+		if s := suggestpkg.Closest(first.Name, c.in.Names()); s != "" {
+			msg += fmt.Sprintf("; did you mean `%s`?", s)
+		} else if len(c.in.Fields) > 0 {
+			msg += fmt.Sprintf("; the columns are %s", strings.Join(c.in.Names(), ", "))
+		}
+		return nil, exprErr(domain.CodeUnresolvedColumn, first.Pos, "%s", msg)
+	}
+	var n node = &colNode{idx: idx, t: c.in.Fields[idx].Type}
+	for _, part := range e.Parts[1:] {
+		var err error
+		if n, err = c.field(n, part, part.Pos); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func (c *compiler) field(x node, f *Ident, p Pos) (node, error) {
+	t := x.typ()
+	if t.Kind != domain.KindStruct {
+		return nil, exprErr(domain.CodeDatatypeMismatch, p, "cannot read field `%s` of a value of type %s", f.Name, t)
+	}
+	var names []string
+	for i, fd := range t.Fields {
+		if strings.EqualFold(fd.Name, f.Name) {
+			return &fieldNode{x: x, i: i, t: fd.Type}, nil
+		}
+		names = append(names, fd.Name)
+	}
+	msg := fmt.Sprintf("no field named `%s` in %s", f.Name, t)
+	if s := suggestpkg.Closest(f.Name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean `%s`?", s)
+	}
+	return nil, exprErr(domain.CodeUnresolvedColumn, f.Pos, "%s", msg)
+}
+
+func isNumeric(k domain.Kind) bool { return k == domain.KindInt64 || k == domain.KindFloat64 }
+
+func (c *compiler) unary(e *Unary) (node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Op {
+	case "NOT", "!":
+		if x, err = c.expectBool(x, e.X.Position(), "NOT"); err != nil {
+			return nil, err
+		}
+		return &notNode{x: x}, nil
+	case "+", "-":
+		k := x.typ().Kind
+		if k == domain.KindNull {
+			x = retype(x, domain.TypeFloat64)
+			k = domain.KindFloat64
+		}
+		if !isNumeric(k) {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "unary %s needs a number, found %s", e.Op, x.typ())
+		}
+		if e.Op == "+" {
+			return x, nil
+		}
+		return &negNode{x: x, pos: e.Pos}, nil
+	}
+	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
+}
+
+func (c *compiler) expectBool(x node, p Pos, what string) (node, error) {
+	switch x.typ().Kind {
+	case domain.KindBool:
+		return x, nil
+	case domain.KindNull:
+		return retype(x, domain.TypeBool), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, p, "%s needs a boolean, found %s", what, x.typ())
+}
+
+func (c *compiler) binary(e *Binary) (node, error) {
+	switch e.Op {
+	case "AND", "OR":
+		l, err := c.compile(e.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.compile(e.R)
+		if err != nil {
+			return nil, err
+		}
+		if l, err = c.expectBool(l, e.L.Position(), e.Op); err != nil {
+			return nil, err
+		}
+		if r, err = c.expectBool(r, e.R.Position(), e.Op); err != nil {
+			return nil, err
+		}
+		return &logicNode{and: e.Op == "AND", l: l, r: r}, nil
+	case "=", "==", "<>", "!=", "<", "<=", ">", ">=", "<=>":
+		l, r, err := c.comparable(e.L, e.R, e.Pos)
+		if err != nil {
+			return nil, err
+		}
+		op := e.Op
+		switch op {
+		case "==":
+			op = "="
+		case "<>":
+			op = "!="
+		}
+		// a constant goes on the right, where it is compared as a scalar
+		if _, lc := l.(*litNode); lc {
+			if _, rc := r.(*litNode); !rc {
+				l, r = r, l
+				op = map[string]string{"=": "=", "!=": "!=", "<=>": "<=>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+			}
+		}
+		return &cmpNode{op: op, l: l, r: r}, nil
+	case "+", "-", "*", "/", "%":
+		return c.arith(e)
+	case "||":
+		return c.concat([]Expr{e.L, e.R}, e.Pos)
+	}
+	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
+}
+
+// arith types an arithmetic operator: bigint with bigint stays bigint,
+// anything with a double is double, `/` is always double; a string operand is
+// cast to the other side's type (Spark ANSI), or to double against NULL.
+func (c *compiler) arith(e *Binary) (node, error) {
+	l, err := c.compile(e.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.compile(e.R)
+	if err != nil {
+		return nil, err
+	}
+	lk, rk := l.typ().Kind, r.typ().Kind
+	numOrNull := func(k domain.Kind) bool { return isNumeric(k) || k == domain.KindNull || k == domain.KindString }
+	if !numOrNull(lk) || !numOrNull(rk) {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "%s cannot be applied to %s and %s", e.Op, l.typ(), r.typ())
+	}
+	target := domain.KindInt64
+	switch {
+	case lk == domain.KindFloat64 || rk == domain.KindFloat64 || e.Op == "/":
+		target = domain.KindFloat64
+	case lk == domain.KindString && rk == domain.KindString, lk == domain.KindString && rk == domain.KindNull, lk == domain.KindNull && rk == domain.KindString:
+		target = domain.KindFloat64
+	}
+	t := domain.Type{Kind: target}
+	return &arithNode{op: e.Op, l: implicit(l, t, e.L.Position()), r: implicit(r, t, e.R.Position()), t: t, pos: e.Pos}, nil
+}
+
+// comparable compiles two operands to be compared and brings them to one
+// type: numbers to the wider, a string to the other side's type, a date to a
+// timestamp.
+func (c *compiler) comparable(a, b Expr, p Pos) (node, node, error) {
+	l, err := c.compile(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.compile(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, ok := commonType(l.typ(), r.typ(), true)
+	if !ok {
+		return nil, nil, exprErr(domain.CodeDatatypeMismatch, p, "cannot compare %s with %s", l.typ(), r.typ())
+	}
+	return implicit(l, t, a.Position()), implicit(r, t, b.Position()), nil
+}
+
+// commonType is the type two values are brought to for comparison (cmp) or
+// for one result (CASE branches, coalesce arguments).
+func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
+	ak, bk := a.Kind, b.Kind
+	switch {
+	case ak == domain.KindNull:
+		return b, true
+	case bk == domain.KindNull:
+		return a, true
+	case ak == bk:
+		if ak == domain.KindList || ak == domain.KindStruct {
+			return a, a.Equal(b)
+		}
+		return a, true
+	case isNumeric(ak) && isNumeric(bk):
+		return domain.TypeFloat64, true
+	case ak == domain.KindDate && bk == domain.KindTimestamp, ak == domain.KindTimestamp && bk == domain.KindDate:
+		return domain.TypeTimestamp, true
+	case ak == domain.KindString && scalarCastable(bk):
+		if cmp {
+			return b, true
+		}
+		return a, bk != domain.KindBytes
+	case bk == domain.KindString && scalarCastable(ak):
+		if cmp {
+			return a, true
+		}
+		return b, ak != domain.KindBytes
+	}
+	return domain.Type{}, false
+}
+
+func scalarCastable(k domain.Kind) bool {
+	switch k {
+	case domain.KindBool, domain.KindInt64, domain.KindFloat64, domain.KindDate, domain.KindTimestamp:
+		return true
+	}
+	return false
+}
+
+// implicit wraps n in a cast to t when its type differs.
+func implicit(n node, t domain.Type, p Pos) node {
+	k := n.typ().Kind
+	if k == t.Kind {
+		return n
+	}
+	if k == domain.KindNull {
+		return retype(n, t)
+	}
+	return &castNode{x: n, to: t.Kind, pos: p, implicit: true}
+}
+
+// retype gives a NULL-typed node a concrete type.
+func retype(n node, t domain.Type) node {
+	if l, ok := n.(*litNode); ok && l.t.Kind == domain.KindNull {
+		return &litNode{t: t}
+	}
+	if n.typ().Kind == domain.KindNull {
+		return &nullAs{x: n, t: t}
+	}
+	return n
+}
+
+func (c *compiler) is(e *Is) (node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	var n node
+	switch e.What {
+	case "NULL":
+		n = &isNullNode{x: x}
+	case "TRUE", "FALSE", "UNKNOWN":
+		if x, err = c.expectBool(x, e.X.Position(), "IS "+e.What); err != nil {
+			return nil, err
+		}
+		if e.What == "UNKNOWN" {
+			n = &isNullNode{x: x}
+		} else {
+			lit := &litNode{t: domain.TypeBool, v: domain.Bool(e.What == "TRUE")}
+			n = &cmpNode{op: "<=>", l: x, r: lit}
+		}
+	default:
+		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "IS %s is not supported", e.What)
+	}
+	if e.Not {
+		n = &notNode{x: n}
+	}
+	return n, nil
+}
+
+func (c *compiler) in_(e *In) (node, error) {
+	if e.Query != nil {
+		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "IN (subquery) is not supported in expressions yet")
+	}
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]node, len(e.List))
+	t := x.typ()
+	for i, it := range e.List {
+		if items[i], err = c.compile(it); err != nil {
+			return nil, err
+		}
+		nt, ok := commonType(t, items[i].typ(), true)
+		if !ok {
+			return nil, exprErr(domain.CodeDatatypeMismatch, it.Position(), "IN list item of type %s cannot be compared with %s", items[i].typ(), t)
+		}
+		t = nt
+	}
+	x = implicit(x, t, e.X.Position())
+	for i := range items {
+		items[i] = implicit(items[i], t, e.List[i].Position())
+	}
+	in := &inNode{x: x, list: items}
+	in.constSet()
+	var n node = in
+	if e.Not {
+		n = &notNode{x: n}
+	}
+	return n, nil
+}
+
+func (c *compiler) between(e *Between) (node, error) {
+	lo, x1, err := c.comparable(e.Lo, e.X, e.Pos)
+	if err != nil {
+		return nil, err
+	}
+	x2, hi, err := c.comparable(e.X, e.Hi, e.Pos)
+	if err != nil {
+		return nil, err
+	}
+	var n node = &logicNode{and: true, l: &cmpNode{op: "<=", l: lo, r: x1}, r: &cmpNode{op: "<=", l: x2, r: hi}}
+	if e.Not {
+		n = &notNode{x: n}
+	}
+	return n, nil
+}
+
+func (c *compiler) caseExpr(e *Case) (node, error) {
+	n := &caseNode{}
+	var operand node
+	var err error
+	if e.Operand != nil {
+		if operand, err = c.compile(e.Operand); err != nil {
+			return nil, err
+		}
+	}
+	var results []node
+	var rpos []Pos
+	for _, w := range e.Whens {
+		var cond node
+		if operand != nil {
+			v, err := c.compile(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			t, ok := commonType(operand.typ(), v.typ(), true)
+			if !ok {
+				return nil, exprErr(domain.CodeDatatypeMismatch, w.Cond.Position(), "cannot compare %s with %s", operand.typ(), v.typ())
+			}
+			cond = &cmpNode{op: "=", l: implicit(operand, t, e.Operand.Position()), r: implicit(v, t, w.Cond.Position())}
+		} else {
+			if cond, err = c.compile(w.Cond); err != nil {
+				return nil, err
+			}
+			if cond, err = c.expectBool(cond, w.Cond.Position(), "WHEN"); err != nil {
+				return nil, err
+			}
+		}
+		r, err := c.compile(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		n.conds = append(n.conds, cond)
+		results = append(results, r)
+		rpos = append(rpos, w.Result.Position())
+	}
+	if e.Else != nil {
+		r, err := c.compile(e.Else)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+		rpos = append(rpos, e.Else.Position())
+	} else {
+		results = append(results, &litNode{t: domain.Type{Kind: domain.KindNull}})
+		rpos = append(rpos, e.Pos)
+	}
+	t, err := unify(results, rpos)
+	if err != nil {
+		return nil, err
+	}
+	n.t = t
+	n.results = results
+	return n, nil
+}
+
+// unify brings result branches to one type, in place.
+func unify(ns []node, pos []Pos) (domain.Type, error) {
+	t := domain.Type{Kind: domain.KindNull}
+	for i, n := range ns {
+		nt, ok := commonType(t, n.typ(), false)
+		if !ok {
+			return t, exprErr(domain.CodeDatatypeMismatch, pos[i], "a branch of type %s cannot be combined with %s", n.typ(), t)
+		}
+		t = nt
+	}
+	for i := range ns {
+		ns[i] = implicit(ns[i], t, pos[i])
+	}
+	return t, nil
+}
+
+// castTarget maps a SQL type name to the type sluice stores it as.
+func castTarget(t *Type) (domain.Kind, bool) {
+	switch t.Name {
+	case "BIGINT", "LONG", "INT", "INTEGER", "SMALLINT", "SHORT", "TINYINT", "BYTE":
+		return domain.KindInt64, true
+	case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "DEC", "NUMERIC":
+		return domain.KindFloat64, true
+	case "STRING", "VARCHAR", "CHAR":
+		return domain.KindString, true
+	case "BOOLEAN", "BOOL":
+		return domain.KindBool, true
+	case "DATE":
+		return domain.KindDate, true
+	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+		return domain.KindTimestamp, true
+	}
+	return 0, false
+}
+
+func (c *compiler) cast(e *Cast) (node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	to, ok := castTarget(e.Type)
+	if !ok {
+		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)
+	}
+	from := x.typ().Kind
+	if from == domain.KindNull {
+		return retype(x, domain.Type{Kind: to}), nil
+	}
+	if from == to {
+		return x, nil
+	}
+	if !castable(from, to) {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
+	}
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos}, nil
+}
+
+func castable(from, to domain.Kind) bool {
+	if to == domain.KindString {
+		return scalarCastable(from) || from == domain.KindBytes
+	}
+	if from == domain.KindString {
+		return scalarCastable(to)
+	}
+	switch to {
+	case domain.KindInt64, domain.KindFloat64, domain.KindBool:
+		return from == domain.KindInt64 || from == domain.KindFloat64 || from == domain.KindBool
+	case domain.KindDate, domain.KindTimestamp:
+		return from == domain.KindDate || from == domain.KindTimestamp
+	}
+	return false
+}

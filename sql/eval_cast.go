@@ -1,0 +1,265 @@
+package sql
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// castNode converts between bigint, double, string, boolean, date and
+// timestamp with Spark's ANSI rules: input that does not convert is
+// CAST_INVALID_INPUT (NULL with try_cast), a value out of range CAST_OVERFLOW.
+type castNode struct {
+	x        node
+	to       domain.Kind
+	try      bool
+	implicit bool
+	pos      Pos
+}
+
+func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to} }
+func (n *castNode) mayFail() bool    { return !n.try || n.x.mayFail() }
+
+func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
+	x, err := n.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	rows := b.Len()
+	out := newCol(n.to, rows)
+	out.Nulls = unionNulls(rows, x)
+	fail := func(i int, code domain.Code, v string) error {
+		if n.try {
+			if out.Nulls == nil {
+				out.Nulls = make([]bool, rows)
+			}
+			out.Nulls[i] = true
+			return nil
+		}
+		q := v
+		if x.Kind == domain.KindString {
+			q = "'" + v + "'"
+		}
+		if code == domain.CodeCastOverflow {
+			return exprErr(code, n.pos, "the value %s of type %s is out of the range of %s", q, x.Kind, n.to)
+		}
+		return exprErr(code, n.pos, "the value %s of type %s cannot be cast to %s", q, x.Kind, n.to)
+	}
+	from := x.Kind
+	for i := 0; i < rows; i++ {
+		if isNullAt(x.Nulls, i) {
+			continue
+		}
+		switch n.to {
+		case domain.KindString:
+			out.Strs[i] = toString(x, i)
+		case domain.KindInt64:
+			switch from {
+			case domain.KindBool:
+				out.Ints[i] = x.Ints[i]
+			case domain.KindFloat64:
+				f := math.Trunc(x.Floats[i])
+				if math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
+					if err := fail(i, domain.CodeCastOverflow, fmtFloat(x.Floats[i])); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = int64(f)
+			case domain.KindString:
+				v, err := strconv.ParseInt(strings.TrimSpace(x.Strs[i]), 10, 64)
+				if err != nil {
+					code := domain.CodeCastInvalidInput
+					if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+						code = domain.CodeCastOverflow
+					}
+					if err := fail(i, code, x.Strs[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = v
+			}
+		case domain.KindFloat64:
+			switch from {
+			case domain.KindBool, domain.KindInt64:
+				out.Floats[i] = float64(x.Ints[i])
+			case domain.KindString:
+				f, ok := parseDouble(x.Strs[i])
+				if !ok {
+					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Floats[i] = f
+			}
+		case domain.KindBool:
+			switch from {
+			case domain.KindInt64:
+				out.Ints[i] = b2i(x.Ints[i] != 0)
+			case domain.KindFloat64:
+				out.Ints[i] = b2i(x.Floats[i] != 0)
+			case domain.KindString:
+				switch strings.ToLower(strings.TrimSpace(x.Strs[i])) {
+				case "t", "true", "y", "yes", "1":
+					out.Ints[i] = 1
+				case "f", "false", "n", "no", "0":
+				default:
+					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
+						return nil, err
+					}
+				}
+			}
+		case domain.KindDate:
+			switch from {
+			case domain.KindTimestamp:
+				out.Ints[i] = floorDiv(x.Ints[i], 86400*1e6)
+			case domain.KindString:
+				d, ok := parseDate(x.Strs[i])
+				if !ok {
+					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = d
+			}
+		case domain.KindTimestamp:
+			switch from {
+			case domain.KindDate:
+				out.Ints[i] = x.Ints[i] * 86400 * 1e6
+			case domain.KindString:
+				us, ok := parseTimestamp(x.Strs[i])
+				if !ok {
+					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = us
+			}
+		}
+	}
+	return out, nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// toString renders row i of c as Spark's CAST(x AS STRING) does.
+func toString(c *domain.Column, i int) string {
+	switch c.Kind {
+	case domain.KindString, domain.KindBytes:
+		return c.Strs[i]
+	case domain.KindInt64:
+		return strconv.FormatInt(c.Ints[i], 10)
+	case domain.KindFloat64:
+		return fmtFloat(c.Floats[i])
+	case domain.KindBool:
+		return strconv.FormatBool(c.Ints[i] != 0)
+	case domain.KindDate:
+		return time.Unix(c.Ints[i]*86400, 0).UTC().Format("2006-01-02")
+	case domain.KindTimestamp:
+		return time.UnixMicro(c.Ints[i]).UTC().Format("2006-01-02 15:04:05.999999")
+	}
+	return c.Value(i).String()
+}
+
+// parseDouble parses a string as Spark casts it to double: surrounding
+// whitespace is ignored; Infinity, -Infinity and NaN are accepted; a trailing
+// d/D/f/F suffix is allowed.
+func parseDouble(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	case "nan":
+		return math.NaN(), true
+	}
+	if n := len(s); n > 1 && strings.ContainsRune("dDfF", rune(s[n-1])) {
+		s = s[:n-1]
+	}
+	if s == "" || strings.ContainsAny(s, "xX_pPnNiI") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// parseDate accepts Spark's date forms: yyyy, yyyy-[m]m, yyyy-[m]m-[d]d,
+// optionally followed by a space or T and anything (a time).
+func parseDate(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, " T"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, "-")
+	if len(parts) > 3 || parts[0] == "" {
+		return 0, false
+	}
+	vals := [3]int{0, 1, 1}
+	for i, p := range parts {
+		if p == "" || len(p) > 7 || (i > 0 && len(p) > 2) || (i == 0 && len(p) < 4) {
+			return 0, false
+		}
+		for _, r := range p {
+			if r < '0' || r > '9' {
+				return 0, false
+			}
+		}
+		vals[i], _ = strconv.Atoi(p)
+	}
+	y, m, d := vals[0], vals[1], vals[2]
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d { // Feb 30 and the like
+		return 0, false
+	}
+	return floorDiv(t.Unix(), 86400), true
+}
+
+var timestampLayouts = []string{
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z0700",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02 15",
+}
+
+// parseTimestamp accepts yyyy-mm-dd[ |T]hh:mm[:ss[.ffffff]][Z|±hh:mm] and the
+// date forms (midnight). Without a zone the value is in UTC, the session
+// time zone.
+func parseTimestamp(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 10 && s[10] == 'T' {
+		s = s[:10] + " " + s[11:]
+	}
+	if !strings.Contains(s, ":") {
+		if d, ok := parseDate(s); ok && !strings.ContainsAny(s, " ") {
+			return d * 86400 * 1e6, true
+		}
+	}
+	s = strings.Replace(s, " UTC", "Z", 1)
+	for _, layout := range timestampLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMicro(), true
+		}
+	}
+	return 0, false
+}
