@@ -731,14 +731,7 @@ func (n *inNode) evalSet(b *domain.Batch) (*domain.Column, error) {
 }
 
 func (n *inNode) typ() domain.Type { return domain.TypeBool }
-func (n *inNode) mayFail() bool {
-	for _, it := range n.list {
-		if it.mayFail() {
-			return true
-		}
-	}
-	return n.x.mayFail()
-}
+func (n *inNode) mayFail() bool    { return anyMayFail(n.list) || n.x.mayFail() }
 
 // eval: true if x equals an item; else NULL if x or any item is NULL; else
 // false (SQL's IN).

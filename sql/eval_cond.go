@@ -15,28 +15,13 @@ type caseNode struct {
 }
 
 func (n *caseNode) typ() domain.Type { return n.t }
-func (n *caseNode) mayFail() bool {
-	for _, c := range n.conds {
-		if c.mayFail() {
-			return true
-		}
-	}
-	for _, r := range n.results {
-		if r.mayFail() {
-			return true
-		}
-	}
-	return false
-}
+func (n *caseNode) mayFail() bool    { return anyMayFail(n.conds) || anyMayFail(n.results) }
 
 func (n *caseNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
 	out := newCol(n.t.Kind, rows)
 	out.Nulls = allNulls(rows)
-	remaining := make([]int, rows)
-	for i := range remaining {
-		remaining[i] = i
-	}
+	remaining := everyRow(rows)
 	first := true
 	for k, cond := range n.conds {
 		if len(remaining) == 0 {
@@ -98,23 +83,13 @@ type coalesceNode struct {
 }
 
 func (n *coalesceNode) typ() domain.Type { return n.t }
-func (n *coalesceNode) mayFail() bool {
-	for _, a := range n.args {
-		if a.mayFail() {
-			return true
-		}
-	}
-	return false
-}
+func (n *coalesceNode) mayFail() bool    { return anyMayFail(n.args) }
 
 func (n *coalesceNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
 	out := newCol(n.t.Kind, rows)
 	out.Nulls = allNulls(rows)
-	remaining := make([]int, rows)
-	for i := range remaining {
-		remaining[i] = i
-	}
+	remaining := everyRow(rows)
 	for _, a := range n.args {
 		if len(remaining) == 0 {
 			break
@@ -134,4 +109,24 @@ func (n *coalesceNode) eval(b *domain.Batch) (*domain.Column, error) {
 	}
 	out.Nulls = dropNulls(out.Nulls)
 	return out, nil
+}
+
+// anyMayFail reports whether evaluating any of nodes may raise a row-level
+// error.
+func anyMayFail(nodes []node) bool {
+	for _, n := range nodes {
+		if n.mayFail() {
+			return true
+		}
+	}
+	return false
+}
+
+// everyRow lists the row indexes 0 to rows-1.
+func everyRow(rows int) []int {
+	idx := make([]int, rows)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }

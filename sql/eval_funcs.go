@@ -21,17 +21,7 @@ type fnNode struct {
 }
 
 func (n *fnNode) typ() domain.Type { return n.t }
-func (n *fnNode) mayFail() bool {
-	if n.fails {
-		return true
-	}
-	for _, a := range n.args {
-		if a.mayFail() {
-			return true
-		}
-	}
-	return false
-}
+func (n *fnNode) mayFail() bool    { return n.fails || anyMayFail(n.args) }
 
 func (n *fnNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
