@@ -104,14 +104,7 @@ func TestMaterializedViewRecomputesOnlyWhenInputsChange(t *testing.T) {
 }
 
 func TestImportCheckpointOnAFullRefreshFirstUpdate(t *testing.T) {
-	dir := t.TempDir()
-	writeJSON(t, dir, "1.json", 0, 10)
-	oldStorage := legacyStorage(t, dir)
-	writeJSON(t, dir, "2.json", 10, 15)
-	h := newHarness(t)
-	p := New("migrated")
-	p.CreateStreamingTable("events")
-	p.AppendFlow("events", StreamFrom(sources.Files(dir, sources.FileOptions{Format: "json"})), Name("events_v2"), ImportCheckpoint(oldStorage, "events"))
+	h, p, _ := migrated(t)
 	h.mustComplete(p, processors.Options{FullRefreshAll: true})
 	if got := h.table("events"); len(got) != 5 {
 		t.Errorf("events holds %d rows, want the 5 after the imported position", len(got))

@@ -227,15 +227,7 @@ func TestDeclaredSchema(t *testing.T) {
 // TestImportCheckpoint: a flow starts from another pipeline's committed
 // position, on its first update only.
 func TestImportCheckpoint(t *testing.T) {
-	dir := t.TempDir()
-	writeJSON(t, dir, "1.json", 0, 10)
-	oldStorage := legacyStorage(t, dir)
-
-	writeJSON(t, dir, "2.json", 10, 15)
-	h := newHarness(t)
-	p := New("migrated")
-	p.CreateStreamingTable("events")
-	p.AppendFlow("events", StreamFrom(sources.Files(dir, sources.FileOptions{Format: "json"})), Name("events_v2"), ImportCheckpoint(oldStorage, "events"))
+	h, p, dir := migrated(t)
 	h.mustComplete(p, processors.Options{})
 	if got := h.table("events"); len(got) != 5 || got[0] != 10 {
 		t.Fatalf("events holds %v, want only the 5 rows after the imported position", got)

@@ -206,3 +206,19 @@ func legacyStorage(t *testing.T, dir string) string {
 	}
 	return storage
 }
+
+// migrated sets up a migration: a legacy pipeline read 1.json (ids 0..9)
+// into its flow "events", then 2.json (ids 10..14) landed; the returned
+// pipeline's flow events_v2 reads the same directory, importing the legacy
+// checkpoint. It returns the harness, the pipeline and the directory.
+func migrated(t *testing.T) (*harness, *Pipeline, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeJSON(t, dir, "1.json", 0, 10)
+	oldStorage := legacyStorage(t, dir)
+	writeJSON(t, dir, "2.json", 10, 15)
+	p := New("migrated")
+	p.CreateStreamingTable("events")
+	p.AppendFlow("events", StreamFrom(sources.Files(dir, sources.FileOptions{Format: "json"})), Name("events_v2"), ImportCheckpoint(oldStorage, "events"))
+	return newHarness(t), p, dir
+}
