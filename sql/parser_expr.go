@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -112,38 +113,19 @@ func (p *parser) comparison() Expr {
 	return l
 }
 
-func (p *parser) bitOr() Expr {
-	l := p.bitXor()
-	for p.isOp("|") {
-		pos := p.next().pos
-		l = &Binary{Pos: pos, Op: "|", L: l, R: p.bitXor()}
-	}
-	return l
-}
+func (p *parser) bitOr() Expr  { return p.leftAssoc(p.bitXor, "|") }
+func (p *parser) bitXor() Expr { return p.leftAssoc(p.bitAnd, "^") }
+func (p *parser) bitAnd() Expr { return p.leftAssoc(p.additive, "&") }
 
-func (p *parser) bitXor() Expr {
-	l := p.bitAnd()
-	for p.isOp("^") {
-		pos := p.next().pos
-		l = &Binary{Pos: pos, Op: "^", L: l, R: p.bitAnd()}
-	}
-	return l
-}
+func (p *parser) additive() Expr { return p.leftAssoc(p.multiplicative, "+", "-", "||") }
 
-func (p *parser) bitAnd() Expr {
-	l := p.additive()
-	for p.isOp("&") {
-		pos := p.next().pos
-		l = &Binary{Pos: pos, Op: "&", L: l, R: p.additive()}
-	}
-	return l
-}
-
-func (p *parser) additive() Expr {
-	l := p.multiplicative()
-	for p.isOp("+") || p.isOp("-") || p.isOp("||") {
+// leftAssoc parses one level of left-associative binary operators: operands
+// of the next tighter level joined by any of ops.
+func (p *parser) leftAssoc(operand func() Expr, ops ...string) Expr {
+	l := operand()
+	for p.peek().kind == tOp && slices.Contains(ops, p.peek().text) {
 		t := p.next()
-		l = &Binary{Pos: t.pos, Op: t.text, L: l, R: p.multiplicative()}
+		l = &Binary{Pos: t.pos, Op: t.text, L: l, R: operand()}
 	}
 	return l
 }
