@@ -47,11 +47,6 @@ func (n *fnNode) eval(b *domain.Batch) (*domain.Column, error) {
 	return out, nil
 }
 
-// functionNames lists the functions Compile knows, for "did you mean".
-var functionNames = []string{"coalesce", "nvl", "ifnull", "nullif", "if", "upper", "ucase", "lower", "lcase",
-	"length", "char_length", "character_length", "trim", "ltrim", "rtrim", "concat", "substring", "substr",
-	"abs", "round", "floor", "ceil", "ceiling", "try_cast"}
-
 func (c *compiler) args(e *FuncCall) ([]node, error) {
 	out := make([]node, len(e.Args))
 	for i, a := range e.Args {
@@ -68,128 +63,128 @@ func wrongArgs(e *FuncCall, name, want string) error {
 	return exprErr(domain.CodeWrongNumArgs, e.Pos, "%s takes %s argument(s), %d given", name, want, len(e.Args))
 }
 
+// call compiles a call of a scalar function from the registry.
 func (c *compiler) call(e *FuncCall) (node, error) {
 	name := strings.ToLower(e.Name.Last().Name)
 	if len(e.Name.Parts) > 1 || e.Over != nil || e.Filter != nil || e.Quantifier != "" || len(e.WithinGroup) > 0 {
 		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "this form of function call is not supported in expressions yet")
 	}
-	for _, a := range e.Args {
-		switch a.(type) {
-		case *Star, *NamedArg, *Lambda, *Aliased:
-			return nil, exprErr(domain.CodeNotImplemented, a.Position(), "this kind of argument is not supported yet")
+	f, ok := builtins[name]
+	if !ok {
+		msg := "no function named `" + name + "`"
+		if s := suggestpkg.Closest(name, builtinNames()); s != "" {
+			msg += "; did you mean `" + s + "`?"
 		}
+		return nil, exprErr(domain.CodeUnresolvedRoutine, e.Name.Pos, "%s", msg)
 	}
-	nargs := len(e.Args)
-	need := func(lo, hi int, want string) error {
-		if nargs < lo || nargs > hi {
-			return wrongArgs(e, name, want)
-		}
-		return nil
+	if n := len(e.Args); n < f.minArgs || (f.maxArgs >= 0 && n > f.maxArgs) {
+		return nil, wrongArgs(e, name, f.arity())
 	}
-	switch name {
-	case "coalesce", "nvl", "ifnull":
-		if name == "coalesce" && nargs == 0 {
-			return nil, wrongArgs(e, name, "at least one")
-		}
-		if name != "coalesce" {
-			if err := need(2, 2, "2"); err != nil {
-				return nil, err
+	if !f.lambdas {
+		for _, a := range e.Args {
+			switch a.(type) {
+			case *Star, *NamedArg, *Lambda, *Aliased:
+				return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 			}
 		}
-		args, err := c.args(e)
-		if err != nil {
-			return nil, err
-		}
-		t, err := unify(args, argPos(e))
-		if err != nil {
-			return nil, err
-		}
-		return &coalesceNode{args: args, t: t}, nil
-	case "nullif":
-		if err := need(2, 2, "2"); err != nil {
-			return nil, err
-		}
-		l, r, err := c.comparable(e.Args[0], e.Args[1], e.Pos)
-		if err != nil {
-			return nil, err
-		}
-		a, err := c.compile(e.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		return &caseNode{conds: []node{&cmpNode{op: "=", l: l, r: r}}, results: []node{&litNode{t: a.typ()}, a}, t: a.typ()}, nil
-	case "if", "iff":
-		if err := need(3, 3, "3"); err != nil {
-			return nil, err
-		}
-		args, err := c.args(e)
-		if err != nil {
-			return nil, err
-		}
-		cond, err := c.expectBool(args[0], e.Args[0].Position(), name)
-		if err != nil {
-			return nil, err
-		}
-		res := args[1:]
-		t, err := unify(res, argPos(e)[1:])
-		if err != nil {
-			return nil, err
-		}
-		return &caseNode{conds: []node{cond}, results: res, t: t}, nil
-	case "upper", "ucase", "lower", "lcase":
-		if err := need(1, 1, "1"); err != nil {
-			return nil, err
-		}
-		f := upperJava
-		if name == "lower" || name == "lcase" {
-			f = strings.ToLower
-		}
-		return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) { out.Strs[i] = f(in.Strs[i]) })
-	case "length", "char_length", "character_length", "len":
-		if err := need(1, 1, "1"); err != nil {
-			return nil, err
-		}
-		return c.strFunc(e, domain.TypeInt64, func(out, in *domain.Column, i int) {
-			out.Ints[i] = int64(utf8.RuneCountInString(in.Strs[i]))
-		})
-	case "trim", "ltrim", "rtrim":
-		if err := need(1, 2, "1 or 2"); err != nil {
-			return nil, err
-		}
-		side := map[string]string{"trim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name]
-		if nargs == 2 { // trim(trimStr, str): the characters come first
-			return c.trim(&Trim{Pos: e.Pos, Side: side, Chars: e.Args[0], X: e.Args[1]})
-		}
-		return c.trim(&Trim{Pos: e.Pos, Side: side, X: e.Args[0]})
-	case "concat":
-		return c.concat(e.Args, e.Pos)
-	case "substring", "substr":
-		if err := need(2, 3, "2 or 3"); err != nil {
-			return nil, err
-		}
-		return c.substring(e)
-	case "abs":
-		if err := need(1, 1, "1"); err != nil {
-			return nil, err
-		}
-		return c.mathFunc(e, name)
-	case "floor", "ceil", "ceiling":
-		if err := need(1, 1, "1"); err != nil {
-			return nil, err
-		}
-		return c.mathFunc(e, name)
-	case "round":
-		if err := need(1, 2, "1 or 2"); err != nil {
-			return nil, err
-		}
-		return c.mathFunc(e, name)
 	}
-	msg := "no function named `" + name + "`"
-	if s := suggestpkg.Closest(name, functionNames); s != "" {
-		msg += "; did you mean `" + s + "`?"
-	}
-	return nil, exprErr(domain.CodeUnresolvedRoutine, e.Name.Pos, "%s", msg)
+	return f.compile(c, e, name)
 }
+
+func init() {
+	register(map[string]builtin{
+		"coalesce":         {minArgs: 1, maxArgs: -1, compile: compileCoalesce},
+		"nvl":              {minArgs: 2, maxArgs: 2, compile: compileCoalesce},
+		"ifnull":           {minArgs: 2, maxArgs: 2, compile: compileCoalesce},
+		"nullif":           {minArgs: 2, maxArgs: 2, compile: compileNullif},
+		"if":               {minArgs: 3, maxArgs: 3, compile: compileIf},
+		"iff":              {minArgs: 3, maxArgs: 3, compile: compileIf},
+		"upper":            {minArgs: 1, maxArgs: 1, compile: compileCase},
+		"ucase":            {minArgs: 1, maxArgs: 1, compile: compileCase},
+		"lower":            {minArgs: 1, maxArgs: 1, compile: compileCase},
+		"lcase":            {minArgs: 1, maxArgs: 1, compile: compileCase},
+		"length":           {minArgs: 1, maxArgs: 1, compile: compileLength},
+		"len":              {minArgs: 1, maxArgs: 1, compile: compileLength},
+		"char_length":      {minArgs: 1, maxArgs: 1, compile: compileLength},
+		"character_length": {minArgs: 1, maxArgs: 1, compile: compileLength},
+		"trim":             {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
+		"ltrim":            {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
+		"rtrim":            {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
+		"concat":           {minArgs: 0, maxArgs: -1, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.concat(e.Args, e.Pos) }},
+		"substring":        {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.substring(e) }},
+		"substr":           {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.substring(e) }},
+		"abs":              {minArgs: 1, maxArgs: 1, compile: compileMath},
+		"floor":            {minArgs: 1, maxArgs: 1, compile: compileMath},
+		"ceil":             {minArgs: 1, maxArgs: 1, compile: compileMath},
+		"ceiling":          {minArgs: 1, maxArgs: 1, compile: compileMath},
+		"round":            {minArgs: 1, maxArgs: 2, compile: compileMath},
+	})
+}
+
+func compileCoalesce(c *compiler, e *FuncCall, _ string) (node, error) {
+	args, err := c.args(e)
+	if err != nil {
+		return nil, err
+	}
+	t, err := unify(args, argPos(e))
+	if err != nil {
+		return nil, err
+	}
+	return &coalesceNode{args: args, t: t}, nil
+}
+
+func compileNullif(c *compiler, e *FuncCall, _ string) (node, error) {
+	l, r, err := c.comparable(e.Args[0], e.Args[1], e.Pos)
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &caseNode{conds: []node{&cmpNode{op: "=", l: l, r: r}}, results: []node{&litNode{t: a.typ()}, a}, t: a.typ()}, nil
+}
+
+func compileIf(c *compiler, e *FuncCall, name string) (node, error) {
+	args, err := c.args(e)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := c.expectBool(args[0], e.Args[0].Position(), name)
+	if err != nil {
+		return nil, err
+	}
+	res := args[1:]
+	t, err := unify(res, argPos(e)[1:])
+	if err != nil {
+		return nil, err
+	}
+	return &caseNode{conds: []node{cond}, results: res, t: t}, nil
+}
+
+func compileCase(c *compiler, e *FuncCall, name string) (node, error) {
+	f := upperJava
+	if name == "lower" || name == "lcase" {
+		f = strings.ToLower
+	}
+	return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) { out.Strs[i] = f(in.Strs[i]) })
+}
+
+func compileLength(c *compiler, e *FuncCall, _ string) (node, error) {
+	return c.strFunc(e, domain.TypeInt64, func(out, in *domain.Column, i int) {
+		out.Ints[i] = int64(utf8.RuneCountInString(in.Strs[i]))
+	})
+}
+
+func compileTrimFunc(c *compiler, e *FuncCall, name string) (node, error) {
+	side := map[string]string{"trim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name]
+	if len(e.Args) == 2 { // trim(trimStr, str): the characters come first
+		return c.trim(&Trim{Pos: e.Pos, Side: side, Chars: e.Args[0], X: e.Args[1]})
+	}
+	return c.trim(&Trim{Pos: e.Pos, Side: side, X: e.Args[0]})
+}
+
+func compileMath(c *compiler, e *FuncCall, name string) (node, error) { return c.mathFunc(e, name) }
 
 // upperJava upper-cases as Java's String.toUpperCase (Spark's upper) for the
 // common special case Go maps differently: ß becomes SS. Other one-to-many
