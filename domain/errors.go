@@ -73,6 +73,18 @@ const (
 	CodeCastInvalidInput   Code = "CAST_INVALID_INPUT"
 	CodeCastOverflow       Code = "CAST_OVERFLOW"
 	CodeInvalidLikePattern Code = "INVALID_LIKE_PATTERN"
+
+	// Query planning errors (Spark's spelling).
+	CodeAmbiguousReference   Code = "AMBIGUOUS_REFERENCE"
+	CodeMissingAggregation   Code = "MISSING_AGGREGATION"
+	CodeNumColumnsMismatch   Code = "NUM_COLUMNS_MISMATCH"
+	CodeIncompatibleSetTypes Code = "INCOMPATIBLE_COLUMN_TYPE"
+	CodeOrdinalOutOfRange    Code = "ORDER_BY_POS_OUT_OF_RANGE"
+	CodeGroupOrdinalRange    Code = "GROUP_BY_POS_OUT_OF_RANGE"
+	CodeInvalidLimit         Code = "INVALID_LIMIT_LIKE_EXPRESSION"
+	CodeScalarSubqueryRows   Code = "SCALAR_SUBQUERY_TOO_MANY_ROWS"
+	CodeInvalidSubquery      Code = "INVALID_SUBQUERY_EXPRESSION"
+	CodeUnsupportedQuery     Code = "UNSUPPORTED_QUERY_FEATURE"
 )
 
 type codeText struct {
@@ -142,6 +154,19 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
+	CodeAmbiguousReference: {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
+	CodeMissingAggregation: {"a query that aggregates selects a column that is neither grouped nor aggregated",
+		"add the column to GROUP BY, or wrap it in an aggregate such as any_value(col)"},
+	CodeNumColumnsMismatch: {"the queries of a set operation have different numbers of columns", "select the same number of columns on each side of UNION, INTERSECT or EXCEPT"},
+	CodeIncompatibleSetTypes: {"a column of a set operation has types that cannot be combined",
+		"cast the column to one type on both sides"},
+	CodeOrdinalOutOfRange: {"ORDER BY names a column position the select list does not have", "use a position between 1 and the number of selected columns"},
+	CodeGroupOrdinalRange: {"GROUP BY names a column position the select list does not have", "use a position between 1 and the number of selected columns"},
+	CodeInvalidLimit:      {"LIMIT or OFFSET is not a constant non-negative integer", "write a non-negative integer constant"},
+	CodeScalarSubqueryRows: {"a scalar subquery returned more than one row",
+		"make the subquery return one row, for example with an aggregate or LIMIT 1"},
+	CodeInvalidSubquery:  {"a subquery is used where its shape does not fit", "a scalar subquery must return one column; IN (subquery) one column per compared value"},
+	CodeUnsupportedQuery: {"the query uses a feature sluice does not run yet", "rewrite the query without it; the message names the feature"},
 }
 
 // Error is sluice's error: a code users can search for, a message about this

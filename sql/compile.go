@@ -67,6 +67,13 @@ func Compile(e Expr, in domain.Schema) (*Compiled, error) {
 
 type compiler struct {
 	in domain.Schema
+	// quals names, per input column, the FROM item it comes from, so t.a
+	// reads column a of t; nil outside queries.
+	quals []string
+	// subst lets the query planner put its own nodes in place of parts of
+	// an expression it has computed already (group keys, aggregates, window
+	// functions, subqueries); nil returns mean "compile as usual".
+	subst func(e Expr) (node, error)
 }
 
 // exprErr builds a position-carrying error about an expression.
@@ -75,6 +82,11 @@ func exprErr(code domain.Code, p Pos, format string, args ...any) *Error {
 }
 
 func (c *compiler) compile(e Expr) (node, error) {
+	if c.subst != nil {
+		if n, err := c.subst(e); n != nil || err != nil {
+			return n, err
+		}
+	}
 	switch e := e.(type) {
 	case *Paren:
 		return c.compile(e.X)
@@ -178,25 +190,72 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 }
 
 func (c *compiler) column(e *ColumnRef) (node, error) {
-	first := e.Parts[0]
-	idx := c.in.Index(first.Name)
-	if idx < 0 {
-		msg := fmt.Sprintf("no column named `%s`", first.Name)
-		if s := suggestpkg.Closest(first.Name, c.in.Names()); s != "" {
-			msg += fmt.Sprintf("; did you mean `%s`?", s)
-		} else if len(c.in.Fields) > 0 {
-			msg += fmt.Sprintf("; the columns are %s", strings.Join(c.in.Names(), ", "))
-		}
-		return nil, exprErr(domain.CodeUnresolvedColumn, first.Pos, "%s", msg)
+	idx, used, err := c.resolveColumn(e.Parts)
+	if err != nil {
+		return nil, err
 	}
 	var n node = &colNode{idx: idx, t: c.in.Fields[idx].Type}
-	for _, part := range e.Parts[1:] {
+	for _, part := range e.Parts[used:] {
 		var err error
 		if n, err = c.field(n, part, part.Pos); err != nil {
 			return nil, err
 		}
 	}
 	return n, nil
+}
+
+// resolveColumn finds the input column a name path starts with: t.a when t
+// names a FROM item that has a column a, else a alone, which must then be
+// unambiguous. It returns the column and how many parts it took.
+func (c *compiler) resolveColumn(parts []*Ident) (idx, used int, err error) {
+	if len(parts) >= 2 && c.quals != nil {
+		for i, f := range c.in.Fields {
+			if strings.EqualFold(c.quals[i], parts[0].Name) && strings.EqualFold(f.Name, parts[1].Name) {
+				return i, 2, nil
+			}
+		}
+	}
+	first := parts[0]
+	idx = -1
+	for i, f := range c.in.Fields {
+		if strings.EqualFold(f.Name, first.Name) {
+			if idx >= 0 {
+				return 0, 0, exprErr(domain.CodeAmbiguousReference, first.Pos, "`%s` is a column of both %s and %s; qualify it, as in %s.%s",
+					first.Name, c.qual(idx), c.qual(i), c.qual(idx), first.Name)
+			}
+			idx = i
+		}
+	}
+	if idx >= 0 {
+		return idx, 1, nil
+	}
+	msg := fmt.Sprintf("no column named `%s`", first.Name)
+	if len(parts) >= 2 && c.quals != nil && c.hasQual(parts[0].Name) {
+		msg = fmt.Sprintf("%s has no column named `%s`", parts[0].Name, parts[1].Name)
+		first = parts[1]
+	}
+	if s := suggestpkg.Closest(first.Name, c.in.Names()); s != "" {
+		msg += fmt.Sprintf("; did you mean `%s`?", s)
+	} else if len(c.in.Fields) > 0 {
+		msg += fmt.Sprintf("; the columns are %s", strings.Join(c.in.Names(), ", "))
+	}
+	return 0, 0, exprErr(domain.CodeUnresolvedColumn, first.Pos, "%s", msg)
+}
+
+func (c *compiler) qual(i int) string {
+	if c.quals == nil || c.quals[i] == "" {
+		return "the input"
+	}
+	return c.quals[i]
+}
+
+func (c *compiler) hasQual(name string) bool {
+	for _, q := range c.quals {
+		if strings.EqualFold(q, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *compiler) field(x node, f *Ident, p Pos) (node, error) {
