@@ -160,6 +160,10 @@ func BatchOf(schema Schema, cols []*Column) (*Batch, error) {
 	return &Batch{Schema: schema, Columns: cols, rows: n}, nil
 }
 
+// NoColumns is a batch of n rows and no columns: what a query without FROM
+// reads, and what a projection of no columns keeps.
+func NoColumns(n int) *Batch { return &Batch{rows: n} }
+
 // Len is the number of rows.
 func (b *Batch) Len() int {
 	if b == nil {

@@ -83,6 +83,11 @@ func b2i(b bool) int64 {
 
 // gather returns the batch of the rows sel of b.
 func gather(b *domain.Batch, sel []int) *domain.Batch {
+	if len(b.Columns) == 0 {
+		out := domain.NoColumns(len(sel))
+		out.Schema = b.Schema
+		return out
+	}
 	cols := make([]*domain.Column, len(b.Columns))
 	for i, c := range b.Columns {
 		cols[i] = gatherCol(c, sel)

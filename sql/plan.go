@@ -1,0 +1,782 @@
+package sql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluicehq/sluice/domain"
+	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
+)
+
+// Relation is a table a query reads, as the caller's catalog resolves it.
+type Relation struct {
+	Name   string // the dataset or source it stands for, as the caller names it
+	Schema domain.Schema
+}
+
+// Catalog resolves the FROM items a query does not define itself: the
+// pipeline's datasets and file reads. Errors are returned to the user as
+// they are, so they should carry a code (TABLE_OR_VIEW_NOT_FOUND, ...).
+type Catalog interface {
+	// Table resolves a name; stream is true for STREAM(name).
+	Table(name *Name, stream bool) (Relation, error)
+	// TableFunc resolves a table-valued function such as read_files(...).
+	TableFunc(call *FuncCall, stream bool) (Relation, error)
+}
+
+// Input is one relation a plan reads. A relation read twice (a self-join)
+// is one input.
+type Input struct {
+	Relation
+	Stream    bool
+	Watermark *Watermark // WATERMARK ... DELAY OF ..., nil without
+	Pos       Pos        // where the query first reads it
+}
+
+// Plan is a query resolved against its inputs' schemas, every expression
+// compiled, ready to run over batches.
+type Plan struct {
+	Schema domain.Schema
+	Inputs []Input
+	root   op
+	run    *runHolder
+	mu     sync.Mutex // one Run at a time: subquery results live in the plan
+}
+
+// Run evaluates the query over complete inputs, one batch per input in the
+// order of Inputs (a batch may be nil for an empty input).
+func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
+	if len(inputs) != len(p.Inputs) {
+		return nil, domain.Errorf(domain.CodeSchemaDrift, "the query reads %d inputs, %d given", len(p.Inputs), len(inputs))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rs := &runState{inputs: make([]*domain.Batch, len(inputs))}
+	for i, b := range inputs {
+		if b == nil {
+			b = domain.NewBatch(p.Inputs[i].Schema, 0)
+		}
+		if len(b.Columns) != len(p.Inputs[i].Schema.Fields) {
+			return nil, domain.Errorf(domain.CodeSchemaDrift, "input %s has %d columns, the query was planned for %d (%s)",
+				p.Inputs[i].Name, len(b.Columns), len(p.Inputs[i].Schema.Fields), p.Inputs[i].Schema)
+		}
+		rs.inputs[i] = b
+	}
+	p.run.cur = rs
+	defer func() { p.run.cur = nil }()
+	out, err := p.root.run(rs)
+	if err != nil {
+		return nil, err
+	}
+	out.Schema = p.Schema
+	return out, nil
+}
+
+// RowWise reports whether the plan maps each row of a single input on its
+// own (projections, filters, generators), so running it on each
+// micro-batch of a stream gives the rows running it on the whole would.
+func (p *Plan) RowWise() bool { return len(p.Inputs) == 1 && p.root.rowWise() }
+
+// PlanQuery resolves q against the catalog and compiles it. Every error is a
+// *Error with the position of the offending part of q.
+func PlanQuery(q *Query, cat Catalog) (*Plan, error) {
+	pl := &planner{cat: cat, run: &runHolder{}}
+	root, err := pl.query(q)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run}, nil
+}
+
+// runHolder lets nodes that run sub-plans (subqueries) reach the inputs of
+// the current Run.
+type runHolder struct{ cur *runState }
+
+type runState struct {
+	inputs []*domain.Batch
+	// subquery results, computed once per Run
+	cache map[op]*domain.Batch
+}
+
+// planner turns a query into a tree of operators.
+type planner struct {
+	cat    Catalog
+	inputs []Input
+	ctes   []map[string]*CTE // innermost last
+	run    *runHolder
+}
+
+// scope is what an expression at one point of a query can read: the columns
+// of the operator below, each with the FROM item it came from.
+type scope struct {
+	schema domain.Schema
+	quals  []string
+}
+
+func (s scope) concat(o scope) scope {
+	out := scope{schema: domain.NewSchema(append(append([]domain.Field{}, s.schema.Fields...), o.schema.Fields...)...)}
+	out.quals = append(append([]string{}, s.quals...), o.quals...)
+	return out
+}
+
+func qualified(sch domain.Schema, qual string) scope {
+	q := make([]string, len(sch.Fields))
+	for i := range q {
+		q[i] = qual
+	}
+	return scope{schema: sch, quals: q}
+}
+
+// compile compiles e against sc; subst may stand in for parts of e.
+func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*Compiled, error) {
+	c := &compiler{in: sc.schema, quals: sc.quals}
+	c.subst = func(x Expr) (node, error) {
+		if subst != nil {
+			if n, err := subst(x); n != nil || err != nil {
+				return n, err
+			}
+		}
+		return pl.subquery(x, c)
+	}
+	n, err := c.compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{root: n, expr: e, in: sc.schema}, nil
+}
+
+func planErr(code domain.Code, p Pos, format string, args ...any) *Error {
+	return &Error{Code: code, File: "query", Pos: p, Message: fmt.Sprintf(format, args...)}
+}
+
+// ---- queries and set operations ----
+
+func (pl *planner) query(q *Query) (op, error) {
+	if len(q.With) > 0 {
+		defs := map[string]*CTE{}
+		pl.ctes = append(pl.ctes, defs)
+		defer func() { pl.ctes = pl.ctes[:len(pl.ctes)-1] }()
+		for _, c := range q.With {
+			// a CTE sees the ones before it, as in Spark
+			defs[strings.ToLower(c.Name.Name)] = c
+		}
+	}
+	var root op
+	var err error
+	if s, ok := q.Body.(*Select); ok {
+		root, err = pl.selectBlock(s, q.OrderBy)
+	} else {
+		if root, err = pl.setExpr(q.Body); err != nil {
+			return nil, err
+		}
+		if len(q.OrderBy) > 0 {
+			root, err = pl.sortOutput(root, q.OrderBy)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit != nil || q.Offset != nil {
+		lim := &limitOp{child: root, limit: -1}
+		if q.Limit != nil {
+			if _, all := q.Limit.(*LimitAll); !all {
+				if lim.limit, err = pl.constInt(q.Limit, "LIMIT"); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if q.Offset != nil {
+			if lim.offset, err = pl.constInt(q.Offset, "OFFSET"); err != nil {
+				return nil, err
+			}
+		}
+		root = lim
+	}
+	return root, nil
+}
+
+// constInt evaluates a LIMIT or OFFSET: a constant, non-negative integer.
+func (pl *planner) constInt(e Expr, what string) (int, error) {
+	c, err := Compile(e, domain.Schema{})
+	if err != nil {
+		return 0, err
+	}
+	if c.Type().Kind != domain.KindInt64 {
+		return 0, planErr(domain.CodeInvalidLimit, e.Position(), "%s needs an integer, found %s", what, c.Type())
+	}
+	col, err := c.Eval(domain.NoColumns(1))
+	if err != nil {
+		return 0, err
+	}
+	if col.IsNull(0) || col.Ints[0] < 0 || col.Ints[0] > 1<<31-1 {
+		return 0, planErr(domain.CodeInvalidLimit, e.Position(), "%s must be a non-negative integer, found %s", what, col.Value(0))
+	}
+	return int(col.Ints[0]), nil
+}
+
+func (pl *planner) setExpr(s SetExpr) (op, error) {
+	switch s := s.(type) {
+	case *Select:
+		return pl.selectBlock(s, nil)
+	case *ParenQuery:
+		return pl.query(s.Query)
+	case *Values:
+		return pl.values(s, nil)
+	case *SetOp:
+		l, err := pl.setExpr(s.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := pl.setExpr(s.Right)
+		if err != nil {
+			return nil, err
+		}
+		return pl.setOp(s, l, r)
+	}
+	return nil, planErr(domain.CodeUnsupportedQuery, s.Position(), "this query form is not supported")
+}
+
+func (pl *planner) setOp(s *SetOp, l, r op) (op, error) {
+	ls, rs := l.schema(), r.schema()
+	if len(ls.Fields) != len(rs.Fields) {
+		return nil, planErr(domain.CodeNumColumnsMismatch, s.Pos, "%s of %d columns with %d columns", s.Op, len(ls.Fields), len(rs.Fields))
+	}
+	fields := make([]domain.Field, len(ls.Fields))
+	for i, lf := range ls.Fields {
+		t, ok := commonType(lf.Type, rs.Fields[i].Type, false)
+		if !ok {
+			return nil, planErr(domain.CodeIncompatibleSetTypes, s.Pos, "column %d (%s) is %s on the left of %s and %s on the right",
+				i+1, lf.Name, lf.Type, s.Op, rs.Fields[i].Type)
+		}
+		fields[i] = domain.Field{Name: lf.Name, Type: t, Nullable: lf.Nullable || rs.Fields[i].Nullable}
+	}
+	out := domain.NewSchema(fields...)
+	op := strings.ToUpper(s.Op)
+	if op == "MINUS" {
+		op = "EXCEPT"
+	}
+	return &setOpOp{op: op, all: strings.EqualFold(s.Quantifier, "ALL"), l: conform(l, out), r: conform(r, out), out: out}, nil
+}
+
+// conform casts the columns of o's output to the types of out.
+func conform(o op, out domain.Schema) op {
+	in := o.schema()
+	same := true
+	exprs := make([]node, len(in.Fields))
+	for i, f := range in.Fields {
+		exprs[i] = implicit(&colNode{idx: i, t: f.Type}, out.Fields[i].Type, Pos{})
+		if f.Type.Kind != out.Fields[i].Type.Kind {
+			same = false
+		}
+	}
+	if same {
+		return o
+	}
+	return &projectOp{child: o, exprs: exprs, out: out}
+}
+
+func (pl *planner) values(v *Values, alias *Alias) (op, error) {
+	if len(v.Rows) == 0 {
+		return nil, planErr(domain.CodeUnsupportedQuery, v.Pos, "VALUES needs at least one row")
+	}
+	width := len(v.Rows[0])
+	cols := make([][]node, width)
+	for r, row := range v.Rows {
+		if len(row) != width {
+			return nil, planErr(domain.CodeNumColumnsMismatch, v.Pos, "row %d of VALUES has %d values, the first has %d", r+1, len(row), width)
+		}
+		for i, e := range row {
+			c, err := pl.compile(e, scope{}, nil)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = append(cols[i], c.root)
+		}
+	}
+	fields := make([]domain.Field, width)
+	for i := range cols {
+		pos := make([]Pos, len(cols[i]))
+		for r := range pos {
+			pos[r] = v.Rows[r][i].Position()
+		}
+		t, err := unify(cols[i], pos)
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = domain.Field{Name: "col" + strconv.Itoa(i+1), Type: t, Nullable: true}
+	}
+	if alias != nil {
+		for i, c := range alias.Columns {
+			if i < width {
+				fields[i].Name = c.Name
+			}
+		}
+	}
+	return &valuesOp{cols: cols, out: domain.NewSchema(fields...)}, nil
+}
+
+// ---- FROM ----
+
+func (pl *planner) fromList(items []FromItem) (op, scope, error) {
+	if len(items) == 0 {
+		return &valuesOp{out: domain.Schema{}, rows: 1}, scope{}, nil
+	}
+	left, ls, err := pl.from(items[0])
+	if err != nil {
+		return nil, scope{}, err
+	}
+	for _, it := range items[1:] {
+		right, rs, err := pl.from(it)
+		if err != nil {
+			return nil, scope{}, err
+		}
+		left, ls = &joinOp{kind: "CROSS", l: left, r: right, out: ls.concat(rs).schema}, ls.concat(rs)
+	}
+	return left, ls, nil
+}
+
+func (pl *planner) from(it FromItem) (op, scope, error) {
+	switch it := it.(type) {
+	case *TableRef:
+		return pl.tableRef(it)
+	case *TableFunc:
+		return pl.tableFunc(it)
+	case *SubqueryRef:
+		if it.Lateral {
+			return nil, scope{}, planErr(domain.CodeUnsupportedQuery, it.Pos, "LATERAL subqueries are not supported")
+		}
+		o, err := pl.query(it.Query)
+		if err != nil {
+			return nil, scope{}, err
+		}
+		return aliased(o, it.Alias, "")
+	case *ValuesRef:
+		o, err := pl.values(it.Values, it.Alias)
+		if err != nil {
+			return nil, scope{}, err
+		}
+		qual := ""
+		if it.Alias != nil {
+			qual = it.Alias.Name.Name
+		}
+		return o, qualified(o.schema(), qual), nil
+	case *ParenJoin:
+		o, sc, err := pl.from(it.Item)
+		if err != nil || it.Alias == nil {
+			return o, sc, err
+		}
+		return aliased(o, it.Alias, "")
+	case *Join:
+		return pl.join(it)
+	}
+	return nil, scope{}, planErr(domain.CodeUnsupportedQuery, it.Position(), "this FROM item is not supported")
+}
+
+// aliased names the output of a FROM item: its alias qualifies the columns,
+// and an alias column list renames them.
+func aliased(o op, a *Alias, qual string) (op, scope, error) {
+	sch := o.schema()
+	if a != nil {
+		qual = a.Name.Name
+		if len(a.Columns) > 0 {
+			if len(a.Columns) != len(sch.Fields) {
+				return nil, scope{}, planErr(domain.CodeNumColumnsMismatch, a.Pos, "the alias %s names %d columns, the query has %d", qual, len(a.Columns), len(sch.Fields))
+			}
+			fields := append([]domain.Field{}, sch.Fields...)
+			for i, c := range a.Columns {
+				fields[i].Name = c.Name
+			}
+			sch = domain.NewSchema(fields...)
+			o = &renameOp{child: o, out: sch}
+		}
+	}
+	return o, qualified(sch, qual), nil
+}
+
+func (pl *planner) cte(name *Name) *CTE {
+	if len(name.Parts) != 1 {
+		return nil
+	}
+	key := strings.ToLower(name.Parts[0].Name)
+	for i := len(pl.ctes) - 1; i >= 0; i-- {
+		if c, ok := pl.ctes[i][key]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
+	if c := pl.cte(t.Name); c != nil && !t.Stream {
+		// plan the CTE where it is read: CTEs defined after it are not visible
+		saved := pl.ctes
+		pl.ctes = pl.ctesBefore(c)
+		o, err := pl.query(c.Query)
+		pl.ctes = saved
+		if err != nil {
+			return nil, scope{}, err
+		}
+		if len(c.Columns) > 0 {
+			o, _, err = aliased(o, &Alias{Pos: c.Pos, Name: c.Name, Columns: c.Columns}, "")
+			if err != nil {
+				return nil, scope{}, err
+			}
+		}
+		return aliased(o, t.Alias, c.Name.Name)
+	}
+	rel, err := pl.cat.Table(t.Name, t.Stream)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	idx := pl.input(rel, t.Stream, t.Watermark, t.Pos)
+	return aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, t.Name.Last().Name)
+}
+
+// ctesBefore is the CTE scopes as they stood when c was defined: the scopes
+// around it, and in its own WITH the CTEs before it.
+func (pl *planner) ctesBefore(c *CTE) []map[string]*CTE {
+	for i := len(pl.ctes) - 1; i >= 0; i-- {
+		if pl.ctes[i][strings.ToLower(c.Name.Name)] == c {
+			out := append([]map[string]*CTE{}, pl.ctes[:i]...)
+			own := map[string]*CTE{}
+			for k, v := range pl.ctes[i] {
+				if before(v.Pos, c.Pos) {
+					own[k] = v
+				}
+			}
+			return append(out, own)
+		}
+	}
+	return pl.ctes
+}
+
+func before(a, b Pos) bool { return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col) }
+
+func (pl *planner) input(rel Relation, stream bool, wm *Watermark, p Pos) int {
+	for i, in := range pl.inputs {
+		if in.Name == rel.Name && in.Stream == stream {
+			return i
+		}
+	}
+	pl.inputs = append(pl.inputs, Input{Relation: rel, Stream: stream, Watermark: wm, Pos: p})
+	return len(pl.inputs) - 1
+}
+
+func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
+	name := strings.ToLower(t.Func.Name.Last().Name)
+	if name == "range" && !t.Stream {
+		o, err := pl.rangeOp(t.Func)
+		if err != nil {
+			return nil, scope{}, err
+		}
+		return aliased(o, t.Alias, "range")
+	}
+	rel, err := pl.cat.TableFunc(t.Func, t.Stream)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	idx := pl.input(rel, t.Stream, t.Watermark, t.Pos)
+	return aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, name)
+}
+
+// rangeOp is range(end), range(start, end) or range(start, end, step): a
+// column id of bigint.
+func (pl *planner) rangeOp(f *FuncCall) (op, error) {
+	if len(f.Args) < 1 || len(f.Args) > 3 {
+		return nil, wrongArgs(f, "range", "1 to 3")
+	}
+	var vals [3]int64
+	vals[2] = 1
+	for i, a := range f.Args {
+		c, err := Compile(a, domain.Schema{})
+		if err != nil {
+			return nil, err
+		}
+		col, err := c.Eval(domain.NoColumns(1))
+		if err != nil {
+			return nil, err
+		}
+		if c.Type().Kind != domain.KindInt64 || col.IsNull(0) {
+			return nil, planErr(domain.CodeDatatypeMismatch, a.Position(), "range needs constant integers")
+		}
+		vals[i] = col.Ints[0]
+	}
+	start, end, step := int64(0), vals[0], vals[2]
+	if len(f.Args) >= 2 {
+		start, end = vals[0], vals[1]
+	}
+	if step == 0 {
+		return nil, planErr(domain.CodeDatatypeMismatch, f.Pos, "range needs a step other than 0")
+	}
+	return &rangeOp{start: start, end: end, step: step, out: domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeInt64})}, nil
+}
+
+func (pl *planner) join(j *Join) (op, scope, error) {
+	l, ls, err := pl.from(j.Left)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	r, rs, err := pl.from(j.Right)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	kind := strings.ToUpper(j.Kind)
+	both := ls.concat(rs)
+	jo := &joinOp{kind: kind, l: l, r: r}
+	using := j.Using
+	if j.Natural {
+		for _, lf := range ls.schema.Fields {
+			if rs.schema.Index(lf.Name) >= 0 {
+				using = append(using, &Ident{Pos: j.Pos, Name: lf.Name})
+			}
+		}
+	}
+	var cond Expr = j.On
+	if len(using) > 0 {
+		// USING (a): l.a = r.a, and the output holds a once
+		lw := len(ls.schema.Fields)
+		for _, u := range using {
+			li, ri := ls.schema.Index(u.Name), rs.schema.Index(u.Name)
+			if li < 0 || ri < 0 {
+				side := "left"
+				if li >= 0 {
+					side = "right"
+				}
+				return nil, scope{}, planErr(domain.CodeUnresolvedColumn, u.Pos, "the %s side of the join has no column `%s` for USING", side, u.Name)
+			}
+			jo.usingL = append(jo.usingL, li)
+			jo.usingR = append(jo.usingR, lw+ri)
+		}
+	}
+	if cond != nil || len(jo.usingL) > 0 {
+		if err := pl.equiKeys(jo, cond, ls, rs, both); err != nil {
+			return nil, scope{}, err
+		}
+	}
+	switch kind {
+	case "LEFT SEMI", "LEFT ANTI":
+		jo.out = ls.schema
+		return jo, ls, nil
+	}
+	if len(jo.usingL) == 0 {
+		jo.out = both.schema
+		return jo, both, nil
+	}
+	// USING: the keys first (coalesced for a full join), then the other
+	// columns of each side
+	var keep []int
+	var outSc scope
+	for k, li := range jo.usingL {
+		f := both.schema.Fields[li]
+		rt := both.schema.Fields[jo.usingR[k]].Type
+		if t, ok := commonType(f.Type, rt, false); ok {
+			f.Type = t
+		}
+		outSc.schema.Fields = append(outSc.schema.Fields, f)
+		outSc.quals = append(outSc.quals, "")
+	}
+	skip := map[int]bool{}
+	for k := range jo.usingL {
+		skip[jo.usingL[k]], skip[jo.usingR[k]] = true, true
+	}
+	for i, f := range both.schema.Fields {
+		if !skip[i] {
+			keep = append(keep, i)
+			outSc.schema.Fields = append(outSc.schema.Fields, f)
+			outSc.quals = append(outSc.quals, both.quals[i])
+		}
+	}
+	jo.out = both.schema
+	exprs := make([]node, 0, len(outSc.schema.Fields))
+	for k, li := range jo.usingL {
+		t := outSc.schema.Fields[k].Type
+		l := implicit(&colNode{idx: li, t: both.schema.Fields[li].Type}, t, j.Pos)
+		r := implicit(&colNode{idx: jo.usingR[k], t: both.schema.Fields[jo.usingR[k]].Type}, t, j.Pos)
+		var key node = l
+		switch kind {
+		case "RIGHT":
+			key = r
+		case "FULL":
+			key = &coalesceNode{args: []node{l, r}, t: t}
+		}
+		exprs = append(exprs, key)
+	}
+	for _, i := range keep {
+		exprs = append(exprs, &colNode{idx: i, t: both.schema.Fields[i].Type})
+	}
+	// the key columns keep the left side's qualifier too, so l.a still reads
+	for k, li := range jo.usingL {
+		outSc.quals[k] = both.quals[li]
+	}
+	return &projectOp{child: jo, exprs: exprs, out: outSc.schema}, outSc, nil
+}
+
+// equiKeys splits a join condition into equalities between a left and a right
+// expression, which the join hashes, and the rest, which it checks on each
+// candidate pair.
+func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
+	lw := len(ls.schema.Fields)
+	for k := range jo.usingL {
+		li, ri := jo.usingL[k], jo.usingR[k]
+		lt, rt := both.schema.Fields[li].Type, both.schema.Fields[ri].Type
+		t, ok := commonType(lt, rt, true)
+		if !ok {
+			return planErr(domain.CodeDatatypeMismatch, Pos{}, "USING column %s is %s on the left and %s on the right", both.schema.Fields[li].Name, lt, rt)
+		}
+		jo.lkeys = append(jo.lkeys, implicit(&colNode{idx: li, t: lt}, t, Pos{}))
+		jo.rkeys = append(jo.rkeys, implicit(&colNode{idx: ri - lw, t: rt}, t, Pos{}))
+	}
+	if cond == nil {
+		return nil
+	}
+	var rest []Expr
+	for _, c := range conjuncts(cond) {
+		if b, ok := c.(*Binary); ok && (b.Op == "=" || b.Op == "==") {
+			lk, rk, ok := pl.sides(b, ls, rs)
+			if ok {
+				jo.lkeys = append(jo.lkeys, lk)
+				jo.rkeys = append(jo.rkeys, rk)
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	residual := rest[0]
+	for _, r := range rest[1:] {
+		residual = &Binary{Pos: r.Position(), Op: "AND", L: residual, R: r}
+	}
+	c, err := pl.compile(residual, both, nil)
+	if err != nil {
+		return err
+	}
+	if c.Type().Kind != domain.KindBool && c.Type().Kind != domain.KindNull {
+		return planErr(domain.CodeDatatypeMismatch, cond.Position(), "a join condition must be a boolean, found %s", c.Type())
+	}
+	jo.cond = c.root
+	return nil
+}
+
+// sides compiles l = r as a key on each side of a join, when one operand
+// reads only the left and the other only the right.
+func (pl *planner) sides(b *Binary, ls, rs scope) (node, node, bool) {
+	try := func(a, c Expr) (node, node, bool) {
+		la, err := pl.compile(a, ls, nil)
+		if err != nil {
+			return nil, nil, false
+		}
+		rc, err := pl.compile(c, rs, nil)
+		if err != nil {
+			return nil, nil, false
+		}
+		t, ok := commonType(la.Type(), rc.Type(), true)
+		if !ok || la.Type().Kind == domain.KindNull {
+			return nil, nil, false
+		}
+		return implicit(la.root, t, a.Position()), implicit(rc.root, t, c.Position()), true
+	}
+	if !readsColumns(b.L) || !readsColumns(b.R) {
+		return nil, nil, false
+	}
+	if l, r, ok := try(b.L, b.R); ok {
+		return l, r, true
+	}
+	return try(b.R, b.L)
+}
+
+func readsColumns(e Expr) bool {
+	found := false
+	Inspect(e, func(n Node) bool {
+		if _, ok := n.(*ColumnRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func conjuncts(e Expr) []Expr {
+	if p, ok := e.(*Paren); ok {
+		return conjuncts(p.X)
+	}
+	if b, ok := e.(*Binary); ok && b.Op == "AND" {
+		return append(conjuncts(b.L), conjuncts(b.R)...)
+	}
+	return []Expr{e}
+}
+
+// ---- subqueries in expressions ----
+
+// subquery compiles a scalar subquery, IN (subquery) or EXISTS; other
+// expressions are left to the compiler.
+func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
+	switch e := e.(type) {
+	case *Subquery:
+		o, err := pl.query(e.Query)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(o.schema().Fields); n != 1 {
+			return nil, planErr(domain.CodeInvalidSubquery, e.Pos, "a scalar subquery must return one column, this one returns %d", n)
+		}
+		return &subqueryNode{kind: "scalar", o: o, run: pl.run, t: o.schema().Fields[0].Type, pos: e.Pos}, nil
+	case *Exists:
+		o, err := pl.query(e.Query)
+		if err != nil {
+			return nil, err
+		}
+		return &subqueryNode{kind: "exists", o: o, run: pl.run, t: domain.TypeBool, pos: e.Pos}, nil
+	case *In:
+		if e.Query == nil {
+			return nil, nil
+		}
+		o, err := pl.query(e.Query)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(o.schema().Fields); n != 1 {
+			return nil, planErr(domain.CodeInvalidSubquery, e.Pos, "IN (subquery) needs a subquery of one column, this one returns %d", n)
+		}
+		x, err := c.compile(e.X)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := commonType(x.typ(), o.schema().Fields[0].Type, true)
+		if !ok {
+			return nil, planErr(domain.CodeDatatypeMismatch, e.Pos, "cannot compare %s with the subquery's %s", x.typ(), o.schema().Fields[0].Type)
+		}
+		var n node = &subqueryNode{kind: "in", x: implicit(x, t, e.X.Position()), o: conform(o, domain.NewSchema(domain.Field{Name: "v", Type: t})), run: pl.run, t: domain.TypeBool, pos: e.Pos}
+		if e.Not {
+			n = &notNode{x: n}
+		}
+		return n, nil
+	}
+	return nil, nil
+}
+
+// ---- output naming ----
+
+// outputName is the column name Spark gives a select item without an alias.
+func outputName(e Expr) string {
+	switch e := e.(type) {
+	case *ColumnRef:
+		return e.Parts[len(e.Parts)-1].Name
+	case *FieldAccess:
+		return e.Field.Name
+	case *Paren:
+		return outputName(e.X)
+	}
+	return Format(e)
+}
+
+func unknownName(name string, p Pos, names []string) *Error {
+	msg := fmt.Sprintf("no column named `%s`", name)
+	if s := suggestpkg.Closest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean `%s`?", s)
+	}
+	return planErr(domain.CodeUnresolvedColumn, p, "%s", msg)
+}

@@ -1,0 +1,185 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// testCatalog serves the planner tests' tables from memory.
+type testCatalog map[string]*domain.Batch
+
+func (c testCatalog) Table(name *Name, stream bool) (Relation, error) {
+	n := strings.ToLower(name.Last().Name)
+	b, ok := c[n]
+	if !ok {
+		return Relation{}, planErr(domain.CodeUnknownDataset, name.Pos, "no table %s", n)
+	}
+	return Relation{Name: n, Schema: b.Schema}, nil
+}
+
+func (c testCatalog) TableFunc(call *FuncCall, stream bool) (Relation, error) {
+	return Relation{}, planErr(domain.CodeUnsupportedQuery, call.Pos, "no table functions here")
+}
+
+func planTables(t testing.TB) testCatalog {
+	mk := func(sch domain.Schema, rows ...[]domain.Value) *domain.Batch {
+		b := domain.NewBatch(sch, len(rows))
+		for _, r := range rows {
+			if err := b.AppendRow(r...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	f := func(name string, typ domain.Type) domain.Field { return domain.Field{Name: name, Type: typ, Nullable: true} }
+	I, S, F, N := domain.Int, domain.String, domain.Float, domain.Null()
+	return testCatalog{
+		// orders(id, cust, amount, region)
+		"orders": mk(domain.NewSchema(f("id", domain.TypeInt64), f("cust", domain.TypeString), f("amount", domain.TypeFloat64), f("region", domain.TypeString)),
+			[]domain.Value{I(1), S("ann"), F(10), S("eu")},
+			[]domain.Value{I(2), S("bob"), F(20), S("us")},
+			[]domain.Value{I(3), S("ann"), F(5), S("eu")},
+			[]domain.Value{I(4), S("cy"), F(7.5), N},
+			[]domain.Value{I(5), N, F(1), S("us")}),
+		// customers(name, country)
+		"customers": mk(domain.NewSchema(f("name", domain.TypeString), f("country", domain.TypeString)),
+			[]domain.Value{S("ann"), S("FR")},
+			[]domain.Value{S("bob"), S("US")},
+			[]domain.Value{S("dan"), S("DE")}),
+		"nums": mk(domain.NewSchema(f("n", domain.TypeInt64)),
+			[]domain.Value{I(1)}, []domain.Value{I(2)}, []domain.Value{I(2)}, []domain.Value{N}, []domain.Value{I(3)}),
+		"more": mk(domain.NewSchema(f("n", domain.TypeInt64)),
+			[]domain.Value{I(2)}, []domain.Value{I(3)}, []domain.Value{I(3)}, []domain.Value{I(4)}),
+	}
+}
+
+// runQuery plans and runs src over the test tables and renders the result
+// as "col,col|row;row", values by Value.String.
+func runQuery(t testing.TB, src string) (string, error) {
+	f, err := ParseFile("q.sql", src, nil)
+	if err != nil {
+		t.Fatalf("%s: parse: %v", src, err)
+	}
+	qs, ok := f.Statements[0].(*QueryStmt)
+	if !ok {
+		t.Fatalf("%s: not a query", src)
+	}
+	cat := planTables(t)
+	p, err := PlanQuery(qs.Query, cat)
+	if err != nil {
+		return "", err
+	}
+	in := make([]*domain.Batch, len(p.Inputs))
+	for i, r := range p.Inputs {
+		in[i] = cat[r.Name]
+	}
+	b, err := p.Run(in)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	sb.WriteString(strings.Join(p.Schema.Names(), ","))
+	sb.WriteString("|")
+	for i, row := range b.Rows() {
+		if i > 0 {
+			sb.WriteString(";")
+		}
+		for j, v := range row {
+			if j > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString(v.String())
+		}
+	}
+	if b.Len() != len(b.Rows()) {
+		t.Fatalf("%s: Len %d, %d rows", src, b.Len(), len(b.Rows()))
+	}
+	return sb.String(), nil
+}
+
+var planCases = []struct{ src, want string }{
+	// projection, filter, star
+	{"SELECT id, amount * 2 AS double_amount FROM orders WHERE amount > 6", "id,double_amount|1,20;2,40;4,15"},
+	{"SELECT * FROM customers WHERE country <> 'US'", "name,country|ann,FR;dan,DE"},
+	{"SELECT * EXCEPT (cust, region) FROM orders WHERE id < 3", "id,amount|1,10;2,20"},
+	{"SELECT o.* EXCEPT (o.amount) FROM orders AS o WHERE o.id = 4", "id,cust,region|4,cy,NULL"},
+	{"SELECT 1 + 1 AS two, 'x'", "two,'x'|2,x"},
+	{"SELECT upper(cust) FROM orders WHERE cust IS NOT NULL AND region = 'eu'", "upper(cust)|ANN;ANN"},
+	{"SELECT idd FROM orders", "UNRESOLVED_COLUMN"},
+	{"SELECT * FROM nowhere", "TABLE_OR_VIEW_NOT_FOUND"},
+	{"SELECT id FROM orders WHERE cust", "DATATYPE_MISMATCH"},
+	// order, limit, offset, distinct
+	{"SELECT id FROM orders ORDER BY amount DESC LIMIT 2", "id|2;1"},
+	{"SELECT id, cust FROM orders ORDER BY cust NULLS LAST, id DESC", "id,cust|3,ann;1,ann;2,bob;4,cy;5,NULL"},
+	{"SELECT id FROM orders ORDER BY 1 DESC LIMIT 2 OFFSET 1", "id|4;3"},
+	{"SELECT id AS k FROM orders ORDER BY k LIMIT 1", "k|1"},
+	{"SELECT id FROM orders ORDER BY region DESC NULLS FIRST, id", "id|4;2;5;1;3"},
+	{"SELECT id FROM orders ORDER BY 3", "ORDER_BY_POS_OUT_OF_RANGE"},
+	{"SELECT id FROM orders LIMIT -1", "INVALID_LIMIT_LIKE_EXPRESSION"},
+	{"SELECT DISTINCT region FROM orders ORDER BY region", "region|NULL;eu;us"},
+	{"SELECT DISTINCT n FROM nums ORDER BY n DESC", "n|3;2;1;NULL"},
+	// joins
+	{"SELECT o.id, c.country FROM orders o JOIN customers c ON o.cust = c.name ORDER BY o.id", "id,country|1,FR;2,US;3,FR"},
+	{"SELECT o.id, c.country FROM orders o LEFT JOIN customers c ON o.cust = c.name ORDER BY o.id", "id,country|1,FR;2,US;3,FR;4,NULL;5,NULL"},
+	{"SELECT o.id, c.name FROM orders o RIGHT JOIN customers c ON o.cust = c.name ORDER BY c.name, o.id", "id,name|1,ann;3,ann;2,bob;NULL,dan"},
+	{"SELECT o.id, c.name FROM orders o FULL OUTER JOIN customers c ON o.cust = c.name ORDER BY o.id NULLS LAST", "id,name|1,ann;2,bob;3,ann;4,NULL;5,NULL;NULL,dan"},
+	{"SELECT name FROM customers c LEFT SEMI JOIN orders o ON o.cust = c.name", "name|ann;bob"},
+	{"SELECT name FROM customers c LEFT ANTI JOIN orders o ON o.cust = c.name", "name|dan"},
+	{"SELECT count(*) FROM orders CROSS JOIN customers", "count(1)|15"},
+	{"SELECT o.id FROM orders o JOIN customers c ON o.cust = c.name AND o.amount > 6 ORDER BY 1", "id|1;2"},
+	{"SELECT o.id FROM orders o JOIN customers c ON o.amount > 15 AND c.country = 'DE'", "id|2"},
+	{"SELECT * FROM nums JOIN more USING (n) ORDER BY n", "n|2;2;3;3"},
+	{"SELECT n FROM nums FULL JOIN more USING (n) ORDER BY n", "n|NULL;1;2;2;3;3;4"},
+	{"SELECT n FROM nums, more", "AMBIGUOUS_REFERENCE"},
+	{"SELECT nums.n FROM nums, more WHERE nums.n = more.n AND more.n = 3", "n|3;3"},
+	{"SELECT x.id FROM orders o", "UNRESOLVED_COLUMN"},
+	// set operations
+	{"SELECT n FROM nums UNION SELECT n FROM more ORDER BY n", "n|NULL;1;2;3;4"},
+	{"SELECT n FROM nums UNION ALL SELECT n FROM more ORDER BY 1 DESC LIMIT 3", "n|4;3;3"},
+	{"SELECT n FROM nums INTERSECT SELECT n FROM more ORDER BY n", "n|2;3"},
+	{"SELECT n FROM more INTERSECT ALL SELECT n FROM nums ORDER BY n", "n|2;3"},
+	{"SELECT n FROM nums EXCEPT SELECT n FROM more ORDER BY n", "n|NULL;1"},
+	{"SELECT n FROM more EXCEPT ALL SELECT n FROM nums ORDER BY n", "n|3;4"},
+	{"SELECT n FROM nums UNION SELECT amount FROM orders WHERE id = 4", "n|1;2;NULL;3;7.5"},
+	{"SELECT n, n FROM nums UNION SELECT n FROM more", "NUM_COLUMNS_MISMATCH"},
+	{"SELECT n FROM nums UNION SELECT name FROM customers", "n|1;2;NULL;3;ann;bob;dan"},
+	// VALUES, range, CTEs, subqueries
+	{"SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(k, v) WHERE k > 1", "k,v|2,b"},
+	{"VALUES (1), (NULL)", "col1|1;NULL"},
+	{"SELECT id FROM range(3)", "id|0;1;2"},
+	{"SELECT id FROM range(10, 0, -4)", "id|10;6;2"},
+	{"WITH big AS (SELECT * FROM orders WHERE amount >= 10) SELECT id FROM big ORDER BY id", "id|1;2"},
+	{"WITH a AS (SELECT 1 AS x), b AS (SELECT x + 1 AS y FROM a) SELECT * FROM b", "y|2"},
+	{"WITH a(v) AS (SELECT id FROM orders) SELECT max(v) FROM a", "max(v)|5"},
+	{"SELECT id FROM (SELECT id, amount FROM orders) s WHERE s.amount < 6", "id|3;5"},
+	{"SELECT id FROM orders WHERE amount = (SELECT max(amount) FROM orders)", "id|2"},
+	{"SELECT id FROM orders WHERE cust IN (SELECT name FROM customers WHERE country = 'FR')", "id|1;3"},
+	{"SELECT id FROM orders WHERE cust NOT IN (SELECT name FROM customers)", "id|4"},
+	{"SELECT name FROM customers WHERE EXISTS (SELECT 1 FROM orders WHERE amount > 100)", "name|"},
+	{"SELECT id FROM orders WHERE amount = (SELECT amount FROM orders)", "SCALAR_SUBQUERY_TOO_MANY_ROWS"},
+	{"SELECT (SELECT id, cust FROM orders)", "INVALID_SUBQUERY_EXPRESSION"},
+}
+
+func TestPlanQueries(t *testing.T) {
+	for _, tc := range planCases {
+		got, err := runQuery(t, tc.src)
+		if err != nil {
+			var e *Error
+			var de *domain.Error
+			switch {
+			case errors.As(err, &e):
+				got = string(e.Code)
+			case errors.As(err, &de):
+				got = string(de.Code)
+			default:
+				got = "error: " + err.Error()
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s\n got %s\nwant %s (err %v)", tc.src, got, tc.want, err)
+		}
+	}
+}
