@@ -69,10 +69,25 @@ type CheckpointRef struct {
 	Flow    string // the flow's name there
 }
 
-// Query is a flow's work: one input, then transforms in order.
+// Query is a flow's work: one input, then transforms in order. A query over
+// several relations (a join, a union, a subquery) also reads Side inputs:
+// each is read whole, as a batch, every time the flow runs (a snapshot of a
+// table beside the stream, as Spark's stream-static joins read it), and
+// Combine makes the rows from Input's batch followed by one batch per side
+// input, before the transforms.
 type Query struct {
 	Input      Input
+	Side       []Input
+	Combine    Combiner
 	Transforms []Transform
+}
+
+// Inputs lists every input of the query: Input, then the side inputs.
+func (q *Query) Inputs() []Input { return append([]Input{q.Input}, q.Side...) }
+
+// Combiner makes a query's rows from the batches of its inputs.
+type Combiner interface {
+	Combine(ctx context.Context, inputs []*Batch) (*Batch, error)
 }
 
 // Input is where a query's rows come from: a dataset of the pipeline (read as

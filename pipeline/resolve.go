@@ -173,12 +173,30 @@ func (r *resolver) resolveInputs() map[string][]string {
 				r.add(domain.Errorf(e.Code, "flow %q: %s", f.Name, e.Message).WithHint(e.Hint).WithNames(f.Name))
 			}
 		}
-		if in.Dataset != "" {
+		for i, in := range f.Query.Inputs() {
+			if i > 0 {
+				if in.Streaming {
+					r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q makes a %s beside its main input; only the main input may be a stream", f.Name, in.Describe()).WithNames(f.Name))
+				}
+				if v, ok := in.Source.(domain.Validator); ok {
+					if err := v.Validate(); err != nil {
+						r.add(domain.Wrap(domain.CodeSourceOptionInvalid, err, fmt.Sprintf("flow %q", f.Name)).WithNames(f.Name))
+					}
+				}
+				if ds := r.datasets[in.Dataset]; ds != nil && ds.Type == domain.TemporaryView {
+					r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q reads temporary view %q beside its main input", f.Name, in.Dataset).
+						WithHint("read the tables the view reads, or make the view the main input").WithNames(f.Name, in.Dataset))
+					continue
+				}
+			}
+			if in.Dataset == "" {
+				continue
+			}
 			stored, ok := r.storedInputs(f.Name, in.Dataset, []string{})
 			if !ok {
 				continue
 			}
-			inputs[f.Name] = stored
+			inputs[f.Name] = append(inputs[f.Name], stored...)
 			for _, ds := range stored {
 				if in.Streaming && r.datasets[ds].Type == domain.MaterializedView {
 					r.add(domain.Errorf(domain.CodeStreamOfMaterializedView, "flow %q reads materialized view %q as a stream; a view is recomputed, not appended to", f.Name, ds).WithNames(f.Name, ds))

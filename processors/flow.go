@@ -29,10 +29,13 @@ type flowRun struct {
 func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
 	u := s.u
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
-	if in := f.Query.Input; in.Dataset != "" {
-		r.src = &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming}
-	} else {
-		r.src = in.Source
+	r.src = u.sourceOf(f.Query.Input)
+	if len(f.Query.Side) > 0 {
+		c := &combinedSource{main: r.src, whole: f.Type == domain.FlowMaterializedView, combine: f.Query.Combine}
+		for _, in := range f.Query.Side {
+			c.sides = append(c.sides, u.sourceOf(in))
+		}
+		r.src = c
 	}
 	if err := u.append(ctx, u.flowProgress(f, domain.FlowStarting, "", nil)); err != nil {
 		return domain.FlowFailed, err
@@ -141,7 +144,7 @@ func (r *flowRun) drained(ctx context.Context) error {
 // to do for IdleAfter; RUNNING again when a micro-batch runs.
 func (r *flowRun) waitForData(ctx context.Context) error {
 	var poll <-chan time.Time
-	if r.f.Type != domain.FlowMaterializedView || r.f.Query.Input.Dataset == "" {
+	if r.f.Type != domain.FlowMaterializedView || readsSource(r.f.Query) {
 		t := time.NewTimer(r.u.opts.PollInterval)
 		defer t.Stop()
 		poll = t.C
@@ -168,6 +171,17 @@ func (r *flowRun) waitForData(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// readsSource reports whether a query reads an external source, which
+// only polling notices changes of.
+func readsSource(q *domain.Query) bool {
+	for _, in := range q.Inputs() {
+		if in.Dataset == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // working notes that a micro-batch runs, recording RUNNING after IDLE.

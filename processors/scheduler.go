@@ -46,8 +46,10 @@ func newScheduler(u *update, plan *updatePlan) *scheduler {
 	}
 	for _, name := range u.runnableFlows() {
 		f := u.g.Flows[name]
-		if in := f.Query.Input; in.Dataset != "" {
-			s.readers[in.Dataset] = append(s.readers[in.Dataset], name)
+		for _, in := range f.Query.Inputs() {
+			if in.Dataset != "" {
+				s.readers[in.Dataset] = append(s.readers[in.Dataset], name)
+			}
 		}
 		s.wake[name] = make(chan struct{}, 1)
 	}

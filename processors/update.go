@@ -325,8 +325,12 @@ func (u *update) definitionEvents() []*domain.Event {
 	for _, name := range u.g.FlowNames() {
 		f := u.g.Flows[name]
 		var inputs []string
-		if f.Query != nil && f.Query.Input.Dataset != "" {
-			inputs = []string{f.Query.Input.Dataset}
+		if f.Query != nil {
+			for _, in := range f.Query.Inputs() {
+				if in.Dataset != "" {
+					inputs = append(inputs, in.Dataset)
+				}
+			}
 		}
 		ev := u.event(domain.EventFlowDefinition, domain.LevelInfo, fmt.Sprintf("Flow %q is defined as %s into %q.", name, f.Type, f.Target),
 			domain.Details{FlowDefinition: &domain.FlowDefinition{

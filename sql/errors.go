@@ -195,3 +195,18 @@ func (s *source) line(n int) string {
 func (s *source) errAt(code domain.Code, p Pos, msg, expected, found string) *Error {
 	return &Error{Code: code, File: s.name, Pos: p, Line: s.line(p.Line), Message: msg, Expected: expected, Found: found}
 }
+
+// Locate places an error found after parsing (resolution, type checking) in
+// the file the statement came from: positions in the AST are positions in
+// that file, so the error gets the file's name and the source line. Other
+// errors are returned as they are.
+func Locate(err error, file, src string) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	located := *e
+	located.File = file
+	located.Line = newSource(file, src).line(e.Pos.Line)
+	return &located
+}
