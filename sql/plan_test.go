@@ -34,7 +34,9 @@ func planTables(t testing.TB) testCatalog {
 		}
 		return b
 	}
-	f := func(name string, typ domain.Type) domain.Field { return domain.Field{Name: name, Type: typ, Nullable: true} }
+	f := func(name string, typ domain.Type) domain.Field {
+		return domain.Field{Name: name, Type: typ, Nullable: true}
+	}
 	I, S, F, N := domain.Int, domain.String, domain.Float, domain.Null()
 	return testCatalog{
 		// orders(id, cust, amount, region)
