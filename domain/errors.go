@@ -62,6 +62,7 @@ const (
 	CodeUpdateRunning              Code = "UPDATE_ALREADY_RUNNING"
 	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
 	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
+	CodeUnableToInferSchema        Code = "UNABLE_TO_INFER_SCHEMA"
 
 	// Expression resolution and evaluation errors (Spark's spelling).
 	CodeUnresolvedColumn   Code = "UNRESOLVED_COLUMN"
@@ -139,7 +140,9 @@ var codeInfo = map[Code]codeText{
 		"run a full refresh of the reader's target too, or reset the reader's checkpoint"},
 	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
 		"read the materialized view as a batch (Read), in a materialized view"},
-	CodeParseSyntax:        {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeParseSyntax: {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeUnableToInferSchema: {"the columns of a file read cannot be inferred: there are no files yet, or they hold no columns",
+		"add files before the first update, or declare the columns with schema => 'id BIGINT, name STRING'"},
 	CodeUnboundParameter:   {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
 	CodeUnresolvedColumn:   {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
 	CodeUnresolvedRoutine:  {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
@@ -179,6 +182,10 @@ type Error struct {
 	Names     []string // datasets and flows involved, for tools
 	Retriable bool     // a retry may succeed (I/O, a user function), as opposed to a definition error
 	Cause     error
+	// File, Line and Column place the error in a pipeline's source file
+	// (a .sql file, pipeline.yaml), when it was found in one.
+	File         string
+	Line, Column int
 }
 
 // Errorf builds an Error with the code's default hint.

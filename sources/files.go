@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,7 +50,22 @@ type FileOptions struct {
 	// price is that every micro-batch's offset lists every file read so far.
 	// Set it for directories that collect many thousands of files.
 	Lookback time.Duration
+	// Pattern, when set, is a glob the file's path relative to the source
+	// directory must match (path.Match: * and ? stay within one directory).
+	Pattern string
+	// Metadata adds the column _metadata, last: a struct of the file's path,
+	// name, size and modification time, for each row (Spark's file metadata
+	// column).
+	Metadata bool
 }
+
+// MetadataColumn is the file metadata column a file source adds when asked.
+var MetadataColumn = domain.Field{Name: "_metadata", Nullable: false, Type: domain.StructOf(
+	domain.Field{Name: "file_path", Type: domain.TypeString},
+	domain.Field{Name: "file_name", Type: domain.TypeString},
+	domain.Field{Name: "file_size", Type: domain.TypeInt64},
+	domain.Field{Name: "file_modification_time", Type: domain.TypeTimestamp},
+)}
 
 // Files reads the files under dir (recursively), each exactly once across
 // micro-batches, updates and restarts. Files and directories whose names
@@ -83,6 +99,9 @@ func Files(dir string, opts FileOptions) domain.Source {
 	}
 	if o.Lookback < 0 {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "lookback %s is negative", o.Lookback).WithHint("use 0 to remember every file, or a positive duration")
+	}
+	if _, err := pathpkg.Match(o.Pattern, ""); err != nil && s.invalid == nil {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "the file pattern %q is not a valid glob", o.Pattern)
 	}
 	if o.RescueBadRecords && o.Format == "parquet" {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "bad-record rescue applies to json and csv files, not parquet")
@@ -168,6 +187,11 @@ func (s *fileSource) list() ([]fileSlice, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(s.dir, path)
+		if s.opts.Pattern != "" {
+			if ok, _ := pathpkg.Match(s.opts.Pattern, filepath.ToSlash(rel)); !ok {
+				return nil
+			}
+		}
 		out = append(out, fileSlice{Path: filepath.ToSlash(rel), Size: info.Size(), MTime: info.ModTime().UnixNano()})
 		return nil
 	})
@@ -336,38 +360,52 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 		schema = &textSchema // even when no file has a line
 	}
 	b := newBuilder(schema, s.opts.RescueBadRecords)
+	var meta []domain.Value // with Metadata: one per row
 	for _, f := range off.Files {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		b.currentFile = filepath.Join(s.dir, filepath.FromSlash(f.Path))
-		to := f.To
-		if to == 0 {
-			to = -1
+		if err := s.readSlice(b, f); err != nil {
+			return nil, err
 		}
-		if s.opts.Format == "parquet" {
-			if err := s.decodeParquet(b, f, to); err != nil {
-				return nil, err
+		if s.opts.Metadata {
+			full := filepath.Join(s.dir, filepath.FromSlash(f.Path))
+			v := domain.Struct(domain.String(full), domain.String(filepath.Base(full)), domain.Int(f.Size), domain.TimestampMicros(f.MTime/1000))
+			for len(meta) < b.rows {
+				meta = append(meta, v)
 			}
-			continue
-		}
-		data, err := s.readFile(f)
-		if err != nil {
-			return nil, err
-		}
-		switch s.opts.Format {
-		case "json":
-			err = decodeJSONLines(b, data, f.From, to)
-		case "csv":
-			err = s.opts.decodeCSV(b, data, f.From, to)
-		case "text":
-			err = decodeText(b, data, f.From, to)
-		}
-		if err != nil {
-			return nil, err
 		}
 	}
-	return b.batch()
+	out, err := b.batch()
+	if err != nil || !s.opts.Metadata {
+		return out, err
+	}
+	fields := append(append([]domain.Field{}, out.Schema.Fields...), MetadataColumn)
+	cols := append(append([]*domain.Column{}, out.Columns...), &domain.Column{Kind: domain.KindStruct, Values: meta})
+	return domain.BatchOf(domain.NewSchema(fields...), cols)
+}
+
+// readSlice adds the rows of one file slice to b.
+func (s *fileSource) readSlice(b *builder, f fileSlice) error {
+	b.currentFile = filepath.Join(s.dir, filepath.FromSlash(f.Path))
+	to := f.To
+	if to == 0 {
+		to = -1
+	}
+	if s.opts.Format == "parquet" {
+		return s.decodeParquet(b, f, to)
+	}
+	data, err := s.readFile(f)
+	if err != nil {
+		return err
+	}
+	switch s.opts.Format {
+	case "json":
+		return decodeJSONLines(b, data, f.From, to)
+	case "csv":
+		return s.opts.decodeCSV(b, data, f.From, to)
+	}
+	return decodeText(b, data, f.From, to)
 }
 
 var textSchema = domain.NewSchema(domain.Field{Name: "value", Type: domain.TypeString, Nullable: true})

@@ -14,6 +14,12 @@ import (
 type Relation struct {
 	Name   string // the dataset or source it stands for, as the caller names it
 	Schema domain.Schema
+	// Hidden is how many of the last columns of Schema a star leaves out:
+	// they are read only by name (a file read's _metadata).
+	Hidden int
+	// View, when set, is the query of a view: it is planned in place of the
+	// read, and a streaming read of the view reads its tables as streams.
+	View *Query
 }
 
 // Catalog resolves the FROM items a query does not define itself: the
@@ -106,6 +112,9 @@ type planner struct {
 	inputs []Input
 	ctes   []map[string]*CTE // innermost last
 	run    *runHolder
+	// streamAll makes every table read a stream: the query of a view read
+	// with STREAM(view)
+	streamAll bool
 }
 
 // scope is what an expression at one point of a query can read: the columns
@@ -113,13 +122,26 @@ type planner struct {
 type scope struct {
 	schema domain.Schema
 	quals  []string
+	hidden []bool // columns a star leaves out; nil for none
 }
 
 func (s scope) concat(o scope) scope {
 	out := scope{schema: domain.NewSchema(append(append([]domain.Field{}, s.schema.Fields...), o.schema.Fields...)...)}
 	out.quals = append(append([]string{}, s.quals...), o.quals...)
+	if s.hidden != nil || o.hidden != nil {
+		out.hidden = append(append([]bool{}, s.hiddenMarks()...), o.hiddenMarks()...)
+	}
 	return out
 }
+
+func (s scope) hiddenMarks() []bool {
+	if s.hidden != nil {
+		return s.hidden
+	}
+	return make([]bool, len(s.schema.Fields))
+}
+
+func (s scope) isHidden(i int) bool { return s.hidden != nil && s.hidden[i] }
 
 func qualified(sch domain.Schema, qual string) scope {
 	q := make([]string, len(sch.Fields))
@@ -426,12 +448,37 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 		}
 		return aliased(o, t.Alias, c.Name.Name)
 	}
-	rel, err := pl.cat.Table(t.Name, t.Stream)
+	stream := t.Stream || pl.streamAll
+	rel, err := pl.cat.Table(t.Name, stream)
 	if err != nil {
 		return nil, scope{}, err
 	}
-	idx := pl.input(rel, t.Stream, t.Watermark, t.Pos)
-	return aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, t.Name.Last().Name)
+	if rel.View != nil {
+		saved, savedCTEs := pl.streamAll, pl.ctes
+		pl.streamAll, pl.ctes = stream, nil // a view sees its own CTEs only
+		o, err := pl.query(rel.View)
+		pl.streamAll, pl.ctes = saved, savedCTEs
+		if err != nil {
+			return nil, scope{}, err
+		}
+		return aliased(o, t.Alias, t.Name.Last().Name)
+	}
+	idx := pl.input(rel, stream, t.Watermark, t.Pos)
+	return withHidden(aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, t.Name.Last().Name))(rel.Hidden)
+}
+
+// withHidden marks the last n columns of a FROM item's scope hidden.
+func withHidden(o op, sc scope, err error) func(n int) (op, scope, error) {
+	return func(n int) (op, scope, error) {
+		if err != nil || n == 0 {
+			return o, sc, err
+		}
+		sc.hidden = make([]bool, len(sc.schema.Fields))
+		for i := len(sc.hidden) - n; i < len(sc.hidden); i++ {
+			sc.hidden[i] = true
+		}
+		return o, sc, nil
+	}
 }
 
 // ctesBefore is the CTE scopes as they stood when c was defined: the scopes
@@ -473,12 +520,13 @@ func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
 		}
 		return aliased(o, t.Alias, "range")
 	}
-	rel, err := pl.cat.TableFunc(t.Func, t.Stream)
+	stream := t.Stream || pl.streamAll
+	rel, err := pl.cat.TableFunc(t.Func, stream)
 	if err != nil {
 		return nil, scope{}, err
 	}
-	idx := pl.input(rel, t.Stream, t.Watermark, t.Pos)
-	return aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, name)
+	idx := pl.input(rel, stream, t.Watermark, t.Pos)
+	return withHidden(aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, name))(rel.Hidden)
 }
 
 // rangeOp is range(end), range(start, end) or range(start, end, step): a
@@ -779,4 +827,74 @@ func unknownName(name string, p Pos, names []string) *Error {
 		msg += fmt.Sprintf("; did you mean `%s`?", s)
 	}
 	return planErr(domain.CodeUnresolvedColumn, p, "%s", msg)
+}
+
+// RowWiseIn reports whether each row the plan outputs comes from one row of
+// input i, whatever the other inputs hold (projections, filters,
+// generators, and joins that keep input i on their left, or inner): the
+// plan can then run on each micro-batch of a stream read as input i, with
+// the other inputs read whole beside it.
+func (p *Plan) RowWiseIn(i int) bool { return rowWiseIn(p.root, i) }
+
+func rowWiseIn(o op, i int) bool {
+	switch o := o.(type) {
+	case *scanOp:
+		return o.input == i
+	case *projectOp:
+		return rowWiseIn(o.child, i)
+	case *renameOp:
+		return rowWiseIn(o.child, i)
+	case *filterOp:
+		return rowWiseIn(o.child, i)
+	case *joinOp:
+		l, r := reads(o.l, i), reads(o.r, i)
+		switch {
+		case l && !r:
+			return o.kind != "RIGHT" && o.kind != "FULL" && rowWiseIn(o.l, i)
+		case r && !l:
+			return (o.kind == "INNER" || o.kind == "RIGHT" || o.kind == "CROSS") && rowWiseIn(o.r, i)
+		}
+	}
+	if g, ok := o.(interface{ rowWiseIn(int) bool }); ok {
+		return g.rowWiseIn(i)
+	}
+	return false
+}
+
+// reads reports whether input i is read anywhere under o.
+func reads(o op, i int) bool {
+	if s, ok := o.(*scanOp); ok {
+		return s.input == i
+	}
+	for _, c := range children(o) {
+		if reads(c, i) {
+			return true
+		}
+	}
+	return false
+}
+
+func children(o op) []op {
+	switch o := o.(type) {
+	case *projectOp:
+		return []op{o.child}
+	case *renameOp:
+		return []op{o.child}
+	case *filterOp:
+		return []op{o.child}
+	case *limitOp:
+		return []op{o.child}
+	case *distinctOp:
+		return []op{o.child}
+	case *sortOp:
+		return []op{o.child}
+	case *joinOp:
+		return []op{o.l, o.r}
+	case *setOpOp:
+		return []op{o.l, o.r}
+	}
+	if p, ok := o.(interface{ children() []op }); ok {
+		return p.children()
+	}
+	return nil
 }

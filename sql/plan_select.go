@@ -185,7 +185,7 @@ func starColumns(st *Star, sc scope) ([]item, error) {
 		if qual != "" && !strings.EqualFold(sc.quals[i], qual) {
 			continue
 		}
-		if except[strings.ToLower(f.Name)] {
+		if except[strings.ToLower(f.Name)] || sc.isHidden(i) {
 			continue
 		}
 		parts := []*Ident{{Pos: st.Pos, Name: f.Name}}

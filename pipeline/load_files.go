@@ -1,0 +1,242 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sources"
+	"github.com/sluicehq/sluice/sql"
+)
+
+// fileRelation resolves read_files('path', format => 'json', ...) or the
+// older cloud_files('path', 'json', map('header', 'true')): a file source,
+// with the schema given or inferred from the files there now.
+func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string) (sql.Relation, error) {
+	fail := func(p sql.Pos, format string, args ...any) (sql.Relation, error) {
+		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
+	}
+	var path string
+	opts := map[string]string{}
+	optPos := map[string]sql.Pos{}
+	positional := 0
+	for _, a := range call.Args {
+		switch a := a.(type) {
+		case *sql.NamedArg:
+			v, ok := constText(a.Value)
+			if !ok {
+				return fail(a.Value.Position(), "the option %s of %s needs a constant value", a.Name.Name, fn)
+			}
+			key := strings.ToLower(a.Name.Name)
+			opts[key], optPos[key] = v, a.Pos
+		default:
+			if fc, ok := a.(*sql.FuncCall); ok && strings.EqualFold(fc.Name.Last().Name, "map") && fn == "cloud_files" {
+				for i := 0; i+1 < len(fc.Args); i += 2 {
+					k, ok1 := constText(fc.Args[i])
+					v, ok2 := constText(fc.Args[i+1])
+					if !ok1 || !ok2 {
+						return fail(fc.Pos, "the options map of cloud_files needs constant keys and values")
+					}
+					key := strings.ToLower(strings.TrimPrefix(k, "cloudFiles."))
+					key = strings.TrimPrefix(key, "cloudfiles.")
+					opts[key], optPos[key] = v, fc.Pos
+				}
+				continue
+			}
+			v, ok := constText(a)
+			if !ok {
+				return fail(a.Position(), "%s needs a constant string path", fn)
+			}
+			switch positional {
+			case 0:
+				path = v
+			case 1:
+				opts["format"], optPos["format"] = v, a.Position()
+			default:
+				return fail(a.Position(), "%s takes the path and the format, then options by name", fn)
+			}
+			positional++
+		}
+	}
+	if path == "" {
+		return fail(call.Pos, "%s needs a path, as in %s('data/events', format => 'json')", fn, fn)
+	}
+	fo := sources.FileOptions{Format: opts["format"]}
+	delete(opts, "format")
+	if fo.Format == "" {
+		fo.Format = formatFromPath(path)
+		if fo.Format == "" {
+			return fail(call.Pos, "%s needs format => 'json', 'csv', 'parquet' or 'text' for %s", fn, path)
+		}
+	}
+	var schema *domain.Schema
+	for _, key := range sortedOptionKeys(opts) {
+		v := opts[key]
+		switch key {
+		case "header":
+			fo.Header = isTrue(v)
+		case "inferschema", "inferschemas", "schemaevolutionmode":
+			fo.InferSchema = key != "schemaevolutionmode" && isTrue(v)
+		case "sep", "delimiter":
+			r := []rune(v)
+			if len(r) != 1 {
+				return fail(optPos[key], "the CSV delimiter must be one character, found %q", v)
+			}
+			fo.Delimiter = r[0]
+		case "schema":
+			s, err := sql.ParseSchema(f.Path, v)
+			if err != nil {
+				return fail(optPos[key], "the schema %q is not valid: %v", v, err)
+			}
+			schema = &s
+		case "maxfilespertrigger":
+			n, err := fmt.Sscan(v, &fo.MaxFilesPerTrigger)
+			if err != nil || n != 1 || fo.MaxFilesPerTrigger < 0 {
+				return fail(optPos[key], "maxFilesPerTrigger needs a non-negative integer, found %q", v)
+			}
+		case "rescueddatacolumn", "mode":
+			// bad records are always rescued into _rescued_data
+		default:
+			return fail(optPos[key], "%s has no option %s (sluice knows format, header, inferSchema, sep, schema, maxFilesPerTrigger)", fn, key)
+		}
+	}
+	dir, pattern := splitGlob(l.relPath(path))
+	fo.Pattern = pattern
+	fo.RescueBadRecords = fo.Format != "parquet"
+	fo.Schema = schema
+	if schema == nil && fo.Format != "text" {
+		inferred, err := inferFileSchema(dir, fo)
+		if err != nil {
+			return sql.Relation{}, &sql.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: err.Error()}
+		}
+		fo.Schema = &inferred
+	}
+	fo.Metadata = true
+	src := sources.Files(dir, fo)
+	sch, err := fileSchema(fo)
+	if err != nil {
+		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: err.Error()}
+	}
+	name := fmt.Sprintf("%s %s (%s)", fo.Format, path, f.Path)
+	if prev, ok := l.sources[name]; ok {
+		src = prev
+	} else {
+		l.sources[name] = src
+	}
+	return sql.Relation{Name: name, Schema: sch, Hidden: 1}, nil
+}
+
+// fileSchema is the schema of the batches a file source with fo reads: the
+// declared columns, _rescued_data when rescuing, and _metadata.
+func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
+	var fields []domain.Field
+	switch {
+	case fo.Schema != nil:
+		for _, f := range fo.Schema.Fields {
+			if f.Name == sources.RescuedDataColumn {
+				continue
+			}
+			if fo.RescueBadRecords {
+				f.Nullable = true
+			}
+			fields = append(fields, f)
+		}
+	case fo.Format == "text":
+		fields = []domain.Field{{Name: "value", Type: domain.TypeString, Nullable: true}}
+	default:
+		return domain.Schema{}, fmt.Errorf("no schema for %s files", fo.Format)
+	}
+	if fo.RescueBadRecords {
+		fields = append(fields, domain.Field{Name: sources.RescuedDataColumn, Type: domain.TypeString, Nullable: true})
+	}
+	fields = append(fields, sources.MetadataColumn)
+	return domain.NewSchema(fields...), nil
+}
+
+// inferFileSchema reads a sample of the files there now (the first 100, up
+// to 10,000 rows) and returns the columns found, as Auto Loader infers a
+// schema when a stream starts. Later files with other columns keep them in
+// _rescued_data.
+func inferFileSchema(dir string, fo sources.FileOptions) (domain.Schema, error) {
+	fo.Schema, fo.Metadata = nil, false
+	src := sources.Files(dir, fo)
+	ctx := context.Background()
+	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{MaxFiles: 100, MaxRows: 10000})
+	if err != nil {
+		return domain.Schema{}, err
+	}
+	if !ok {
+		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "no %s files in %s to infer the columns from", fo.Format, dir)
+	}
+	b, err := src.Read(ctx, nil, end)
+	if err != nil {
+		return domain.Schema{}, err
+	}
+	var fields []domain.Field
+	for _, f := range b.Schema.Fields {
+		if f.Name != sources.RescuedDataColumn {
+			f.Nullable = true
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == 0 {
+		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "the %s files in %s have no columns", fo.Format, dir)
+	}
+	return domain.NewSchema(fields...), nil
+}
+
+// splitGlob splits a path with glob characters into the directory before
+// the first of them and the pattern after it.
+func splitGlob(p string) (dir, pattern string) {
+	if !strings.ContainsAny(p, "*?[") {
+		return p, ""
+	}
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	for i, part := range parts {
+		if strings.ContainsAny(part, "*?[") {
+			return filepath.FromSlash(strings.Join(parts[:i], "/")), strings.Join(parts[i:], "/")
+		}
+	}
+	return p, ""
+}
+
+func formatFromPath(p string) string {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".json", ".jsonl", ".ndjson":
+		return "json"
+	case ".csv":
+		return "csv"
+	case ".parquet":
+		return "parquet"
+	case ".txt":
+		return "text"
+	}
+	return ""
+}
+
+func isTrue(v string) bool { return strings.EqualFold(v, "true") }
+
+// constText is the text of a constant option: a string, a number or a
+// boolean.
+func constText(e sql.Expr) (string, bool) {
+	lit, ok := e.(*sql.Literal)
+	if !ok {
+		return "", false
+	}
+	if lit.Kind == sql.StringLit {
+		return lit.Value, true
+	}
+	return lit.Text, lit.Kind != sql.NullLit
+}
+
+func sortedOptionKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

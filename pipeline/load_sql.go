@@ -1,0 +1,627 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql"
+)
+
+// SQLFile is one file of a pipeline's SQL.
+type SQLFile struct {
+	Path string // as messages show it, relative to the pipeline directory
+	Text string
+}
+
+// SQLOptions configure LoadSQL.
+type SQLOptions struct {
+	// Configuration holds the ${key} values, and the session settings each
+	// file starts with (SET changes them from that point of the file on).
+	Configuration map[string]string
+	// Catalog and Schema are the pipeline's default namespace: a qualified
+	// name in it (schema.name, catalog.schema.name), like LIVE.name, names a
+	// dataset of the pipeline.
+	Catalog, Schema string
+	// Dir is the directory relative read_files paths are under.
+	Dir string
+}
+
+// LoadSQL declares in p the datasets and flows of the files, as the Go API
+// would: streaming tables, materialized views, flows, with every query
+// planned against the schemas of what it reads. Temporary views are planned
+// into the queries that read them. It reports every problem of every file,
+// each with its file, line and column.
+func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
+	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}}
+	for _, f := range files {
+		l.parse(f)
+	}
+	for _, ds := range l.order {
+		l.schemaOf(ds)
+	}
+	for _, f := range l.flows {
+		if f.plan == nil && !f.failed {
+			l.planFlow(f)
+		}
+	}
+	l.declare()
+	return l.problems
+}
+
+type sqlLoader struct {
+	p        *Pipeline
+	opts     SQLOptions
+	problems domain.Problems
+	datasets map[string]*sqlDataset // by lower-case name
+	order    []*sqlDataset
+	flows    []*sqlFlow
+	sources  map[string]domain.Source // file reads, by the relation name given to the planner
+	seenFlow map[string]bool
+}
+
+// sqlDataset is a dataset declared by a CREATE statement.
+type sqlDataset struct {
+	name   string
+	stmt   *sql.CreateDataset
+	file   *sqlFile
+	kind   sql.DatasetKind
+	schema *domain.Schema // resolved: declared, or planned
+	// declared is the column list's schema, when the statement has one
+	declared  *domain.Schema
+	flows     []*sqlFlow
+	resolving bool
+	failed    bool
+}
+
+// sqlFlow is a query that fills a dataset: a dataset's own query, or a
+// CREATE FLOW.
+type sqlFlow struct {
+	name      string
+	target    *sqlDataset
+	query     *sql.Query
+	file      *sqlFile
+	pos       sql.Pos
+	once      bool
+	dependsOn []string
+	comment   string
+	conf      map[string]string
+	ns        namespace
+	plan      *sql.Plan
+	failed    bool
+	planning  bool
+	// a target named before its CREATE: looked up once all files are parsed
+	pendingTarget *sql.Name
+	pendingOwn    bool
+}
+
+type sqlFile struct {
+	SQLFile
+}
+
+type namespace struct{ catalog, schema string }
+
+// problem records err, placed in the file when it is a position error.
+func (l *sqlLoader) problem(f *sqlFile, err error) {
+	if f != nil {
+		err = sql.Locate(err, f.Path, f.Text)
+	}
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		de = domain.Wrap(domain.CodeInvalidDefinition, err, "")
+	}
+	l.problems = append(l.problems, de)
+}
+
+// problemAt records a problem at a position of a file.
+func (l *sqlLoader) problemAt(f *sqlFile, pos sql.Pos, code domain.Code, format string, args ...any) {
+	l.problem(f, &sql.Error{Code: code, File: f.Path, Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+func (l *sqlLoader) parse(in SQLFile) {
+	f := &sqlFile{SQLFile: in}
+	parsed, err := sql.ParseFile(in.Path, in.Text, l.opts.Configuration)
+	if err != nil {
+		l.problem(f, err)
+		return
+	}
+	conf := map[string]string{}
+	for k, v := range l.opts.Configuration {
+		conf[k] = v
+	}
+	ns := namespace{catalog: l.opts.Catalog, schema: l.opts.Schema}
+	for _, st := range parsed.Statements {
+		switch st := st.(type) {
+		case *sql.Set:
+			if st.HasVal {
+				conf = copyConf(conf)
+				conf[st.Key] = st.Value
+			}
+		case *sql.Use:
+			switch st.Kind {
+			case "CATALOG":
+				ns.catalog = st.Name.Last().Name
+			default:
+				if len(st.Name.Parts) == 2 {
+					ns.catalog = st.Name.Parts[0].Name
+				}
+				ns.schema = st.Name.Last().Name
+			}
+		case *sql.CreateDataset:
+			l.createDataset(f, st, conf, ns)
+		case *sql.CreateFlow:
+			l.createFlow(f, st, conf, ns)
+		case *sql.AutoCDC:
+			l.problemAt(f, st.Pos, domain.CodeNotImplemented, "APPLY CHANGES INTO (AUTO CDC) does not run yet")
+		case *sql.QueryStmt:
+			l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "a query on its own defines nothing; write CREATE MATERIALIZED VIEW name AS before it")
+		default:
+			l.problemAt(f, st.Position(), domain.CodeNotImplemented, "this statement does not run in a pipeline")
+		}
+	}
+}
+
+func copyConf(c map[string]string) map[string]string {
+	out := make(map[string]string, len(c)+1)
+	for k, v := range c {
+		out[k] = v
+	}
+	return out
+}
+
+// ownName is the dataset a name stands for when it names one of the
+// pipeline's own: name, LIVE.name, or name qualified by the namespace.
+func (ns namespace) ownName(n *sql.Name) (string, bool) {
+	parts := n.Parts
+	switch len(parts) {
+	case 1:
+		return parts[0].Name, true
+	case 2:
+		q := parts[0].Name
+		if strings.EqualFold(q, "LIVE") || (ns.schema != "" && strings.EqualFold(q, ns.schema)) {
+			return parts[1].Name, true
+		}
+	case 3:
+		if ns.catalog != "" && ns.schema != "" && strings.EqualFold(parts[0].Name, ns.catalog) && strings.EqualFold(parts[1].Name, ns.schema) {
+			return parts[2].Name, true
+		}
+	}
+	return "", false
+}
+
+func nameText(n *sql.Name) string {
+	parts := make([]string, len(n.Parts))
+	for i, p := range n.Parts {
+		parts[i] = p.Name
+	}
+	return strings.Join(parts, ".")
+}
+
+func (l *sqlLoader) createDataset(f *sqlFile, st *sql.CreateDataset, conf map[string]string, ns namespace) {
+	name, ok := ns.ownName(st.Name)
+	if !ok {
+		l.problemAt(f, st.Name.Pos, domain.CodeInvalidDefinition, "%s is outside the pipeline's namespace; a pipeline creates its datasets in its own catalog and schema", nameText(st.Name))
+		return
+	}
+	if prev, dup := l.datasets[strings.ToLower(name)]; dup {
+		l.problemAt(f, st.Name.Pos, domain.CodeDuplicateIdentifiers, "%s is already declared at %s:%d", name, prev.file.Path, prev.stmt.Pos.Line)
+		return
+	}
+	ds := &sqlDataset{name: name, stmt: st, file: f, kind: st.Kind()}
+	l.datasets[strings.ToLower(name)] = ds
+	l.order = append(l.order, ds)
+	if ds.kind == sql.View && st.Query == nil {
+		l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "view %s needs AS query", name)
+		ds.failed = true
+	}
+	if ds.kind == sql.MaterializedView && st.Query == nil {
+		l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "materialized view %s needs AS query", name)
+		ds.failed = true
+	}
+	l.columns(ds)
+	if st.Query != nil && ds.kind != sql.View {
+		fl := &sqlFlow{name: name, target: ds, query: st.Query, file: f, pos: st.Pos, conf: conf, ns: ns}
+		ds.flows = append(ds.flows, fl)
+		l.flows = append(l.flows, fl)
+	}
+}
+
+// columns reads a dataset's column list: the declared schema; expectations
+// and generated columns are refused until they run.
+func (l *sqlLoader) columns(ds *sqlDataset) {
+	var fields []domain.Field
+	typed := true
+	for _, el := range ds.stmt.Elements {
+		switch el := el.(type) {
+		case *sql.ColumnDef:
+			if el.Type == nil {
+				typed = false
+				continue
+			}
+			t, err := sql.DomainType(el.Type)
+			if err != nil {
+				l.problem(ds.file, err)
+				continue
+			}
+			fd := domain.Field{Name: el.Name.Name, Type: t, Nullable: !el.NotNull && !el.PrimaryKey}
+			if el.Comment != nil {
+				fd.Comment = el.Comment.Value
+			}
+			if el.Generated != nil || el.Default != nil || el.Mask != nil {
+				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "generated, default and masked columns do not run yet; compute %s in the query", el.Name.Name)
+			}
+			fields = append(fields, fd)
+		case *sql.Constraint:
+			if el.Kind == sql.Expect || el.Kind == sql.Check {
+				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "expectations (CONSTRAINT ... EXPECT) do not run yet")
+			}
+		}
+	}
+	if ds.stmt.RowFilter != nil {
+		l.problemAt(ds.file, ds.stmt.RowFilter.Pos, domain.CodeNotImplemented, "row filters do not run yet")
+	}
+	if len(fields) > 0 && typed {
+		s := domain.NewSchema(fields...)
+		ds.declared = &s
+	}
+}
+
+func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]string, ns namespace) {
+	name := st.Name.Last().Name
+	ins, ok := st.Body.(*sql.InsertInto)
+	if !ok {
+		l.problemAt(f, st.Pos, domain.CodeNotImplemented, "AUTO CDC flows do not run yet")
+		return
+	}
+	fl := &sqlFlow{name: name, query: ins.Query, file: f, pos: st.Pos, once: ins.Once, conf: conf, ns: ns}
+	if st.Comment != nil {
+		fl.comment = st.Comment.Value
+	}
+	if st.DependsOn != nil {
+		for _, d := range st.DependsOn.Flows {
+			fl.dependsOn = append(fl.dependsOn, d.Last().Name)
+		}
+	}
+	target, own := ns.ownName(ins.Target)
+	ds := l.datasets[strings.ToLower(target)]
+	if !own || ds == nil {
+		// the target may be declared later, in this file or another
+		l.flows = append(l.flows, fl)
+		fl.target = &sqlDataset{name: nameText(ins.Target)}
+		fl.targetRef(ins.Target, own)
+		return
+	}
+	fl.target = ds
+	ds.flows = append(ds.flows, fl)
+	l.flows = append(l.flows, fl)
+}
+
+// targetRef remembers a flow target to look up once every file is parsed.
+func (f *sqlFlow) targetRef(n *sql.Name, own bool) {
+	f.pendingTarget, f.pendingOwn = n, own
+}
+
+// schemaOf resolves a dataset's schema: its column list, or the schema of
+// the query that fills it.
+func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
+	if ds.schema != nil || ds.failed {
+		return ds.schema, !ds.failed
+	}
+	if ds.resolving {
+		l.problemAt(ds.file, ds.stmt.Pos, domain.CodeCircularDependency, "%s reads itself, through the datasets it reads", ds.name)
+		ds.failed = true
+		return nil, false
+	}
+	ds.resolving = true
+	defer func() { ds.resolving = false }()
+	if ds.kind == sql.View {
+		p, ok := l.planQuery(ds.stmt.Query, ds.file, namespace{l.opts.Catalog, l.opts.Schema}, ds)
+		if !ok {
+			ds.failed = true
+			return nil, false
+		}
+		ds.schema = &p.Schema
+		return ds.schema, true
+	}
+	if ds.declared != nil {
+		ds.schema = ds.declared
+	}
+	l.resolvePending()
+	for _, f := range ds.flows {
+		if f.plan == nil && !f.failed {
+			l.planFlow(f)
+		}
+		if ds.schema == nil && f.plan != nil {
+			s := f.plan.Schema
+			ds.schema = &s
+		}
+	}
+	if ds.schema == nil {
+		if len(ds.flows) == 0 {
+			l.problemAt(ds.file, ds.stmt.Pos, domain.CodeDatasetWithoutFlow, "%s has neither a query nor a flow that fills it, nor a column list", ds.name)
+		}
+		ds.failed = true
+		return nil, false
+	}
+	return ds.schema, true
+}
+
+// resolvePending attaches flows whose target was declared after them.
+func (l *sqlLoader) resolvePending() {
+	for _, f := range l.flows {
+		if f.pendingTarget == nil {
+			continue
+		}
+		n := f.pendingTarget
+		f.pendingTarget = nil
+		name, _ := f.ns.ownName(n)
+		ds := l.datasets[strings.ToLower(name)]
+		if !f.pendingOwn || ds == nil {
+			l.problemAt(f.file, n.Pos, domain.CodeUnknownDataset, "flow %s inserts into %s, which the pipeline does not declare", f.name, nameText(n))
+			f.failed = true
+			continue
+		}
+		f.target = ds
+		ds.flows = append(ds.flows, f)
+	}
+}
+
+func (l *sqlLoader) planFlow(f *sqlFlow) {
+	l.resolvePending()
+	if f.failed || f.plan != nil {
+		return
+	}
+	if f.planning {
+		l.problemAt(f.file, f.pos, domain.CodeCircularDependency, "flow %s reads its own target through the datasets it reads", f.name)
+		f.failed = true
+		return
+	}
+	f.planning = true
+	defer func() { f.planning = false }()
+	p, ok := l.planQuery(f.query, f.file, f.ns, f.target)
+	if !ok {
+		f.failed = true
+		return
+	}
+	f.plan = p
+}
+
+// planQuery plans a query of a file against the pipeline's datasets.
+func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset) (*sql.Plan, bool) {
+	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target}
+	p, err := sql.PlanQuery(q, cat)
+	if err != nil {
+		if !cat.reported {
+			l.problem(file, err)
+		}
+		return nil, false
+	}
+	return p, true
+}
+
+// sqlCatalog resolves the FROM items of one query.
+type sqlCatalog struct {
+	l        *sqlLoader
+	file     *sqlFile
+	ns       namespace
+	target   *sqlDataset
+	reported bool // the error returned was recorded already
+}
+
+func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
+	name, own := c.ns.ownName(n)
+	ds := c.l.datasets[strings.ToLower(name)]
+	if !own || ds == nil {
+		msg := fmt.Sprintf("%s is not a dataset of this pipeline", nameText(n))
+		hint := "read a dataset this pipeline declares, or the files with read_files('path', format => 'json')"
+		if len(n.Parts) > 1 && own {
+			msg = fmt.Sprintf("the pipeline declares no dataset %s", name)
+		} else if len(n.Parts) > 1 {
+			hint = "sluice has no catalog of external tables yet: read the table's files with read_files, or declare the table in this pipeline"
+		}
+		return sql.Relation{}, &sql.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
+	}
+	if ds == c.target && ds.kind != sql.View {
+		// a flow reading its own target sees what was there before it ran
+		if ds.schema == nil {
+			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s reads itself", ds.name)}
+		}
+	}
+	if ds.kind == sql.View {
+		if ds.resolving {
+			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s reads itself", ds.name)}
+		}
+		if _, ok := c.l.schemaOf(ds); !ok {
+			c.reported = true
+			return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
+		}
+		return sql.Relation{Name: ds.name, View: ds.stmt.Query}, nil
+	}
+	s, ok := c.l.schemaOf(ds)
+	if !ok {
+		c.reported = true
+		return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s is invalid", ds.name)}
+	}
+	return sql.Relation{Name: ds.name, Schema: *s}, nil
+}
+
+func (c *sqlCatalog) TableFunc(call *sql.FuncCall, stream bool) (sql.Relation, error) {
+	name := strings.ToLower(call.Name.Last().Name)
+	switch name {
+	case "read_files", "cloud_files":
+		return c.l.fileRelation(c.file, call, name)
+	}
+	return sql.Relation{}, &sql.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
+		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files or range", name)}
+}
+
+// declare turns the planned datasets and flows into the pipeline's
+// definitions.
+func (l *sqlLoader) declare() {
+	for _, ds := range l.order {
+		if ds.failed || ds.kind == sql.View {
+			continue
+		}
+		var opts []Option
+		if c := ds.stmt.Comment; c != nil {
+			opts = append(opts, Comment(c.Value))
+		}
+		if props := properties(ds.stmt.Properties); len(props) > 0 {
+			opts = append(opts, Properties(props))
+		}
+		if ds.declared != nil {
+			opts = append(opts, WithSchema(*ds.declared))
+		}
+		d := l.p.declare(map[sql.DatasetKind]string{sql.StreamingTable: "table", sql.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
+		typ := domain.StreamingTable
+		if ds.kind == sql.MaterializedView {
+			typ = domain.MaterializedView
+		}
+		l.p.addDataset(d, typ)
+	}
+	for _, f := range l.flows {
+		if f.failed || f.plan == nil || f.target == nil || f.target.failed || f.target.kind == sql.View {
+			continue
+		}
+		streaming := f.target.kind == sql.StreamingTable && !f.once
+		q, err := l.query(f, streaming)
+		if err != nil {
+			l.problem(f.file, err)
+			continue
+		}
+		fl := domain.Flow{Name: f.name, Target: f.target.name, Once: f.once, DependsOn: f.dependsOn, Comment: f.comment}
+		if len(f.conf) > 0 {
+			fl.Conf = f.conf
+		}
+		l.p.addFlow(fl, q)
+	}
+}
+
+func properties(p *sql.Properties) map[string]string {
+	if p == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, it := range p.Items {
+		v := ""
+		if it.Value != nil {
+			v = sql.Format(it.Value)
+			if lit, ok := it.Value.(*sql.Literal); ok && lit.Kind == sql.StringLit {
+				v = lit.Value
+			}
+		}
+		out[it.Key] = v
+	}
+	return out
+}
+
+// query builds the engine's query of a planned flow: a streaming flow reads
+// its one stream and runs the plan on each micro-batch, reading any other
+// input whole beside it; a batch flow reads every input whole.
+func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
+	p := f.plan
+	main := -1
+	for i, in := range p.Inputs {
+		if in.Stream {
+			if main >= 0 {
+				return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: in.Pos,
+					Message: "a query that reads two streams (a stream-stream join or union) does not run yet"}
+			}
+			main = i
+		}
+	}
+	if streaming && main >= 0 && !p.RowWiseIn(main) {
+		return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
+			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}
+	}
+	if main < 0 {
+		main = 0
+	}
+	var inputs []domain.Input
+	for _, in := range p.Inputs {
+		inputs = append(inputs, l.input(in))
+	}
+	if len(inputs) == 0 {
+		// a query of constants (VALUES, range, SELECT 1) reads one empty row
+		inputs = []domain.Input{{Source: constantSource{}, Streaming: streaming}}
+		main = 0
+	}
+	order := append([]int{main}, others(len(inputs), main)...)
+	q := domain.Query{Input: inputs[main]}
+	run := &planRun{plan: p, order: order}
+	if len(p.Inputs) <= 1 {
+		q.Transforms = []domain.Transform{run}
+	} else {
+		for _, i := range order[1:] {
+			q.Side = append(q.Side, inputs[i])
+		}
+		q.Combine = run
+	}
+	return Query{q: q}, nil
+}
+
+func others(n, skip int) []int {
+	var out []int
+	for i := 0; i < n; i++ {
+		if i != skip {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (l *sqlLoader) input(in sql.Input) domain.Input {
+	if src, ok := l.sources[in.Name]; ok {
+		return domain.Input{Source: src, Streaming: in.Stream}
+	}
+	return domain.Input{Dataset: in.Name, Streaming: in.Stream}
+}
+
+// planRun runs a plan over a micro-batch (as a transform) or over the
+// batches of all its inputs (as a combiner); order maps the query's inputs
+// (main first) to the plan's.
+type planRun struct {
+	plan  *sql.Plan
+	order []int
+}
+
+func (r *planRun) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+	if len(r.plan.Inputs) == 0 {
+		return r.plan.Run(nil) // the batch is the constant source's empty row
+	}
+	return r.plan.Run([]*domain.Batch{b})
+}
+
+func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.Batch, error) {
+	in := make([]*domain.Batch, len(r.plan.Inputs))
+	for k, i := range r.order {
+		in[i] = batches[k]
+	}
+	return r.plan.Run(in)
+}
+
+// constantSource is the input of a query that reads no table: one range,
+// read once, of one row without columns.
+type constantSource struct{}
+
+func (constantSource) String() string { return "constants" }
+func (constantSource) Plan(_ context.Context, start domain.Offset, _ domain.ReadLimit) (domain.Offset, bool, error) {
+	if start != nil {
+		return nil, false, nil
+	}
+	return domain.Offset(`1`), true, nil
+}
+func (constantSource) Read(context.Context, domain.Offset, domain.Offset) (*domain.Batch, error) {
+	return domain.NoColumns(1), nil
+}
+
+// relPath makes a read_files path absolute under the pipeline directory.
+func (l *sqlLoader) relPath(p string) string {
+	if filepath.IsAbs(p) || l.opts.Dir == "" {
+		return p
+	}
+	return filepath.Join(l.opts.Dir, p)
+}

@@ -1,0 +1,114 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/processors"
+)
+
+// loadSQL declares a pipeline from SQL files whose read_files paths are
+// relative to dir.
+func loadSQL(t *testing.T, dir string, files ...string) (*Pipeline, domain.Problems) {
+	t.Helper()
+	p := New("sql")
+	var fs []SQLFile
+	for i, text := range files {
+		fs = append(fs, SQLFile{Path: fmt.Sprintf("f%d.sql", i+1), Text: text})
+	}
+	return p, p.LoadSQL(fs, SQLOptions{Dir: dir, Configuration: map[string]string{"min": "3"}})
+}
+
+// rowsOf renders a table's rows as "v,v" lines, sorted.
+func rowsOf(t *testing.T, h *harness, table string) []string {
+	t.Helper()
+	b, err := processors.ReadTable(context.Background(), h.store, table, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range b.Rows() {
+		var parts []string
+		for _, v := range r {
+			parts = append(parts, v.String())
+		}
+		out = append(out, strings.Join(parts, ","))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestLoadSQLRuns(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "orders"), "a.json", `{"id": 1, "cust": "ann", "amount": 10.5}
+{"id": 2, "cust": "bob", "amount": 3}
+{"id": 3, "cust": "ann", "amount": 7}
+{"id": 4, "cust": "cy", "amount": 1}
+`)
+	writeFile(t, filepath.Join(dir, "customers"), "c.csv", "name,country\nann,FR\nbob,US\n")
+	p, probs := loadSQL(t, dir, `
+CREATE OR REFRESH STREAMING TABLE orders AS
+SELECT id, cust, amount, _metadata.file_name AS file FROM STREAM read_files('orders', format => 'json');
+
+CREATE MATERIALIZED VIEW customers AS SELECT * FROM read_files('customers/*.csv', format => 'csv', header => true);
+`, `
+CREATE TEMPORARY VIEW big AS SELECT * FROM orders WHERE amount >= ${min};
+
+CREATE OR REFRESH STREAMING TABLE big_orders AS
+SELECT o.id, upper(o.cust) AS cust, c.country FROM STREAM(big) o LEFT JOIN customers c ON o.cust = c.name;
+
+CREATE MATERIALIZED VIEW totals AS
+SELECT cust, count(*) AS n, sum(amount) AS total FROM LIVE.orders GROUP BY cust;
+`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	h.mustComplete(p, processors.Options{})
+	want := map[string][]string{
+		"orders":     {"1,ann,10.5,a.json", "2,bob,3,a.json", "3,ann,7,a.json", "4,cy,1,a.json"},
+		"customers":  {"ann,FR,NULL", "bob,US,NULL"},
+		"big_orders": {"1,ANN,FR", "2,BOB,US", "3,ANN,FR"},
+		"totals":     {"ann,2,17.5", "bob,1,3", "cy,1,1"},
+	}
+	for table, rows := range want {
+		if got := rowsOf(t, h, table); strings.Join(got, "|") != strings.Join(rows, "|") {
+			t.Errorf("%s:\n got %v\nwant %v", table, got, rows)
+		}
+	}
+}
+
+func TestLoadSQLProblems(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1}`+"\n")
+	_, probs := loadSQL(t, dir, `
+CREATE STREAMING TABLE a AS SELECT idd FROM STREAM read_files('in', format => 'json');
+CREATE MATERIALIZED VIEW b AS SELECT * FROM main.sales.orders;
+`, `
+CREATE STREAMING TABLE a AS SELECT 1;
+CREATE FLOW f AS AUTO CDC INTO a FROM STREAM(x) KEYS (id) SEQUENCE BY ts;
+CREATE MATERIALIZED VIEW c AS SELECT nope(1) FROM b;
+SELECT 1;
+`)
+	got := map[string]string{}
+	for _, p := range probs {
+		got[fmt.Sprintf("%s:%d", p.File, p.Line)] = string(p.Code)
+	}
+	want := map[string]string{
+		"f1.sql:2": "UNRESOLVED_COLUMN",
+		"f1.sql:3": "TABLE_OR_VIEW_NOT_FOUND",
+		"f2.sql:2": "PIPELINE_DUPLICATE_IDENTIFIERS",
+		"f2.sql:3": "NOT_IMPLEMENTED",
+		"f2.sql:5": "INVALID_DEFINITION",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %q, want %q (all: %v)", k, got[k], v, probs)
+		}
+	}
+}

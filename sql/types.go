@@ -1,0 +1,88 @@
+package sql
+
+import (
+	"github.com/sluicehq/sluice/domain"
+)
+
+// DomainType is the type sluice stores a SQL type as: integers of every
+// width as bigint, decimals and floats as double, strings of every kind as
+// string; arrays and structs of those. A type sluice cannot store is
+// DATATYPE_MISMATCH (or NOT_IMPLEMENTED for the types still to come).
+func DomainType(t *Type) (domain.Type, error) {
+	switch t.Name {
+	case "ARRAY":
+		if len(t.Elems) != 1 {
+			return domain.Type{}, exprErr(domain.CodeDatatypeMismatch, t.Pos, "ARRAY needs one element type")
+		}
+		elem, err := DomainType(t.Elems[0])
+		if err != nil {
+			return domain.Type{}, err
+		}
+		return domain.ListOf(elem), nil
+	case "STRUCT":
+		fields := make([]domain.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			ft, err := DomainType(f.Type)
+			if err != nil {
+				return domain.Type{}, err
+			}
+			fields[i] = domain.Field{Name: f.Name.Name, Type: ft, Nullable: !f.NotNull}
+			if f.Comment != nil {
+				fields[i].Comment = f.Comment.Value
+			}
+		}
+		return domain.StructOf(fields...), nil
+	case "BINARY":
+		return domain.TypeBytes, nil
+	}
+	k, ok := castTarget(t)
+	if !ok {
+		return domain.Type{}, exprErr(domain.CodeNotImplemented, t.Pos, "columns of type %s are not supported yet", t.Name)
+	}
+	return domain.Type{Kind: k}, nil
+}
+
+// ParseSchema parses a schema written as Spark's DDL: a column list such as
+// `id BIGINT, name STRING NOT NULL, tags ARRAY<STRING>` (or the same inside
+// STRUCT<...>), as read_files' schema option and from_json take it.
+func ParseSchema(name, src string) (domain.Schema, error) {
+	s := newSource(name, src)
+	toks, err := s.lex(src, nil)
+	if err != nil {
+		return domain.Schema{}, err
+	}
+	p := &parser{s: s, text: src, toks: toks}
+	var t *Type
+	if perr := p.run(func() {
+		if p.isKw("STRUCT") && p.isOpAt(1, "<") {
+			t = p.dataType()
+		} else {
+			t = &Type{Pos: p.pos(), Name: "STRUCT"}
+			for {
+				f := &StructField{Pos: p.pos(), Name: p.ident("a column name")}
+				p.acceptOp(":")
+				f.Type = p.dataType()
+				if p.acceptKws("NOT", "NULL") {
+					f.NotNull = true
+				}
+				if p.acceptKws("COMMENT") {
+					f.Comment = p.stringLit("a comment")
+				}
+				t.Fields = append(t.Fields, f)
+				if !p.acceptOp(",") {
+					break
+				}
+			}
+		}
+		if !p.atEnd() {
+			p.fail("`,` or the end of the schema")
+		}
+	}); perr != nil {
+		return domain.Schema{}, perr
+	}
+	dt, terr := DomainType(t)
+	if terr != nil {
+		return domain.Schema{}, Locate(terr, name, src)
+	}
+	return domain.NewSchema(dt.Fields...), nil
+}
