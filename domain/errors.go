@@ -63,6 +63,7 @@ const (
 	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
 	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
 	CodeUnableToInferSchema        Code = "UNABLE_TO_INFER_SCHEMA"
+	CodeExpectationViolation       Code = "EXPECTATION_VIOLATION"
 
 	// Expression resolution and evaluation errors (Spark's spelling).
 	CodeUnresolvedColumn   Code = "UNRESOLVED_COLUMN"
@@ -141,6 +142,8 @@ var codeInfo = map[Code]codeText{
 	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
 		"read the materialized view as a batch (Read), in a materialized view"},
 	CodeParseSyntax: {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeExpectationViolation: {"a row failed an expectation whose violation fails the update",
+		"correct the source rows, or change the expectation to drop (ON VIOLATION DROP ROW) or warn"},
 	CodeUnableToInferSchema: {"the columns of a file read cannot be inferred: there are no files yet, or they hold no columns",
 		"add files before the first update, or declare the columns with schema => 'id BIGINT, name STRING'"},
 	CodeUnboundParameter:   {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},

@@ -252,6 +252,9 @@ type BatchInfo struct {
 	// Schema is the table's schema from this batch on, set when the batch
 	// gives the table its first schema or evolves it.
 	Schema *Schema `json:"schema,omitempty"`
+	// DataQuality counts the batch's expectation results, when the target
+	// has expectations.
+	DataQuality *DataQuality `json:"data_quality,omitempty"`
 }
 
 // SinkBatchDelivered records that a sink acknowledged a batch.

@@ -45,7 +45,28 @@ type Dataset struct {
 	Sink        Sink    // for sinks
 	SinkFormat  string  // for sinks: "foreach_batch", "kafka", ...
 	SinkOptions map[string]string
+	// Expectations are checked on every row written to the dataset.
+	Expectations []Expectation
 }
+
+// Expectation is a data quality rule on a dataset's rows: a SQL boolean
+// condition over its columns, and what a row that fails it does. A row
+// passes when the condition is true or NULL, as a CHECK constraint does:
+// write `col IS NOT NULL` to catch NULLs.
+type Expectation struct {
+	Name      string
+	Condition string
+	Action    ExpectAction
+}
+
+// ExpectAction is what happens to a row that fails an expectation.
+type ExpectAction string
+
+const (
+	ExpectWarn ExpectAction = "warn" // keep the row, count it (EXPECT)
+	ExpectDrop ExpectAction = "drop" // drop the row, count it (ON VIOLATION DROP ROW)
+	ExpectFail ExpectAction = "fail" // fail the flow; nothing of the batch is written (ON VIOLATION FAIL UPDATE)
+)
 
 // ResetAllowed reports whether a full refresh may reset the dataset.
 func (d *Dataset) ResetAllowed() bool { return d.Properties[PropResetAllowed] != "false" }

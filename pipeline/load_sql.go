@@ -71,10 +71,13 @@ type sqlDataset struct {
 	kind   sql.DatasetKind
 	schema *domain.Schema // resolved: declared, or planned
 	// declared is the column list's schema, when the statement has one
-	declared  *domain.Schema
-	flows     []*sqlFlow
-	resolving bool
-	failed    bool
+	declared *domain.Schema
+	flows    []*sqlFlow
+	// expectations from CONSTRAINT ... EXPECT, with their parsed conditions
+	expectations []domain.Expectation
+	expectExprs  []sql.Expr
+	resolving    bool
+	failed       bool
 }
 
 // sqlFlow is a query that fills a dataset: a dataset's own query, or a
@@ -255,9 +258,23 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 			}
 			fields = append(fields, fd)
 		case *sql.Constraint:
-			if el.Kind == sql.Expect || el.Kind == sql.Check {
-				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "expectations (CONSTRAINT ... EXPECT) do not run yet")
+			if el.Kind != sql.Expect && el.Kind != sql.Check {
+				continue // keys are information only
 			}
+			e := domain.Expectation{Condition: sql.Format(el.Expr), Action: domain.ExpectWarn}
+			if el.Name != nil {
+				e.Name = el.Name.Name
+			} else {
+				e.Name = fmt.Sprintf("check_%d", len(ds.expectations)+1)
+			}
+			switch {
+			case el.Kind == sql.Check || el.OnViolation == "FAIL UPDATE":
+				e.Action = domain.ExpectFail
+			case el.OnViolation == "DROP ROW":
+				e.Action = domain.ExpectDrop
+			}
+			ds.expectations = append(ds.expectations, e)
+			ds.expectExprs = append(ds.expectExprs, el.Expr)
 		}
 	}
 	if ds.stmt.RowFilter != nil {
@@ -474,6 +491,15 @@ func (l *sqlLoader) declare() {
 		}
 		if ds.declared != nil {
 			opts = append(opts, WithSchema(*ds.declared))
+		}
+		for i, e := range ds.expectations {
+			// check the condition against the dataset's columns now, to
+			// report its file and line
+			if _, err := sql.Compile(ds.expectExprs[i], *ds.schema); err != nil {
+				l.problem(ds.file, err)
+				continue
+			}
+			opts = append(opts, expect(e.Name, e.Condition, e.Action))
 		}
 		d := l.p.declare(map[sql.DatasetKind]string{sql.StreamingTable: "table", sql.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
 		typ := domain.StreamingTable

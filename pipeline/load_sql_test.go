@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
 )
 
@@ -110,5 +111,65 @@ SELECT 1;
 		if got[k] != v {
 			t.Errorf("%s: got %q, want %q (all: %v)", k, got[k], v, probs)
 		}
+	}
+}
+
+func TestLoadSQLExpectations(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "amount": 5}
+{"id": null, "amount": 3}
+{"id": 3, "amount": -2}
+{"id": 4, "amount": null}
+`)
+	src := `
+CREATE OR REFRESH STREAMING TABLE clean (
+  CONSTRAINT ` + "`valid id`" + ` EXPECT (id IS NOT NULL) ON VIOLATION DROP ROW,
+  CONSTRAINT positive EXPECT (amount > 0)
+) AS SELECT * EXCEPT (_rescued_data) FROM STREAM read_files('in', format => 'json');
+`
+	p, probs := loadSQL(t, dir, src)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	h.mustComplete(p, processors.Options{})
+	if got := rowsOf(t, h, "clean"); strings.Join(got, "|") != "1,5|3,-2|4,NULL" {
+		t.Errorf("clean holds %v", got)
+	}
+	evs := h.events(eventstore.Filter{Types: []domain.EventType{domain.EventFlowProgress}, Flow: "clean"})
+	last := evs[len(evs)-1].Details.FlowProgress
+	if last.Status != domain.FlowCompleted || last.DataQuality == nil {
+		t.Fatalf("last progress %+v", last)
+	}
+	dq := last.DataQuality
+	want := []domain.ExpectationResult{
+		{Name: "valid id", Dataset: "clean", PassedRecords: 3, FailedRecords: 1},
+		{Name: "positive", Dataset: "clean", PassedRecords: 3, FailedRecords: 1},
+	}
+	if dq.DroppedRecords != 1 || fmt.Sprint(dq.Expectations) != fmt.Sprint(want) {
+		t.Errorf("data quality %+v, want 1 dropped and %v", dq, want)
+	}
+
+	// the same rule failing the update writes nothing of the batch
+	failing := strings.Replace(src, "EXPECT (amount > 0)", "EXPECT (amount > 0) ON VIOLATION FAIL UPDATE", 1)
+	p, probs = loadSQL(t, dir, failing)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h = newHarness(t)
+	res := h.run(p, processors.Options{})
+	if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.CodeExpectationViolation {
+		t.Fatalf("update %s, %v; want FAILED with EXPECTATION_VIOLATION", res.State, res.Err)
+	}
+	if !strings.Contains(res.Err.Error(), "id=3") {
+		t.Errorf("the error does not name the row: %v", res.Err)
+	}
+	if got := rowsOf(t, h, "clean"); len(got) != 0 {
+		t.Errorf("clean holds %v after a failed batch", got)
+	}
+
+	_, probs = loadSQL(t, dir, strings.Replace(src, "amount > 0", "amout > 0", 1))
+	if len(probs) != 1 || probs[0].Code != domain.CodeUnresolvedColumn || probs[0].Line != 4 {
+		t.Errorf("misspelt column: %v", probs)
 	}
 }

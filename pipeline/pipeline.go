@@ -106,6 +106,27 @@ func WithSchema(s domain.Schema) Option {
 	}
 }
 
+// Expect checks condition, a SQL boolean expression over the dataset's
+// columns, on every row written to it, and counts the rows that fail it in
+// the flow's data_quality metrics (@dp.expect). A NULL result passes.
+func Expect(name, condition string) Option { return expect(name, condition, domain.ExpectWarn) }
+
+// ExpectOrDrop is Expect that also drops the rows that fail
+// (@dp.expect_or_drop).
+func ExpectOrDrop(name, condition string) Option { return expect(name, condition, domain.ExpectDrop) }
+
+// ExpectOrFail is Expect that fails the flow on a row that fails, before
+// anything of its micro-batch is written (@dp.expect_or_fail).
+func ExpectOrFail(name, condition string) Option { return expect(name, condition, domain.ExpectFail) }
+
+func expect(name, condition string, action domain.ExpectAction) Option {
+	return func(d *decl) {
+		if d.only("Expect", "table", "materialized view") {
+			d.table.Expectations = append(d.table.Expectations, domain.Expectation{Name: name, Condition: condition, Action: action})
+		}
+	}
+}
+
 // Once makes a flow run one time, reading its source as a batch (a backfill).
 // Its completion is durable: later updates skip it until a full refresh.
 func Once() Option {

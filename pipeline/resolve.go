@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 )
 
@@ -38,6 +40,7 @@ func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
 	inputs := r.resolveInputs()
 	r.checkDependsOn()
 	r.checkDatasetsHaveFlows()
+	r.checkExpectations()
 	preds, dependsOn := r.edges(inputs)
 	order := r.order(preds)
 	if len(r.problems) > 0 {
@@ -304,6 +307,36 @@ func (r *resolver) checkDatasetsHaveFlows() {
 		}
 		if !written[name] {
 			r.add(domain.Errorf(domain.CodeDatasetWithoutFlow, "%s %q has no flow that writes it", strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " ")), name).WithNames(name))
+		}
+	}
+}
+
+// checkExpectations parses every expectation and reports duplicate names.
+func (r *resolver) checkExpectations() {
+	for _, name := range sortedNames(r.datasets) {
+		ds := r.datasets[name]
+		seen := map[string]bool{}
+		for _, e := range ds.Expectations {
+			switch {
+			case e.Name == "":
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "an expectation of %q has no name", name).WithNames(name))
+			case seen[e.Name]:
+				r.add(domain.Errorf(domain.CodeDuplicateIdentifiers, "%q has two expectations named %q", name, e.Name).WithNames(name))
+			}
+			seen[e.Name] = true
+			switch e.Action {
+			case domain.ExpectWarn, domain.ExpectDrop, domain.ExpectFail:
+			default:
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "expectation %q of %q has action %q", e.Name, name, e.Action).
+					WithHint("use warn, drop or fail").WithNames(name))
+			}
+		}
+		if _, err := expectations.New(name, ds.Expectations); err != nil {
+			var de *domain.Error
+			if !errors.As(err, &de) {
+				de = domain.Wrap(domain.CodeInvalidDefinition, err, "")
+			}
+			r.add(de)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/expectations"
 )
 
 // flowRun is one flow's run within an update.
@@ -20,6 +21,9 @@ type flowRun struct {
 
 	rows, batches int64 // committed in this update
 
+	checker *expectations.Checker // the target's expectations, nil without
+	quality *domain.DataQuality   // their counts over this update
+
 	lastWork time.Time // when the flow last ran a micro-batch (continuous)
 	idle     bool      // IDLE recorded, RUNNING not since
 }
@@ -29,6 +33,13 @@ type flowRun struct {
 func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
 	u := s.u
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
+	if r.target != nil && len(r.target.Expectations) > 0 && r.target.Type != domain.SinkDataset {
+		c, err := expectations.New(r.target.Name, r.target.Expectations)
+		if err != nil {
+			return domain.FlowFailed, err
+		}
+		r.checker, r.quality = c, &domain.DataQuality{}
+	}
 	r.src = u.sourceOf(f.Query.Input)
 	if len(f.Query.Side) > 0 {
 		c := &combinedSource{main: r.src, whole: f.Type == domain.FlowMaterializedView, combine: f.Query.Combine}
@@ -85,6 +96,7 @@ func retriable(err error) bool {
 
 func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
 	ev := r.u.flowProgress(r.f, st, "", &domain.FlowMetrics{NumOutputRows: r.rows, NumBatches: r.batches})
+	ev.Details.FlowProgress.DataQuality = r.quality
 	if err != nil {
 		ev.Level, ev.Error = domain.LevelError, domain.ErrorInfoOf(err)
 		ev.Message = fmt.Sprintf("Flow %q FAILED: %v", r.f.Name, err)
@@ -267,13 +279,22 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 			rows = &domain.Batch{}
 		}
 	}
-	if err := r.commit(ctx, *info, rows); err != nil {
+	var quality *domain.DataQuality
+	if r.checker != nil {
+		if rows, quality, err = r.checker.Check(rows); err != nil {
+			return false, userError(f, err)
+		}
+	}
+	if err := r.commit(ctx, *info, rows, quality); err != nil {
 		if domain.CodeOf(err) == domain.CodeTxnTooLarge && !recompute && r.target.Type != domain.SinkDataset {
 			return r.replanSmaller(ctx, info, rows.Len(), err)
 		}
 		return false, err
 	}
 	r.rows += int64(rows.Len())
+	if quality != nil {
+		expectations.Add(r.quality, quality)
+	}
 	r.batches++
 	return true, nil
 }
@@ -333,9 +354,10 @@ func (r *flowRun) batchEvent(typ domain.EventType, info domain.BatchInfo) *domai
 // commit makes a batch's result visible: for a table, one commit holding the
 // rows and the new checkpoint; for a sink,
 // delivery first, then the acknowledgement.
-func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch) error {
+func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch, quality *domain.DataQuality) error {
 	u, f := r.u, r.f
 	info.NumRows = int64(rows.Len())
+	info.DataQuality = quality
 	var evs []*domain.Event
 	if r.target.Type == domain.SinkDataset {
 		err := r.target.Sink.Deliver(ctx, domain.SinkBatch{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, Rows: rows})

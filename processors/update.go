@@ -315,9 +315,13 @@ func (u *update) definitionEvents() []*domain.Event {
 			evs = append(evs, ev)
 			continue
 		}
+		var exps []string
+		for _, e := range ds.Expectations {
+			exps = append(exps, fmt.Sprintf("%s: %s (%s)", e.Name, e.Condition, e.Action))
+		}
 		ev := u.event(domain.EventDatasetDefinition, domain.LevelInfo, fmt.Sprintf("Dataset %q is defined as %s.", name, ds.Type),
 			domain.Details{DatasetDefinition: &domain.DatasetDefinition{
-				DatasetType: ds.Type, Schema: ds.Schema, NumFlows: numFlows[name], TableProperties: ds.Properties, Comment: ds.Comment,
+				DatasetType: ds.Type, Schema: ds.Schema, NumFlows: numFlows[name], Expectations: exps, TableProperties: ds.Properties, Comment: ds.Comment,
 			}})
 		ev.Origin.DatasetName = name
 		evs = append(evs, ev)
