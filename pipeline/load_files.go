@@ -115,17 +115,13 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string) (sql
 		fo.Schema = &inferred
 	}
 	fo.Metadata = true
-	src := sources.Files(dir, fo)
 	sch, err := fileSchema(fo)
 	if err != nil {
 		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: err.Error()}
 	}
-	name := fmt.Sprintf("%s %s (%s)", fo.Format, path, f.Path)
-	if prev, ok := l.sources[name]; ok {
-		src = prev
-	} else {
-		l.sources[name] = src
-	}
+	// one source per read: two reads of the same files are two inputs
+	name := fmt.Sprintf("%s %s (%s:%d)", fo.Format, path, f.Path, call.Pos.Line)
+	l.sources[name] = sources.Files(dir, fo)
 	return sql.Relation{Name: name, Schema: sch, Hidden: 1}, nil
 }
 

@@ -60,7 +60,6 @@ type sqlLoader struct {
 	order    []*sqlDataset
 	flows    []*sqlFlow
 	sources  map[string]domain.Source // file reads, by the relation name given to the planner
-	seenFlow map[string]bool
 }
 
 // sqlDataset is a dataset declared by a CREATE statement.
