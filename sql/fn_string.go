@@ -237,26 +237,32 @@ func compileTranslate(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	// the map is rebuilt only when from or to change, so a constant pair is
-	// built once per batch
-	var lastFrom, lastTo string
-	var dict map[rune]rune // -1: drop
-	return &fnNode{args: args, t: domain.TypeString, body: strBody(func(out *domain.Column, a []*domain.Column, i int) error {
-		from, to := a[1].Strs[i], a[2].Strs[i]
-		if dict == nil || from != lastFrom || to != lastTo {
-			dict, lastFrom, lastTo = translateMap(from, to), from, to
-		}
+	return &fnNode{args: args, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		// the map is rebuilt only when from or to change, so a constant pair
+		// is built once per batch
+		var lastFrom, lastTo string
+		var dict map[rune]rune // -1: drop
 		var sb strings.Builder
-		for _, r := range a[0].Strs[i] {
-			if t, ok := dict[r]; !ok {
-				sb.WriteRune(r)
-			} else if t >= 0 {
-				sb.WriteRune(t)
+		for i, s := range a[0].Strs {
+			if isNullAt(out.Nulls, i) {
+				continue
 			}
+			from, to := a[1].Strs[i], a[2].Strs[i]
+			if dict == nil || from != lastFrom || to != lastTo {
+				dict, lastFrom, lastTo = translateMap(from, to), from, to
+			}
+			sb.Reset()
+			for _, r := range s {
+				if t, ok := dict[r]; !ok {
+					sb.WriteRune(r)
+				} else if t >= 0 {
+					sb.WriteRune(t)
+				}
+			}
+			out.Strs[i] = sb.String()
 		}
-		out.Strs[i] = sb.String()
 		return nil
-	})}, nil
+	}}, nil
 }
 
 func translateMap(from, to string) map[rune]rune {
