@@ -37,7 +37,8 @@ var regexFnCases = []struct{ src, want string }{
 	{`'Ä' RLIKE '\\u00C4'`, "boolean:true"}, {`'x' RLIKE '\\Q.\\E'`, "boolean:false"}, {`'.' RLIKE '\\Q.\\E'`, "boolean:true"},
 	{`'ab' RLIKE '(?<first>a)b'`, "boolean:true"}, {`'a\rb' RLIKE 'a.b'`, "boolean:false"}, {`'a\rb' RLIKE '(?s)a.b'`, "boolean:true"},
 	{`'abc\n' RLIKE 'c$'`, "boolean:true"}, {`'abc\n' RLIKE 'c\\z'`, "boolean:false"}, {`'abc\nd' RLIKE 'c$'`, "boolean:false"},
-	{`'a[b' RLIKE '[[:alpha:]]\\['`, "boolean:true"},
+	{`'a[b' RLIKE '[[:alpha:]]\\['`, "boolean:true"}, {`']' RLIKE '^[].]$'`, "boolean:true"}, {`'x' RLIKE '^[^].]$'`, "boolean:true"},
+	{`'\n' RLIKE '^[^].]$'`, "boolean:true"}, {`'\n' RLIKE '^.$'`, "boolean:false"},
 	{`regexp_extract('abc\n', 'c$', 0)`, "UNSUPPORTED_REGEX"}, {`regexp_extract('abc', 'c$', 0)`, "string:'c'"},
 	// regexp_extract edge cases
 	{`regexp_extract('abc', 'x(\\d)', 1)`, "string:''"}, {`regexp_extract('abc', '(a)|(x)', 2)`, "string:''"},

@@ -14,7 +14,8 @@ var stringFnCases = []struct{ src, want string }{
 	{"concat_ws(' ', 'Spark', 'SQL')", "string:'Spark SQL'"}, {"concat_ws('s')", "string:''"},
 	{"concat_ws('/', 'foo', NULL, 'bar')", "string:'foo/bar'"}, {"concat_ws(NULL, 'Spark', 'SQL')", "string:NULL"},
 	{"concat_ws(',', ns, ns)", "string:''"}, {"concat_ws(',', i, d, b)", "string:'5,2.5,true'"}, {"concat_ws('', u, e)", "string:'Ärger über Ĳ'"},
-	{"concat_ws(',', st)", "DATATYPE_MISMATCH"},
+	{"concat_ws(',', st)", "DATATYPE_MISMATCH"}, {"concat_ws('-', 'a', split('b c', ' '), ns, 'd')", "string:'a-b-c-d'"},
+	{"concat_ws(',', split(ns, ' '))", "string:''"}, {"concat_ws(',', regexp_extract_all('a1b2', '(\\\\d)'))", "string:'1,2'"},
 	// replace, translate
 	{"replace('ABCabc', 'abc', 'DEF')", "string:'ABCDEF'"}, {"replace('ABCabc', 'abc')", "string:'ABC'"},
 	{"replace('abc', '', 'x')", "string:'abc'"}, {"replace(ns, 'a', 'b')", "string:NULL"}, {"replace(s, ns, 'b')", "string:NULL"},

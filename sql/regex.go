@@ -28,7 +28,8 @@ import (
 //
 // Known differences left: with the i flag Java folds only ASCII letters,
 // RE2 all of Unicode; \s does not match \x0B in RE2; with the m flag ^ and
-// $ see only \n as a line break. Matching counts characters, where Java
+// $ see only \n as a line break; \b is ASCII in RE2 (as in Java 19 and
+// later), where Java 17 counts any letter or digit as a word character. Matching counts characters, where Java
 // counts UTF-16 units (different only for characters outside the BMP in
 // regexp_replace positions).
 type javaRegex struct {
@@ -190,6 +191,11 @@ func translateJavaRegex(p string) (string, string) {
 			b.WriteByte(c)
 			if i+1 < len(p) && p[i+1] == '^' {
 				b.WriteByte('^')
+				i++
+			}
+			// RE2 reads a ] right after [ or [^ as a literal ]
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
 				i++
 			}
 			continue
