@@ -79,3 +79,38 @@ func zeroAt(c *domain.Column, i int) bool {
 	}
 	return true
 }
+
+// FuzzFunctions: FuzzEval's contract (a code and a position for every
+// error, one value per row, the compiled kind) over mutations of the
+// function cases of this package's function files.
+func FuzzFunctions(f *testing.F) {
+	for _, cases := range [][]struct{ src, want string }{mathFnCases, stringFnCases, formatFnCases, regexFnCases, hashFnCases} {
+		for _, tc := range cases {
+			f.Add(tc.src)
+		}
+	}
+	batch := fuzzBatch(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := ParseExpr("fuzz", src)
+		if err != nil {
+			return
+		}
+		c, err := Compile(e, testSchema)
+		if err != nil {
+			if se, ok := err.(*Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
+				t.Fatalf("%q: compile error without a known code and position: %v", src, err)
+			}
+			return
+		}
+		col, err := c.Eval(batch)
+		if err != nil {
+			if domain.CodeMessage(domain.CodeOf(err)) == "" {
+				t.Fatalf("%q: evaluation error without a known code: %v", src, err)
+			}
+			return
+		}
+		if col.Len() != batch.Len() || col.Kind != c.Type().Kind || (col.Nulls != nil && len(col.Nulls) != col.Len()) {
+			t.Fatalf("%q: %d rows of kind %s (%d null marks) for %d rows of %s", src, col.Len(), col.Kind, len(col.Nulls), batch.Len(), c.Type())
+		}
+	})
+}
