@@ -84,7 +84,7 @@ func zeroAt(c *domain.Column, i int) bool {
 // error, one value per row, the compiled kind) over mutations of the
 // function cases of this package's function files.
 func FuzzFunctions(f *testing.F) {
-	for _, cases := range [][]struct{ src, want string }{mathFnCases, stringFnCases, formatFnCases, regexFnCases, hashFnCases} {
+	for _, cases := range [][]struct{ src, want string }{mathFnCases, stringFnCases, moreStringFnCases, formatFnCases, regexFnCases, hashFnCases} {
 		for _, tc := range cases {
 			f.Add(tc.src)
 		}
