@@ -87,6 +87,14 @@ const (
 	CodeScalarSubqueryRows   Code = "SCALAR_SUBQUERY_TOO_MANY_ROWS"
 	CodeInvalidSubquery      Code = "INVALID_SUBQUERY_EXPRESSION"
 	CodeUnsupportedQuery     Code = "UNSUPPORTED_QUERY_FEATURE"
+
+	// String, regular expression and formatting functions.
+	CodeInvalidPattern     Code = "INVALID_PARAMETER_VALUE.PATTERN"
+	CodeRegexGroupIndex    Code = "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX"
+	CodeInvalidLength      Code = "INVALID_PARAMETER_VALUE.LENGTH"
+	CodeUnsupportedRegex   Code = "UNSUPPORTED_REGEX"
+	CodeInvalidIndexOfZero Code = "INVALID_INDEX_OF_ZERO"
+	CodeUnsupportedFormat  Code = "UNSUPPORTED_FORMAT_STRING"
 )
 
 type codeText struct {
@@ -156,6 +164,14 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:   {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:       {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidLikePattern: {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
+	CodeInvalidPattern:     {"a regular expression is not valid", "correct the pattern; the message says where it is wrong"},
+	CodeRegexGroupIndex:    {"a regular expression group index is out of range", "use a group index between 0 and the number of groups in the pattern"},
+	CodeInvalidLength:      {"a function's result would be too long", "use a smaller length or repeat count"},
+	CodeUnsupportedRegex: {"a regular expression uses Java syntax that sluice's RE2 engine does not have",
+		"rewrite the pattern without lookahead or lookbehind, backreferences, possessive quantifiers, atomic groups or class intersections, e.g. match more and cut with regexp_extract groups"},
+	CodeInvalidIndexOfZero: {"an index of 0 was given where indexes start at 1", "use 1 for the first element or -1 for the last"},
+	CodeUnsupportedFormat: {"a format string uses a conversion sluice does not support",
+		"use %s, %d, %f, %e, %x, %o, %c, %b or %% with flags - 0 + space , and a width or precision"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

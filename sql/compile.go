@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -185,6 +186,17 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP", e.Value)
 		}
 		return &litNode{t: domain.TypeTimestamp, v: domain.TimestampMicros(us)}, nil
+	case "X":
+		// an odd number of digits has an implicit leading 0, as in Spark
+		digits := e.Value
+		if len(digits)%2 != 0 {
+			digits = "0" + digits
+		}
+		b, err := hex.DecodeString(digits)
+		if err != nil {
+			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid binary literal: it needs hexadecimal digits", e.Value)
+		}
+		return &litNode{t: domain.TypeBytes, v: domain.Bytes(b)}, nil
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s literals are not supported yet", e.Type)
 }

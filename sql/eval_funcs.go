@@ -724,6 +724,9 @@ func compileLike(pat string, esc rune, ci bool, pos Pos) (*likeMatcher, error) {
 }
 
 func (c *compiler) like(e *Like) (node, error) {
+	if e.Quantifier == "" && (e.Op == "RLIKE" || e.Op == "REGEXP") {
+		return c.rlike(e)
+	}
 	if e.Quantifier != "" || (e.Op != "LIKE" && e.Op != "ILIKE") {
 		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s %s is not supported yet", e.Op, e.Quantifier)
 	}

@@ -358,6 +358,17 @@ func (p *parser) primary() Expr {
 					return e
 				}
 			}
+		case "POSITION":
+			if next.kind == tOp && next.text == "(" && p.inAtTopLevel(2) {
+				// POSITION(sub IN s) is position(sub, s)
+				p.i += 2
+				call := &FuncCall{Pos: pos, Name: &Name{Pos: pos, Parts: []*Ident{{Pos: pos, Name: t.text}}}}
+				sub := p.comparison()
+				p.expectKws("IN")
+				call.Args = []Expr{sub, p.comparison()}
+				p.expectOp(")")
+				return call
+			}
 		}
 		if reservedExpr[t.upper] {
 			p.fail("an expression")
@@ -382,6 +393,27 @@ func init() {
 		THEN ELSE END AS WHEN AND OR IS IN BETWEEN LIKE WITH`) {
 		reservedExpr[w] = true
 	}
+}
+
+// inAtTopLevel reports whether the parenthesised arguments starting at token
+// k hold the keyword IN outside any nested parentheses.
+func (p *parser) inAtTopLevel(k int) bool {
+	depth := 0
+	for ; p.i+k < len(p.toks) && p.toks[p.i+k].kind != tEOF; k++ {
+		t := &p.toks[p.i+k]
+		switch {
+		case t.kind == tOp && (t.text == "(" || t.text == "["):
+			depth++
+		case t.kind == tOp && (t.text == ")" || t.text == "]"):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && t.kind == tIdent && t.upper == "IN":
+			return true
+		}
+	}
+	return false
 }
 
 // trim parses TRIM([BOTH | LEADING | TRAILING] [chars] FROM x); a plain

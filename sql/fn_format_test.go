@@ -1,0 +1,77 @@
+package sql
+
+import (
+	"testing"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+var formatFnCases = []struct{ src, want string }{
+	{`format_string('Hello World %d %s', 100, 'days')`, "string:'Hello World 100 days'"},
+	{`printf('Hello World %d %s', 100, 'days')`, "string:'Hello World 100 days'"},
+	{`format_string('%s', s)`, "string:'Spark SQL'"}, {`format_string('%S', u)`, "string:'ÄRGER ÜBER Ĳ'"},
+	{`format_string('%.2f', 2.675)`, "string:'2.68'"}, {`format_string('%.2f', 0.125)`, "string:'0.13'"},
+	{`format_string('%f', d)`, "string:'2.500000'"}, {`format_string('%.0f', 2.5)`, "string:'3'"}, {`format_string('%.3f', -0.0005)`, "string:'-0.001'"},
+	{`format_string('%.1f', 1e20)`, "string:'100000000000000000000.0'"}, {`format_string('%8.2f|', -3.14159)`, "string:'   -3.14|'"},
+	{`format_string('%08.2f', -3.14159)`, "string:'-0003.14'"}, {`format_string('%+.1f', 2.0)`, "string:'+2.0'"},
+	{`format_string('%,.2f', 1234567.891)`, "string:'1,234,567.89'"}, {`format_string('%f', CAST('NaN' AS DOUBLE))`, "string:'NaN'"},
+	{`format_string('%f', CAST('-Infinity' AS DOUBLE))`, "string:'-Infinity'"},
+	{`format_string('%x', 255)`, "string:'ff'"}, {`format_string('%X', 255)`, "string:'FF'"}, {`format_string('%x', -1)`, "string:'ffffffffffffffff'"},
+	{`format_string('%o', 8)`, "string:'10'"}, {`format_string('%04x', 10)`, "string:'000a'"},
+	{`format_string('%05d', 42)`, "string:'00042'"}, {`format_string('%05d', -42)`, "string:'-0042'"}, {`format_string('%-5s|', 'ab')`, "string:'ab   |'"},
+	{`format_string('%5s|', 'ab')`, "string:'   ab|'"}, {`format_string('%.3s', 'abcdef')`, "string:'abc'"}, {`format_string('%,d', 1234567)`, "string:'1,234,567'"},
+	{`format_string('%+d % d', 5, 5)`, "string:'+5  5'"}, {`format_string('100%%')`, "string:'100%'"}, {`format_string('a%nb')`, "string:'a\nb'"},
+	{`format_string('%2$s %1$s', 'a', 'b')`, "string:'b a'"}, {`format_string('%s %s', 'a', 'b', 'c')`, "string:'a b'"},
+	{`format_string('%c', 65)`, "string:'A'"}, {`format_string('%b %b %b', b, nb, 'x')`, "string:'true false true'"},
+	{`format_string('%s %d', ns, n)`, "string:'null null'"}, {`format_string('%6s', ns)`, "string:'  null'"},
+	{`format_string('%s', i)`, "string:'5'"}, {`format_string('%s', d)`, "string:'2.5'"}, {`format_string('%s|%s', e, 1e7)`, "string:'|1.0E7'"},
+	{`format_string(ns, 1)`, "string:NULL"}, {`format_string(NULL)`, "string:NULL"}, {`format_string('plain')`, "string:'plain'"},
+	{`format_string(s)`, "string:'Spark SQL'"}, {`format_string(e)`, "string:''"},
+	// unsupported or invalid
+	{`format_string('%e', 1.0)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%t', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%d', 1.5)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%f', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%s %s', 'a')`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%-d', 1)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%#x', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%.2d', 1)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%s', dt)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%0$s', 1)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string('%+x', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string('%c', -1)`, "UNSUPPORTED_FORMAT_STRING"}, {`format_string(concat('%', 'q'), 1)`, "UNSUPPORTED_FORMAT_STRING"},
+	{`format_string(concat('%', 'd'), i)`, "string:'5'"}, {`format_string(st)`, "DATATYPE_MISMATCH"},
+	{`format_string('%99999999999d', 1)`, "UNSUPPORTED_FORMAT_STRING"},
+}
+
+func TestFormatString(t *testing.T) { checkEvalCases(t, formatFnCases) }
+
+func TestFormatStringRows(t *testing.T) {
+	checkRowsMatch(t, []string{
+		"format_string('%s-%d-%.1f', s, i, d)", "format_string(ns, n)", "format_string('%5s|%-3d|', ns, z)",
+		"printf(concat('%', 's'), u)",
+	})
+}
+
+// FuzzParseFormat: parsing a format never panics, and a format that
+// parses formats a row of every kind it accepts without panicking.
+func FuzzParseFormat(f *testing.F) {
+	for _, s := range []string{"%s", "%05d", "%-5s|%.2f", "%2$s %1$s", "%,d", "100%%", "%n", "%", "%0$s", "%99999999999d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		specs, msg := parseFormat(s)
+		if msg != "" {
+			return
+		}
+		cols := []*domain.Column{
+			{Kind: domain.KindInt64, Ints: []int64{-12345}},
+			{Kind: domain.KindFloat64, Floats: []float64{-1.5}},
+			{Kind: domain.KindString, Strs: []string{"x"}},
+		}
+		kinds := []domain.Kind{domain.KindInt64, domain.KindFloat64, domain.KindString}
+		if checkFormatArgs(specs, kinds) != "" {
+			return
+		}
+		for _, sp := range specs {
+			if sp.conv != 0 && sp.width < 1<<16 {
+				_, _ = formatOne(sp, cols, 0, Pos{})
+			}
+		}
+	})
+}
