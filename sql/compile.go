@@ -120,6 +120,12 @@ func (c *compiler) compile(e Expr) (node, error) {
 		return c.call(e)
 	case *Trim:
 		return c.trim(e)
+	case *Subscript:
+		return c.subscript(e)
+	case *JSONPath:
+		return c.jsonPath(e)
+	case *Lambda:
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "a lambda function is only allowed as an argument of a higher-order function such as transform or filter")
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
 }
