@@ -12,6 +12,7 @@ const (
 	CodeCollectionSizeLimit        Code = "COLLECTION_SIZE_LIMIT_EXCEEDED"
 	CodeUnsupportedGenerator       Code = "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS"
 	CodeInvalidSchema              Code = "INVALID_SCHEMA"
+	CodeComparatorReturnsNull      Code = "COMPARATOR_RETURNS_NULL"
 )
 
 func init() {
@@ -30,6 +31,8 @@ func init() {
 			"build a smaller array, or split the work over several rows"},
 		CodeUnsupportedGenerator: {"a generator (explode, inline, ...) is used inside another expression",
 			"call the generator at the top of a SELECT item or in LATERAL VIEW, and use its output columns in other expressions"},
+		CodeComparatorReturnsNull: {"the comparator of array_sort returned NULL",
+			"make the comparator return an integer for every pair, NULL elements included (coalesce)"},
 		CodeInvalidSchema: {"a schema text could not be read", "write the schema in DDL, as 'a INT, b STRING' or 'STRUCT<a: INT, b: STRING>'"},
 	} {
 		codeInfo[c] = t
