@@ -13,6 +13,7 @@ const (
 	CodeUnsupportedGenerator       Code = "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS"
 	CodeInvalidSchema              Code = "INVALID_SCHEMA"
 	CodeComparatorReturnsNull      Code = "COMPARATOR_RETURNS_NULL"
+	CodeAmbiguousField             Code = "AMBIGUOUS_REFERENCE_TO_FIELDS"
 )
 
 func init() {
@@ -33,6 +34,8 @@ func init() {
 			"call the generator at the top of a SELECT item or in LATERAL VIEW, and use its output columns in other expressions"},
 		CodeComparatorReturnsNull: {"the comparator of array_sort returned NULL",
 			"make the comparator return an integer for every pair, NULL elements included (coalesce)"},
+		CodeAmbiguousField: {"a JSON key matches several keys that differ only in case",
+			"write the key in brackets and quotes (col:['Key']) to match its case exactly"},
 		CodeInvalidSchema: {"a schema text could not be read", "write the schema in DDL, as 'a INT, b STRING' or 'STRUCT<a: INT, b: STRING>'"},
 	} {
 		codeInfo[c] = t

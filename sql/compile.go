@@ -367,8 +367,8 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 	case bk == domain.KindNull:
 		return a, true
 	case ak == bk:
-		if ak == domain.KindList || ak == domain.KindStruct {
-			return a, a.Equal(b)
+		if ak.IsNested() {
+			return widerType(a, b)
 		}
 		return a, true
 	case isNumeric(ak) && isNumeric(bk):
@@ -401,6 +401,9 @@ func scalarCastable(k domain.Kind) bool {
 func implicit(n node, t domain.Type, p Pos) node {
 	k := n.typ().Kind
 	if k == t.Kind {
+		if k.IsNested() && !n.typ().Equal(t) {
+			return &convertNode{x: n, t: t} // bigint elements to double, say
+		}
 		return n
 	}
 	if k == domain.KindNull {
