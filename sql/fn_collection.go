@@ -979,8 +979,10 @@ func compileSlice(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-// maxArrayLength is Spark's limit on the elements of one array.
-const maxArrayLength = 2147483632
+// maxSequenceLength bounds the arrays sequence builds. Spark's limit is
+// 2147483632 elements, but an array of each row lives in memory here as
+// Values, so sluice stops far sooner, with Spark's error for the limit.
+const maxSequenceLength = 1 << 20
 
 // compileSequence: sequence(start, stop[, step]) of bigints, or of dates by
 // whole days. Spark's interval steps are not supported yet (a step that is
@@ -1032,8 +1034,8 @@ func compileSequence(c *compiler, e *FuncCall, name string) (node, error) {
 		if step != 0 {
 			count = (absDiff(start, stop) / absU(step)) + 1
 		}
-		if count > maxArrayLength {
-			return domain.Value{}, exprErr(domain.CodeCollectionSizeLimit, p, "sequence would have %d elements; an array holds at most %d", count, maxArrayLength)
+		if count > maxSequenceLength {
+			return domain.Value{}, exprErr(domain.CodeCollectionSizeLimit, p, "sequence would have %d elements; sluice builds at most %d", count, maxSequenceLength)
 		}
 		out := make([]domain.Value, count)
 		for i := range out {
