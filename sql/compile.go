@@ -368,7 +368,9 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return a, true
 	case ak == bk:
 		if ak.IsNested() {
-			return widerType(a, b)
+			t, ok := widerType(a, b)
+			// as in Spark, maps cannot be compared, nor anything holding one
+			return t, ok && (!cmp || orderable(t))
 		}
 		return a, true
 	case isNumeric(ak) && isNumeric(bk):

@@ -124,6 +124,18 @@ var collectionCases = []struct{ src, want string }{
 	{"size(array(st, NULL))", "bigint:2"},
 	{"array(st).x", "DATATYPE_MISMATCH"},
 	{"coalesce(NULL, array(1))", "array<bigint>:[1]"},
+	{"CASE WHEN b THEN array(1) ELSE array(2.5) END", "array<double>:[1]"},
+	{"if(b, map('a', 1), map('b', 2.5))", "map<string, double>:{a -> 1}"},
+	{"coalesce(array(n), array(1.5))", "array<double>:[NULL]"},
+	{"array(1, n) = array(1.0, NULL)", "boolean:true"},
+	{"array(1) < array(1, 0)", "boolean:true"},
+	{"map('a', 1) = map('a', 1)", "DATATYPE_MISMATCH"},
+	{"array(map('a', 1)) IN (array(map('a', 1)))", "DATATYPE_MISMATCH"},
+	{"map(array(1), 2)[array(1)]", "bigint:2"},
+	{"transform(array(1, 2), x -> array(x))[1][0]", "bigint:2"},
+	{"array(1)['x']", "CAST_INVALID_INPUT"},
+	{"i:a", "string:NULL"},
+	{"st:a", "DATATYPE_MISMATCH"},
 }
 
 func TestCollectionFunctions(t *testing.T) { checkCollCases(t, collectionCases) }

@@ -121,7 +121,13 @@ type flat struct {
 }
 
 func flatten(col *domain.Column, rows int) flat {
-	f := flat{start: make([]int, rows+1)}
+	total := 0
+	for r := 0; r < rows; r++ {
+		if !col.IsNull(r) {
+			total += len(col.Values[r].AsList())
+		}
+	}
+	f := flat{vals: make([]domain.Value, 0, total), rowOf: make([]int, 0, total), pos: make([]int64, 0, total), start: make([]int, rows+1)}
 	for r := 0; r < rows; r++ {
 		f.start[r] = len(f.vals)
 		if col.IsNull(r) {

@@ -94,6 +94,9 @@ func TestCollectionBatchMatchesRows(t *testing.T) {
 		"array(i, n)[0]", "element_at(array(s, ns), 2)", "map(coalesce(s, 'x'), i)[s]", "size(if(n IS NULL, NULL, array(n)))",
 		"array_contains(array(1, n), i)", "array_sort(array(z, i, n))", "transform(array(st), x -> x.y)",
 		"array_sort(array(i, z, 2), (l, r) -> coalesce(l, 0) - coalesce(r, 0))", "transform(array(array(i), array(z)), a -> transform(a, x -> x + coalesce(n, 0)))",
+		`get_json_object(to_json(named_struct('s', s, 'n', n)), '$.s')`, `to_json(map('i', i, 'n', n))`, "to_json(array(st))",
+		`from_json(concat('{"a":', coalesce(ns, s), '}'), 'a INT')`, `concat('{"a":', i, '}'):a`, "json_array_length(concat('[', i, ']'))",
+		"array_join(array(s, ns, u), '/', '?')", "array_union(array(i), array(n, z))", "slice(array(i, n, z), 2, 1)",
 	} {
 		e, err := ParseExpr("t", src)
 		if err != nil {
@@ -118,6 +121,31 @@ func TestCollectionBatchMatchesRows(t *testing.T) {
 			if a, b := all.Value(r), one.Value(0); !a.Equal(b) {
 				t.Errorf("%s row %d: batch gives %v, the row alone %v", src, r, a, b)
 			}
+		}
+	}
+}
+
+// BenchmarkTransform: transform(sequence(0, a), x -> x * b + 1) over 64K
+// rows of arrays of up to 20 elements; the lambda body runs once per batch.
+func BenchmarkTransform(b *testing.B) {
+	batch := benchBatch(b, 1<<16)
+	c := compileBench(b, batch, "transform(sequence(0, a), x -> x * b + 1)")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Eval(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetJSONObject: get_json_object with a constant path over 64K rows.
+func BenchmarkGetJSONObject(b *testing.B) {
+	batch := benchBatch(b, 1<<16)
+	c := compileBench(b, batch, `get_json_object(concat('{"a":{"b":[', a, ',"', c, '"]}}'), '$.a.b[1]')`)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Eval(batch); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
