@@ -34,18 +34,26 @@ func (c *Compiled) Type() domain.Type { return c.root.typ() }
 // A batch whose columns do not have the kinds of the compiled schema is
 // SCHEMA_DRIFT.
 func (c *Compiled) Eval(b *domain.Batch) (*domain.Column, error) {
-	if b == nil {
-		return nil, domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(c.expr))
-	}
-	if len(b.Columns) != len(c.in.Fields) {
-		return nil, domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(c.in.Fields), c.in)
-	}
-	for i, f := range c.in.Fields {
-		if b.Columns[i] == nil || b.Columns[i].Kind != f.Type.Kind {
-			return nil, domain.Errorf(domain.CodeSchemaDrift, "column %d of the batch is not %s %s, as the expression was compiled for", i+1, f.Name, f.Type)
-		}
+	if err := checkBatch(b, c.in, c.expr); err != nil {
+		return nil, err
 	}
 	return c.root.eval(b)
+}
+
+// checkBatch checks that b has the schema in that e was compiled against.
+func checkBatch(b *domain.Batch, in domain.Schema, e Expr) error {
+	if b == nil {
+		return domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(e))
+	}
+	if len(b.Columns) != len(in.Fields) {
+		return domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(in.Fields), in)
+	}
+	for i, f := range in.Fields {
+		if b.Columns[i] == nil || b.Columns[i].Kind != f.Type.Kind {
+			return domain.Errorf(domain.CodeSchemaDrift, "column %d of the batch is not %s %s, as the expression was compiled for", i+1, f.Name, f.Type)
+		}
+	}
+	return nil
 }
 
 // Compile resolves e against the input schema and type-checks it.

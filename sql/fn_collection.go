@@ -1001,6 +1001,8 @@ func compileSequence(c *compiler, e *FuncCall, name string) (node, error) {
 		if t.Kind == domain.KindNull {
 			t = domain.TypeInt64
 		}
+	case domain.KindTimestamp:
+		return nil, exprErr(domain.CodeNotImplemented, e.Args[0].Position(), "%s of timestamps needs interval steps, which are not supported yet", name)
 	default:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs bigints or dates, found %s", name, t)
 	}

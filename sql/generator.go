@@ -42,6 +42,8 @@ func init() {
 // Generator is a compiled generator call.
 type Generator struct {
 	schema domain.Schema
+	call   *FuncCall
+	in     domain.Schema
 	args   []node
 	// rows appends the output rows of input row r (whose argument values
 	// are vals) to out, returning how many it added.
@@ -73,14 +75,20 @@ func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
 			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 		}
 	}
-	return g.compile(&compiler{in: in}, call, name)
+	gen, err := g.compile(&compiler{in: in}, call, name)
+	if err != nil {
+		return nil, err
+	}
+	gen.call, gen.in = call, in
+	return gen, nil
 }
 
 // Eval returns the generated rows and, for each, the index of the input row
-// it came from.
+// it came from. A batch of another schema than the generator was compiled
+// for is SCHEMA_DRIFT.
 func (g *Generator) Eval(b *domain.Batch) (*domain.Batch, []int, error) {
-	if b == nil {
-		return nil, nil, domain.Errorf(domain.CodeSchemaDrift, "no batch to run the generator on")
+	if err := checkBatch(b, g.in, g.call); err != nil {
+		return nil, nil, err
 	}
 	cols := make([]*domain.Column, len(g.args))
 	for i, a := range g.args {

@@ -84,3 +84,20 @@ func TestGeneratorInScalarPosition(t *testing.T) {
 		}
 	}
 }
+
+func TestGeneratorSchemaDrift(t *testing.T) {
+	e, _ := ParseExpr("t", "explode(array(i))")
+	g, err := CompileGenerator(e.(*FuncCall), testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := domain.NewBatch(domain.NewSchema(domain.Field{Name: "i", Type: domain.TypeString}), 0)
+	for _, b := range []*domain.Batch{nil, other} {
+		if _, _, err := g.Eval(b); domain.CodeOf(err) != domain.CodeSchemaDrift {
+			t.Errorf("eval on a batch of another schema: %v", err)
+		}
+	}
+	if _, err := CompileGenerator(nil, testSchema); domain.CodeOf(err) != domain.CodeNotImplemented {
+		t.Errorf("CompileGenerator(nil): %v", err)
+	}
+}
