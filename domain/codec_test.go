@@ -475,6 +475,7 @@ func sampleBatches(t testing.TB) []namedBatch {
 		t.Fatal(err)
 	}
 	out = append(out, namedBatch{"unmarked null lists", unmarked})
+	out = append(out, namedBatch{"maps", mapBatch(t)})
 	return out
 }
 
