@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 	"testing"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // jsonCases are Spark's and Databricks' reference examples of the JSON
@@ -127,6 +129,37 @@ func FuzzGetJSONObject(f *testing.F) {
 					t.Fatalf("get_json_object(%q, %q) = %q, which is not JSON", js, path, got)
 				}
 			}
+		}
+	})
+}
+
+// FuzzFromJSON: any JSON read into any schema the schema reader accepts
+// gives a value of the schema's kind or NULL, and to_json of a struct that
+// from_json made is JSON again.
+func FuzzFromJSON(f *testing.F) {
+	for _, tc := range jsonCases {
+		if strings.HasPrefix(tc.src, "from_json(") {
+			f.Add(tc.src, "a INT, b ARRAY<MAP<STRING, DOUBLE>>, c STRUCT<d: DATE, e: BOOLEAN>")
+		}
+	}
+	f.Add(`{"a":1,"b":[{"x":1.5}],"c":{"d":"2024-01-01","e":true}}`, "a INT, b ARRAY<MAP<STRING, DOUBLE>>, c STRUCT<d: DATE, e: BOOLEAN>")
+	f.Fuzz(func(t *testing.T, js, schema string) {
+		typ, err := parseSchemaText(schema)
+		if err != nil || typ.Kind != domain.KindStruct {
+			return
+		}
+		v, ok := parseJSON(js)
+		if !ok {
+			return
+		}
+		got := jsonToValue(v, typ)
+		if !got.IsNull() && got.Kind() != domain.KindStruct {
+			t.Fatalf("from_json(%q, %q) = %v, not a struct", js, schema, got)
+		}
+		var sb strings.Builder
+		writeValueJSON(&sb, got, typ)
+		if _, ok := parseJSON(sb.String()); !ok {
+			t.Fatalf("to_json(from_json(%q, %q)) = %q, which is not JSON", js, schema, sb.String())
 		}
 	})
 }

@@ -63,6 +63,9 @@ func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
 	}
 	name := strings.ToLower(call.Name.Last().Name)
 	g, ok := generators[name]
+	if call.Over != nil || call.Filter != nil || call.Quantifier != "" || len(call.WithinGroup) > 0 {
+		return nil, exprErr(domain.CodeNotImplemented, call.Pos, "this form of generator call is not supported")
+	}
 	if !ok || len(call.Name.Parts) > 1 {
 		return nil, exprErr(domain.CodeNotImplemented, call.Pos, "%s is not a generator; generators are explode, explode_outer, posexplode, posexplode_outer, inline, inline_outer, stack and json_tuple", name)
 	}
