@@ -570,6 +570,9 @@ func (c *compiler) mapAndKey(m node, key Expr, name string) (node, node, error) 
 		return nil, nil, err
 	}
 	kt := keyOf(m.typ())
+	if kt.Kind == domain.KindNull { // a NULL or empty map: no key to match
+		return m, k, nil
+	}
 	t, ok := widerType(kt, k.typ())
 	if !ok || !t.Equal(kt) && !(t.Kind == kt.Kind && !t.Kind.IsNested()) {
 		// the map's keys would have to change type: Spark refuses this too
