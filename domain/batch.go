@@ -12,7 +12,7 @@ import (
 //	bool, int64, timestamp, date  Ints (bools as 0 and 1)
 //	float64                       Floats
 //	string, bytes                 Strs
-//	list, struct, null            Values
+//	list, struct, map, null       Values
 //
 // Nulls is nil when no value is NULL; otherwise Nulls[i] marks row i NULL and
 // the typed slice holds a zero at i.
@@ -59,7 +59,7 @@ func (c *Column) IsNull(i int) bool {
 	if c.Nulls != nil && c.Nulls[i] {
 		return true
 	}
-	return c.Kind == KindNull || ((c.Kind == KindList || c.Kind == KindStruct) && c.Values[i].IsNull())
+	return c.Kind == KindNull || (c.Kind.IsNested() && c.Values[i].IsNull())
 }
 
 // Value returns row i as a Value.

@@ -17,9 +17,10 @@ var kindSamples = map[Kind]Value{
 	KindDate:      DateDays(-5),
 	KindList:      List(Int(1), Null()),
 	KindStruct:    Struct(String("f"), List()),
+	KindMap:       Map(MapEntry(String("k"), Null())),
 }
 
-var allKinds = []Kind{KindNull, KindBool, KindInt64, KindFloat64, KindString, KindBytes, KindTimestamp, KindDate, KindList, KindStruct}
+var allKinds = []Kind{KindNull, KindBool, KindInt64, KindFloat64, KindString, KindBytes, KindTimestamp, KindDate, KindList, KindStruct, KindMap}
 
 // checkColumn checks a column's length and rows against want.
 func checkColumn(t *testing.T, c *Column, want []Value) {

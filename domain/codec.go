@@ -294,7 +294,7 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 			for _, s := range c.Strs[:n] {
 				e.str(s)
 			}
-		case KindNull, KindList, KindStruct:
+		case KindNull, KindList, KindStruct, KindMap:
 			for _, v := range c.Values[:n] {
 				err := encodeValue(&e, v, 0)
 				if err == nil && v.kind != KindNull && v.kind != c.Kind {
@@ -352,7 +352,7 @@ func encodeValue(e *encoder, v Value, depth int) error {
 		e.u64(uint64(v.i))
 	case KindString, KindBytes:
 		e.str(v.s)
-	case KindList, KindStruct:
+	case KindList, KindStruct, KindMap:
 		e.uvarint(uint64(len(v.l)))
 		for _, x := range v.l {
 			if err := encodeValue(e, x, depth+1); err != nil {
@@ -394,7 +394,7 @@ func decodeValue(d *decoder, depth int) Value {
 		return Value{kind: k, i: int64(d.u64())}
 	case KindString, KindBytes:
 		return Value{kind: k, s: d.str()}
-	case KindList, KindStruct:
+	case KindList, KindStruct, KindMap:
 		n := d.length(1)
 		// n is bounded by the bytes left, but nested lists each claiming
 		// all of them must not each reserve room for them: grow as items
@@ -492,7 +492,7 @@ func DecodeBatch(p []byte) (*Batch, error) {
 			for i := range c.Strs {
 				c.Strs[i] = d.str()
 			}
-		case KindNull, KindList, KindStruct:
+		case KindNull, KindList, KindStruct, KindMap:
 			c.Values = make([]Value, n)
 			for i := range c.Values {
 				c.Values[i] = decodeValue(&d, 0)

@@ -475,6 +475,7 @@ func sampleBatches(t testing.TB) []namedBatch {
 		t.Fatal(err)
 	}
 	out = append(out, namedBatch{"unmarked null lists", unmarked})
+	out = append(out, namedBatch{"maps", mapBatch(t)})
 	return out
 }
 
@@ -885,8 +886,8 @@ func TestDecodeBatchRefusesCorruptInput(t *testing.T) {
 	}{
 		{"bad boolean", rawBatch(t, one(TypeBool), 1, 0, 2), "bad boolean 2"},
 		{"bad null marker", rawBatch(t, one(TypeInt64), 1, 2, 0), "bad null marker"},
-		{"unknown column kind", rawBatch(t, one(Type{Kind: 10}), 1, 0, 0), "unknown column kind 10"},
-		{"unknown value kind", rawBatch(t, one(ListOf(TypeInt64)), 1, 0, 10), "unknown value kind 10"},
+		{"unknown column kind", rawBatch(t, one(Type{Kind: 200}), 1, 0, 0), "unknown column kind 200"},
+		{"unknown value kind", rawBatch(t, one(ListOf(TypeInt64)), 1, 0, 200), "unknown value kind 200"},
 		{"value of another kind", rawBatch(t, one(ListOf(TypeInt64)), 1, 0, byte(KindStruct), 0), "a struct value in a array column"},
 		{"value in a null column", rawBatch(t, one(Type{}), 1, 0, byte(KindInt64), 2), "a bigint value in a null column"},
 		{"bad nested boolean", rawBatch(t, one(ListOf(TypeBool)), 1, 0, byte(KindList), 1, byte(KindBool), 7), "bad boolean 7"},

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,17 +48,29 @@ func TestEveryCodeHasAMessageAndAHint(t *testing.T) {
 	}
 }
 
-// declaredCodes parses errors.go and returns the values of every constant of
-// type Code declared there.
+// declaredCodes parses errors.go and the errors_*.go files beside it (each
+// family of SQL functions declares its codes in its own) and returns the
+// values of every constant of type Code declared there.
 func declaredCodes(t *testing.T) []Code {
 	t.Helper()
 	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "errors.go", nil, 0)
+	paths, err := filepath.Glob("errors*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var decls []ast.Decl
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decls = append(decls, file.Decls...)
+	}
 	var out []Code
-	for _, decl := range file.Decls {
+	for _, decl := range decls {
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.CONST {
 			continue

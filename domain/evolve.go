@@ -12,7 +12,7 @@ import (
 // and the flow fails, naming the column, both types and the fix.
 
 // scalar reports whether values of kind k print as a single text value.
-func scalar(k Kind) bool { return k != KindList && k != KindStruct && k != KindNull }
+func scalar(k Kind) bool { return !k.IsNested() && k != KindNull }
 
 // EvolveSchema returns the schema a table has after taking a batch of schema
 // incoming. With declared set, the table's schema is fixed: the batch must

@@ -4,10 +4,11 @@ import (
 	"strings"
 )
 
-// Type is a column type: a kind, with an element type for lists and fields
-// for structs.
+// Type is a column type: a kind, with an element type for lists, fields for
+// structs, and a key type (Key) and value type (Elem) for maps.
 type Type struct {
 	Kind   Kind    `json:"kind"`
+	Key    *Type   `json:"key,omitempty"`
 	Elem   *Type   `json:"elem,omitempty"`
 	Fields []Field `json:"fields,omitempty"`
 }
@@ -26,11 +27,14 @@ var (
 // ListOf is the type of lists of elem.
 func ListOf(elem Type) Type { return Type{Kind: KindList, Elem: &elem} }
 
+// MapOf is the type of maps from key to value.
+func MapOf(key, value Type) Type { return Type{Kind: KindMap, Key: &key, Elem: &value} }
+
 // StructOf is the type of structs with the given fields.
 func StructOf(fields ...Field) Type { return Type{Kind: KindStruct, Fields: fields} }
 
 // String renders the type in SQL spelling: bigint, array<string>,
-// struct<a: bigint, b: string>.
+// map<string, bigint>, struct<a: bigint, b: string>.
 func (t Type) String() string {
 	switch t.Kind {
 	case KindList:
@@ -38,6 +42,15 @@ func (t Type) String() string {
 			return "array<null>"
 		}
 		return "array<" + t.Elem.String() + ">"
+	case KindMap:
+		k, v := "null", "null"
+		if t.Key != nil {
+			k = t.Key.String()
+		}
+		if t.Elem != nil {
+			v = t.Elem.String()
+		}
+		return "map<" + k + ", " + v + ">"
 	case KindStruct:
 		parts := make([]string, len(t.Fields))
 		for i, f := range t.Fields {
@@ -50,10 +63,13 @@ func (t Type) String() string {
 
 // Equal reports whether two types are identical.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) {
+	if t.Kind != o.Kind || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
 		return false
 	}
 	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {
+		return false
+	}
+	if t.Key != nil && !t.Key.Equal(*o.Key) {
 		return false
 	}
 	for i := range t.Fields {

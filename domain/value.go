@@ -23,9 +23,10 @@ const (
 	KindDate      Kind = 7 // days since the Unix epoch
 	KindList      Kind = 8
 	KindStruct    Kind = 9
+	KindMap       Kind = 10 // entries in insertion order, each a Struct(key, value)
 )
 
-var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct"}
+var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct", "map"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -36,7 +37,7 @@ func (k Kind) String() string {
 
 // Value is one value of any kind. The zero Value is NULL. Scalars live in i
 // (bool, int64, timestamp, date, and float64 as its bits) or s (string, bytes);
-// lists and structs in l. Values are immutable once built.
+// lists, structs and maps in l. Values are immutable once built.
 type Value struct {
 	kind Kind
 	i    int64
@@ -64,6 +65,14 @@ func List(items ...Value) Value      { return Value{kind: KindList, l: items} }
 // Struct builds a struct value; fields are positional, named by the type.
 func Struct(fields ...Value) Value { return Value{kind: KindStruct, l: fields} }
 
+// Map builds a map value from its entries, each a MapEntry, in insertion
+// order. Keys are not checked for duplicates: the functions that build maps
+// decide what a duplicate key means.
+func Map(entries ...Value) Value { return Value{kind: KindMap, l: entries} }
+
+// MapEntry is one entry of a map: a struct of the key and the value.
+func MapEntry(key, value Value) Value { return Struct(key, value) }
+
 // Timestamp converts t to a timestamp value (microsecond precision, UTC).
 func Timestamp(t time.Time) Value { return TimestampMicros(t.UnixMicro()) }
 
@@ -83,6 +92,13 @@ func (v Value) AsBytes() []byte   { return []byte(v.s) }
 func (v Value) AsList() []Value   { return v.l }
 func (v Value) AsTime() time.Time { return time.UnixMicro(v.i).UTC() }
 func (v Value) Fields() []Value   { return v.l }
+
+// Entries returns a map's entries, each a struct of the key and the value.
+func (v Value) Entries() []Value { return v.l }
+
+// IsNested reports whether values of kind k live in a Column's Values
+// (arrays, structs, maps), where a NULL may be a NULL Value without a mark.
+func (k Kind) IsNested() bool { return k == KindList || k == KindStruct || k == KindMap }
 
 // Equal reports whether two values are the same, NULL equal to NULL and NaN to
 // NaN (bitwise): this is identity, not SQL equality.
@@ -132,6 +148,20 @@ func (v Value) String() string {
 		}
 		b.WriteString(close)
 		return b.String()
+	case KindMap:
+		// as Spark shows maps: {a -> 1, b -> 2}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, e := range v.l {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(e.l[0].String())
+			b.WriteString(" -> ")
+			b.WriteString(e.l[1].String())
+		}
+		b.WriteByte('}')
+		return b.String()
 	}
 	return "?"
 }
@@ -171,7 +201,7 @@ func Compare(a, b Value) int {
 		return 1
 	case KindString, KindBytes:
 		return strings.Compare(a.s, b.s)
-	case KindList, KindStruct:
+	case KindList, KindStruct, KindMap:
 		for i := 0; i < len(a.l) && i < len(b.l); i++ {
 			if c := Compare(a.l[i], b.l[i]); c != 0 {
 				return c

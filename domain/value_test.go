@@ -30,7 +30,8 @@ func TestKindString(t *testing.T) {
 		{KindDate, "date"},
 		{KindList, "array"},
 		{KindStruct, "struct"},
-		{Kind(10), "kind(10)"},
+		{KindMap, "map"},
+		{Kind(13), "kind(13)"},
 		{Kind(255), "kind(255)"},
 	}
 	for _, tt := range tests {
@@ -42,7 +43,7 @@ func TestKindString(t *testing.T) {
 
 // TestKindNumbers pins the kind numbers: they are part of the batch codec.
 func TestKindNumbers(t *testing.T) {
-	got := []Kind{KindNull, KindBool, KindInt64, KindFloat64, KindString, KindBytes, KindTimestamp, KindDate, KindList, KindStruct}
+	got := []Kind{KindNull, KindBool, KindInt64, KindFloat64, KindString, KindBytes, KindTimestamp, KindDate, KindList, KindStruct, KindMap}
 	for i, k := range got {
 		if int(k) != i {
 			t.Errorf("kind %s is %d, want %d", k, k, i)

@@ -35,18 +35,26 @@ func (c *Compiled) Type() domain.Type { return c.root.typ() }
 // A batch whose columns do not have the kinds of the compiled schema is
 // SCHEMA_DRIFT.
 func (c *Compiled) Eval(b *domain.Batch) (*domain.Column, error) {
-	if b == nil {
-		return nil, domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(c.expr))
-	}
-	if len(b.Columns) != len(c.in.Fields) {
-		return nil, domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(c.in.Fields), c.in)
-	}
-	for i, f := range c.in.Fields {
-		if b.Columns[i] == nil || b.Columns[i].Kind != f.Type.Kind {
-			return nil, domain.Errorf(domain.CodeSchemaDrift, "column %d of the batch is not %s %s, as the expression was compiled for", i+1, f.Name, f.Type)
-		}
+	if err := checkBatch(b, c.in, c.expr); err != nil {
+		return nil, err
 	}
 	return c.root.eval(b)
+}
+
+// checkBatch checks that b has the schema in that e was compiled against.
+func checkBatch(b *domain.Batch, in domain.Schema, e Expr) error {
+	if b == nil {
+		return domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(e))
+	}
+	if len(b.Columns) != len(in.Fields) {
+		return domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(in.Fields), in)
+	}
+	for i, f := range in.Fields {
+		if b.Columns[i] == nil || b.Columns[i].Kind != f.Type.Kind {
+			return domain.Errorf(domain.CodeSchemaDrift, "column %d of the batch is not %s %s, as the expression was compiled for", i+1, f.Name, f.Type)
+		}
+	}
+	return nil
 }
 
 // Compile resolves e against the input schema and type-checks it.
@@ -133,6 +141,12 @@ func (c *compiler) compile(e Expr) (node, error) {
 		return c.call(e)
 	case *Trim:
 		return c.trim(e)
+	case *Subscript:
+		return c.subscript(e)
+	case *JSONPath:
+		return c.jsonPath(e)
+	case *Lambda:
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "a lambda function is only allowed as an argument of a higher-order function such as transform or filter")
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
 }
@@ -432,8 +446,10 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 	case bk == domain.KindNull:
 		return a, true
 	case ak == bk:
-		if ak == domain.KindList || ak == domain.KindStruct {
-			return a, a.Equal(b)
+		if ak.IsNested() {
+			t, ok := widerType(a, b)
+			// as in Spark, maps cannot be compared, nor anything holding one
+			return t, ok && (!cmp || orderable(t))
 		}
 		return a, true
 	case isNumeric(ak) && isNumeric(bk):
@@ -466,6 +482,9 @@ func scalarCastable(k domain.Kind) bool {
 func implicit(n node, t domain.Type, p Pos) node {
 	k := n.typ().Kind
 	if k == t.Kind {
+		if k.IsNested() && !n.typ().Equal(t) {
+			return &convertNode{x: n, t: t} // bigint elements to double, say
+		}
 		return n
 	}
 	if k == domain.KindNull {

@@ -52,6 +52,18 @@
 // rtrim, concat (and ||), substring / substr, abs, round, floor, ceil.
 // Anything else is NOT_IMPLEMENTED at compile time.
 //
+// Arrays, maps and structs (held as domain.Values): array, map, struct,
+// named_struct, map_from_arrays, subscripts (a[0], m['k'], st['f']),
+// element_at, size, the array_* and map_* functions, concat of arrays; the
+// higher-order functions with lambdas (transform, filter, exists, forall,
+// aggregate, zip_with, map_filter, transform_keys, transform_values,
+// array_sort with a comparator), whose body runs once per batch over the
+// flattened elements; and JSON: get_json_object, col:path, from_json,
+// to_json, schema_of_json, json_object_keys, json_array_length. Generators
+// (explode, posexplode, inline and their _outer forms, stack, json_tuple)
+// make rows: CompileGenerator compiles them, and Compile refuses them with
+// UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS.
+//
 // Differences from Spark, for now:
 //   - All integer types are bigint and DECIMAL is double: 1.5 is a double
 //     literal, CAST(x AS INT) gives a bigint without INT's range check.
@@ -60,4 +72,7 @@
 //   - Timestamps are UTC; the session time zone is not consulted yet.
 //   - A row-level error stops the whole batch at the first offending row,
 //     as Spark stops the query.
+//   - sequence takes whole-number steps only (days for dates; no intervals,
+//     no timestamps) and builds at most 2^20 elements; the JSON functions
+//     take no options; maps refuse duplicate keys (Spark's default policy).
 package sql

@@ -46,7 +46,7 @@ func allNulls(n int) []bool {
 func unionNulls(n int, cols ...*domain.Column) []bool {
 	var out []bool
 	for _, c := range cols {
-		if c.Kind == domain.KindList || c.Kind == domain.KindStruct {
+		if c.Kind.IsNested() {
 			// nested values may be NULL without a mark
 			for i, v := range c.Values {
 				if v.IsNull() && !isNullAt(c.Nulls, i) {
@@ -403,7 +403,7 @@ func (n *isNullNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
 	out := &domain.Column{Kind: domain.KindBool, Ints: make([]int64, rows)}
 	switch x.Kind {
-	case domain.KindList, domain.KindStruct, domain.KindNull:
+	case domain.KindList, domain.KindStruct, domain.KindMap, domain.KindNull:
 		for i := range out.Ints {
 			out.Ints[i] = b2i(x.IsNull(i))
 		}

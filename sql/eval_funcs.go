@@ -238,12 +238,25 @@ func (c *compiler) strFunc(e *FuncCall, t domain.Type, f func(out, in *domain.Co
 
 func (c *compiler) concat(args []Expr, p Pos) (node, error) {
 	ns := make([]node, len(args))
+	arrays := false
 	for i, a := range args {
 		n, err := c.compile(a)
 		if err != nil {
 			return nil, err
 		}
-		if ns[i], err = asString(n, a.Position(), "concat"); err != nil {
+		ns[i] = n
+		arrays = arrays || n.typ().Kind == domain.KindList
+	}
+	if arrays {
+		pos := make([]Pos, len(args))
+		for i, a := range args {
+			pos[i] = a.Position()
+		}
+		return arrayConcat(ns, pos)
+	}
+	for i, a := range args {
+		var err error
+		if ns[i], err = asString(ns[i], a.Position(), "concat"); err != nil {
 			return nil, err
 		}
 	}

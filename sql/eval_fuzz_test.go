@@ -19,8 +19,10 @@ func FuzzEval(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	for _, tc := range evalCases {
-		f.Add(tc.src)
+	for _, cases := range [][]struct{ src, want string }{evalCases, collectionCases, lambdaCases, jsonCases} {
+		for _, tc := range cases {
+			f.Add(tc.src)
+		}
 	}
 	batch := fuzzBatch(f)
 	f.Fuzz(func(t *testing.T, src string) {
