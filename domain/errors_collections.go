@@ -5,7 +5,6 @@ package domain
 const (
 	CodeInvalidArrayIndex          Code = "INVALID_ARRAY_INDEX"
 	CodeInvalidArrayIndexElementAt Code = "INVALID_ARRAY_INDEX_IN_ELEMENT_AT"
-	CodeInvalidIndexOfZero         Code = "INVALID_INDEX_OF_ZERO"
 	CodeNullMapKey                 Code = "NULL_MAP_KEY"
 	CodeDuplicatedMapKey           Code = "DUPLICATED_MAP_KEY"
 	CodeInvalidParameterValue      Code = "INVALID_PARAMETER_VALUE"
@@ -22,8 +21,6 @@ func init() {
 			"use an index from 0 to the array's size - 1, or try_element_at (1-based) to get NULL instead"},
 		CodeInvalidArrayIndexElementAt: {"an element_at index is outside the array",
 			"use an index from 1 to the array's size (or negative, from the end), or try_element_at to get NULL instead"},
-		CodeInvalidIndexOfZero: {"the index 0 is invalid: element_at counts from 1",
-			"use 1 for the first element, or a negative index to count from the end"},
 		CodeNullMapKey:       {"a map key is NULL", "filter out or replace the NULL keys (coalesce) before building the map"},
 		CodeDuplicatedMapKey: {"a map would have the same key twice", "remove the duplicate keys before building the map"},
 		CodeInvalidParameterValue: {"a function argument has a value the function does not accept",

@@ -83,6 +83,11 @@ type compiler struct {
 	// an expression it has computed already (group keys, aggregates, window
 	// functions, subqueries); nil returns mean "compile as usual".
 	subst func(e Expr) (node, error)
+	// params is how many of the first input columns are lambda parameters:
+	// they shadow the columns of the enclosing scope that follow them.
+	params int
+	// seen, when set, is told every input column an expression reads.
+	seen func(idx int)
 }
 
 // exprErr builds a position-carrying error about an expression.
@@ -234,6 +239,19 @@ func (c *compiler) column(e *ColumnRef) (node, error) {
 // names a FROM item that has a column a, else a alone, which must then be
 // unambiguous. It returns the column and how many parts it took.
 func (c *compiler) resolveColumn(parts []*Ident) (idx, used int, err error) {
+	idx, used, err = c.lookupColumn(parts)
+	if err == nil && c.seen != nil {
+		c.seen(idx)
+	}
+	return idx, used, err
+}
+
+func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
+	for i := 0; i < c.params; i++ {
+		if strings.EqualFold(c.in.Fields[i].Name, parts[0].Name) {
+			return i, 1, nil
+		}
+	}
 	if len(parts) >= 2 && c.quals != nil {
 		for i, f := range c.in.Fields {
 			if strings.EqualFold(c.quals[i], parts[0].Name) && strings.EqualFold(f.Name, parts[1].Name) {

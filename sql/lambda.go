@@ -58,20 +58,27 @@ func (c *compiler) lambda(e *FuncCall, i int, name string, types []domain.Type, 
 		fields = append(fields, domain.Field{Name: p.Name, Type: types[j], Nullable: true})
 	}
 	fields = append(fields, c.in.Fields...)
-	scope := domain.Schema{Fields: fields}
-	body, err := (&compiler{in: scope}).compile(l.Body)
+	n := len(l.Params)
+	fn := &lambdaFn{params: n, outer: c.in.Fields, used: make([]bool, len(c.in.Fields))}
+	lc := &compiler{in: domain.Schema{Fields: fields}, params: n}
+	if c.quals != nil {
+		lc.quals = append(make([]string, n), c.quals...)
+	}
+	// the body reads the enclosing columns it names, and so does the lambda
+	// around it, if any
+	lc.seen = func(j int) {
+		if j >= n {
+			fn.used[j-n] = true
+			if c.seen != nil {
+				c.seen(j - n)
+			}
+		}
+	}
+	body, err := lc.compile(l.Body)
 	if err != nil {
 		return nil, err
 	}
-	fn := &lambdaFn{body: body, params: len(l.Params), outer: c.in.Fields, used: make([]bool, len(c.in.Fields))}
-	Inspect(l.Body, func(n Node) bool {
-		if ref, ok := n.(*ColumnRef); ok {
-			if j := scope.Index(ref.Parts[0].Name); j >= fn.params {
-				fn.used[j-fn.params] = true
-			}
-		}
-		return true
-	})
+	fn.body = body
 	return fn, nil
 }
 
