@@ -58,6 +58,13 @@ func (g *Generator) Schema() domain.Schema { return g.schema }
 // call of a function that is not a generator is NOT_IMPLEMENTED (in Spark a
 // scalar in LATERAL VIEW is not allowed either).
 func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
+	return compileGeneratorWith(call, &compiler{in: in})
+}
+
+// compileGeneratorWith compiles a generator call with the compiler of its
+// query's scope.
+func compileGeneratorWith(call *FuncCall, c *compiler) (*Generator, error) {
+	in := c.in
 	if call == nil {
 		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no generator to compile")
 	}
@@ -78,7 +85,7 @@ func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
 			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 		}
 	}
-	gen, err := g.compile(&compiler{in: in}, call, name)
+	gen, err := g.compile(c, call, name)
 	if err != nil {
 		return nil, err
 	}

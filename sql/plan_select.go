@@ -9,9 +9,10 @@ import (
 
 // item is one select item after star expansion.
 type item struct {
-	expr Expr
-	name string
-	pos  Pos
+	expr    Expr
+	name    string
+	pos     Pos
+	aliases []*Ident // AS (a, b): the names of a generator's columns
 }
 
 // selectBlock plans one SELECT: FROM, LATERAL VIEW, WHERE, GROUP BY and
@@ -43,6 +44,9 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 	}
 	items, err := pl.expand(s.Items, sc)
 	if err != nil {
+		return nil, err
+	}
+	if src, sc, items, err = pl.selectGenerator(src, sc, items); err != nil {
 		return nil, err
 	}
 	// after aggregation the select list reads group keys and aggregate
@@ -139,10 +143,7 @@ func (pl *planner) expand(list []*SelectItem, sc scope) ([]item, error) {
 			} else {
 				name = outputName(si.Expr)
 			}
-			if len(si.AliasColumns) > 0 {
-				return nil, planErr(domain.CodeUnsupportedQuery, si.Pos, "a select item with several aliases needs a generator such as explode or posexplode in LATERAL VIEW")
-			}
-			out = append(out, item{expr: si.Expr, name: name, pos: si.Pos})
+			out = append(out, item{expr: si.Expr, name: name, pos: si.Pos, aliases: si.AliasColumns})
 			continue
 		}
 		cols, err := starColumns(st, sc)

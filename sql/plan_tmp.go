@@ -1,10 +1,5 @@
 package sql
 
-import "github.com/sluicehq/sluice/domain"
-
-func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, error) {
-	return nil, scope{}, planErr(domain.CodeUnsupportedQuery, lv.Pos, "tmp")
-}
 func noAggregateIn(e Expr, clause string) error                         { return nil }
 func needsAggregate(s *Select, items []item, orderBy []*OrderItem) bool { return false }
 func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src op, sc scope) (op, scope, func(Expr) (node, error), error) {
