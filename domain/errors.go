@@ -63,6 +63,11 @@ const (
 	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
 	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
 
+	// Project (pipeline.yaml) errors.
+	CodePipelineConfigInvalid Code = "PIPELINE_CONFIG_INVALID"
+	CodePipelineNotFound      Code = "PIPELINE_NOT_FOUND"
+	CodeLibraryNotFound       Code = "LIBRARY_NOT_FOUND"
+
 	// Expression resolution and evaluation errors (Spark's spelling).
 	CodeUnresolvedColumn   Code = "UNRESOLVED_COLUMN"
 	CodeUnresolvedRoutine  Code = "UNRESOLVED_ROUTINE"
@@ -138,6 +143,12 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:   {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:       {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidLikePattern: {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
+	CodePipelineConfigInvalid: {"pipeline.yaml is not valid",
+		"correct the field at the line shown; see the README for the fields of pipeline.yaml"},
+	CodePipelineNotFound: {"no pipeline.yaml was found",
+		"run the command in a pipeline directory (or below one), pass -p DIR, or create a pipeline with sluice init NAME"},
+	CodeLibraryNotFound: {"a library of pipeline.yaml matches no file",
+		"correct the path or the glob, or remove the library from pipeline.yaml"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
@@ -154,6 +165,13 @@ type Error struct {
 	Names     []string // datasets and flows involved, for tools
 	Retriable bool     // a retry may succeed (I/O, a user function), as opposed to a definition error
 	Cause     error
+
+	// File, Line and Column locate the error in a definition file
+	// (pipeline.yaml, a .sql file) when it has a place there; Line and Column
+	// are 1-based, 0 when unknown. The message says the place too: these are
+	// for tools.
+	File         string
+	Line, Column int
 }
 
 // Errorf builds an Error with the code's default hint.
@@ -176,6 +194,12 @@ func (e *Error) WithNames(names ...string) *Error { e.Names = append(e.Names, na
 
 // WithHint returns e with its hint replaced.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// At returns e with its place in a definition file.
+func (e *Error) At(file string, line, column int) *Error {
+	e.File, e.Line, e.Column = file, line, column
+	return e
+}
 
 // AsRetriable marks e as worth retrying.
 func (e *Error) AsRetriable() *Error { e.Retriable = true; return e }

@@ -95,6 +95,9 @@ func (e *Error) Unwrap() error {
 		Code:    e.Code,
 		Message: fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg()),
 		Hint:    domain.CodeHint(e.Code),
+		File:    e.File,
+		Line:    e.Pos.Line,
+		Column:  e.Pos.Col,
 	}
 }
 
