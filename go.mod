@@ -4,11 +4,13 @@ go 1.26.0
 
 require (
 	github.com/ThreeDotsLabs/watermill v1.5.1
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/parquet-go/parquet-go v0.32.1
 	github.com/rs/zerolog v1.35.1
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
