@@ -88,7 +88,7 @@ func Main(load Loader) {
 		fmt.Fprintln(os.Stderr, "exiting at once: committed batches are kept; a planned batch reruns on the next update")
 		os.Exit(ExitInterrupted)
 	}()
-	code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, load)
+	code := run(ctx, filepath.Base(os.Args[0]), os.Args[1:], os.Stdout, os.Stderr, load)
 	cancel()
 	os.Exit(code)
 }
@@ -97,8 +97,13 @@ func Main(load Loader) {
 // writing data to stdout and messages to stderr, and returns the exit code.
 // Canceling ctx is Ctrl-C: it stops a running update cleanly.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, load Loader) int {
+	return run(ctx, "sluice", args, stdout, stderr, load)
+}
+
+func run(ctx context.Context, name string, args []string, stdout, stderr io.Writer, load Loader) int {
 	app := &app{ctx: ctx, stdout: stdout, stderr: stderr, load: load}
 	root := app.rootCommand()
+	root.Use = name
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -114,7 +119,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, load Load
 		return ex.code
 	}
 	// cobra's own errors: unknown commands and flags, wrong argument counts.
-	fmt.Fprintf(stderr, "error: %v\nrun `sluice %s --help` for usage\n", err, commandPath(root, args))
+	fmt.Fprintf(stderr, "error: %v\nrun `%s --help` for usage\n", err, strings.TrimSpace(name+" "+commandPath(root, args)))
 	return ExitInvalid
 }
 

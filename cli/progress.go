@@ -137,7 +137,7 @@ func (f *flowView) describe(padded bool) string {
 	case f.status == domain.FlowSkipped && f.reason != "":
 		s += " (" + f.reason + ")"
 	case f.status == domain.FlowFailed && f.err != nil:
-		s += fmt.Sprintf(": [%s] %s", f.err.Code, firstLine(f.err.Message))
+		s += fmt.Sprintf(": [%s] %s", f.err.Code, firstLine(strings.TrimPrefix(f.err.Message, "["+string(f.err.Code)+"] ")))
 	case f.status.Terminal() && f.status != domain.FlowExcluded:
 		s += fmt.Sprintf(", %d rows in %d batches, %s rows/s", f.rows, f.batches, rate(f.rows, f.elapsed()))
 	}

@@ -50,12 +50,12 @@ var totalsSchema = domain.NewSchema(
 func load(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 	p := pipeline.New("gopipeline")
 	p.StreamingTable("orders", pipeline.StreamFrom(sources.Files(filepath.Join(proj.Dir, "data"), sources.FileOptions{Format: "json", MaxFilesPerTrigger: 10})))
-	strict := proj.Configuration["strict"] == "true"
-	p.StreamingTable("typed", pipeline.ReadStream("orders").Map(typedSchema, func(r pipeline.Row) ([]domain.Value, error) {
+	typed := pipeline.ReadStream("orders")
+	if proj.Configuration["strict"] == "true" {
+		typed = typed.Transform(domain.TransformFunc(noZeroQty))
+	}
+	p.StreamingTable("typed", typed.Map(typedSchema, func(r pipeline.Row) ([]domain.Value, error) {
 		amount, qty := number(r.Get("amount")), number(r.Get("qty"))
-		if strict && qty == 0 {
-			return nil, domain.Errorf(domain.CodeDivideByZero, "typed.go:1:7: amount / qty: %v / %v: division by zero (order %d)", amount, qty, r.Get("id").AsInt())
-		}
 		var ts, day domain.Value
 		if t, err := time.Parse(time.RFC3339Nano, r.Get("ts").AsString()); err == nil {
 			ts = domain.Timestamp(t)
@@ -79,6 +79,19 @@ func load(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 	})
 	p.AppendFlow("export", pipeline.ReadStream("orders"), pipeline.Name("export_orders"))
 	return p, nil
+}
+
+// noZeroQty fails a batch holding a zero qty as an SQL expression amount / qty
+// would, with the place of the expression and the offending values.
+func noZeroQty(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+	qi, ai, ii := b.Schema.Index("qty"), b.Schema.Index("amount"), b.Schema.Index("id")
+	for i := 0; i < b.Len(); i++ {
+		if qty := number(b.Columns[qi].Value(i)); qty == 0 {
+			return nil, domain.Errorf(domain.CodeDivideByZero, "typed.sql:3:10: amount / qty: %v / %v: division by zero (order %d)",
+				number(b.Columns[ai].Value(i)), qty, b.Columns[ii].Value(i).AsInt()).At("typed.sql", 3, 10)
+		}
+	}
+	return b, nil
 }
 
 func number(v domain.Value) float64 {
