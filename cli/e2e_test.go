@@ -551,3 +551,49 @@ func TestInterruptContinuousRun(t *testing.T) {
 		t.Errorf("after the interrupt: %v", st)
 	}
 }
+
+// TestSecondInterruptExitsAtOnce interrupts a run twice while a sink is busy:
+// the second interrupt exits at once with 130; the next run completes and the
+// projections match the log.
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	dir := newPipeline(t)
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte("name: orders\nconfiguration:\n  sink_delay: 20s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gopipeline, "run", "--continuous")
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "export_orders") && strings.Contains(sc.Text(), "RUNNING") {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the sink is delivering
+	start := time.Now()
+	_ = cmd.Process.Signal(os.Interrupt)
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the second interrupt took %s to exit", d)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte("name: orders\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, 0, gopipeline, dir, "run")
+	must(t, 0, gopipeline, dir, "replay", "--verify")
+	if got := must(t, 0, gopipeline, dir, "table", "typed", "--format", "jsonl").stdout; strings.Count(got, "\n") != 5 {
+		t.Errorf("typed after the restart:\n%s", got)
+	}
+}

@@ -99,8 +99,8 @@ Event types: ` + filterHelp + `.`,
 			}
 			if follow {
 				err = store.Tail(a.ctx, f, print)
-				if errors.Is(err, context.Canceled) {
-					err = nil
+				if a.ctx.Err() != nil && errors.Is(err, a.ctx.Err()) {
+					err = nil // Ctrl-C ends a follow
 				}
 			} else {
 				err = store.Scan(a.ctx, f, print)

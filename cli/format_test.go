@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/sources"
+	"github.com/sluicehq/sluice/sql"
 )
 
 func TestJSONValue(t *testing.T) {
@@ -91,5 +95,52 @@ func TestRunExitCodes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Run(context.Background(), []string{"-p", dir, "table", "numbers", "--format", "csv"}, &stdout, &stderr, Pipeline(newPipeline())); code != 0 || strings.Count(stdout.String(), "\n") != 11 {
 		t.Errorf("table numbers: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// The SQL that init writes is pipeline SQL the parser takes, with the
+// configuration init writes beside it.
+func TestInitSQLParses(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), []string{"init", filepath.Join(dir, "demo")}, &stdout, &stderr, Pipeline(pipeline.New("x"))); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, stderr.String())
+	}
+	proj, err := pipeline.LoadProject(filepath.Join(dir, "demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proj.Libraries) != 1 || proj.Name != "demo" || proj.Configuration["source_dir"] != "data" {
+		t.Fatalf("project: %+v", proj)
+	}
+	text, err := os.ReadFile(proj.Libraries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sql.ParseFile(proj.Libraries[0], string(text), proj.Configuration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Statements) != 2 {
+		t.Errorf("%d statements, want 2", len(f.Statements))
+	}
+}
+
+// events --follow goes on with new events until canceled, then exits 0.
+func TestEventsFollow(t *testing.T) {
+	dir := t.TempDir()
+	p := pipeline.New("follow")
+	p.StreamingTable("numbers", pipeline.StreamFrom(sources.Range(0, 3)))
+	if code := Run(context.Background(), []string{"-p", dir, "run"}, io.Discard, io.Discard, Pipeline(p)); code != 0 {
+		t.Fatalf("run: exit %d", code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, []string{"-p", dir, "events", "--follow", "--format", "jsonl", "--type", "update_progress"}, &stdout, &stderr, Pipeline(p)); code != 0 {
+		t.Fatalf("events --follow: exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"state":"COMPLETED"`) {
+		t.Errorf("events --follow:\n%s", stdout.String())
 	}
 }

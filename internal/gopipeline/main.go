@@ -11,7 +11,8 @@
 //	        with DIVIDE_BY_ZERO instead of giving an infinity)
 //	totals  materialized view: rows and amount per customer
 //	export  foreachBatch sink fed by orders, appending "batch_id rows" lines
-//	        to export.log
+//	        to export.log (after sleeping for configuration sink_delay, a
+//	        Go duration, when set)
 package main
 
 import (
@@ -68,7 +69,9 @@ func load(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 	}))
 	p.MaterializedView("totals", pipeline.Read("orders").Transform(domain.TransformFunc(totals)))
 	export := filepath.Join(proj.Dir, "export.log")
+	delay, _ := time.ParseDuration(proj.Configuration["sink_delay"])
 	p.ForeachBatchSink("export", func(_ context.Context, rows *domain.Batch, batchID int64) error {
+		time.Sleep(delay) // a slow sink, deaf to cancellation
 		f, err := os.OpenFile(export, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
