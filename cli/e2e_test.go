@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -596,4 +597,32 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	if got := must(t, 0, gopipeline, dir, "table", "typed", "--format", "jsonl").stdout; strings.Count(got, "\n") != 5 {
 		t.Errorf("typed after the restart:\n%s", got)
 	}
+}
+
+// normalize replaces what changes from run to run (ids, times, temporary
+// paths) in command output, for golden files.
+func normalize(s, dir string) string {
+	s = strings.ReplaceAll(s, dir, "$DIR")
+	for _, re := range []struct{ pat, repl string }{
+		{`"id":"[0-9a-f-]{36}"`, `"id":"$ID"`},
+		{`"update_id":"[0-9a-f-]{36}"`, `"update_id":"$UPDATE"`},
+		{`"timestamp":"[^"]+"`, `"timestamp":"$TIME"`},
+		{`Update [0-9a-f]{8}`, `Update $UPDATE`},
+		{`"seq":[0-9]+`, `"seq":"$SEQ"`},
+		{`\b1[0-9]{18}\b`, `"$MTIME"`}, // file modification times in source offsets
+	} {
+		s = regexp.MustCompile(re.pat).ReplaceAllLiteralString(s, re.repl)
+	}
+	return s
+}
+
+func TestGoldenEventsAndProblems(t *testing.T) {
+	dir := newPipeline(t)
+	must(t, 0, gopipeline, dir, "run")
+	golden(t, "events_orders.jsonl", normalize(must(t, 0, gopipeline, dir, "events", "--flow", "orders", "--format", "jsonl").stdout, dir))
+	yaml := "name: orders\nlibaries: []\nconfiguration:\n  strict: 1\ncontinuous: maybe\n"
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "validate_problems.json", normalize(must(t, 2, gopipeline, dir, "validate", "--format", "json").stdout, dir))
 }
