@@ -357,8 +357,9 @@ func (pr *projectReader) libraryErr(at *yaml.Node, format string, args ...any) *
 }
 
 // glob returns the .sql files under dir matching pattern (relative to dir,
-// slash-separated, ** for any depth), outside storage and hidden directories.
-// When must is set, a pattern matching no .sql file is a problem.
+// slash-separated, ** for any depth), outside storage. When must is set (a
+// glob of pipeline.yaml), a pattern matching no .sql file is a problem;
+// otherwise (the default libraries) hidden files and directories are left out.
 func (pr *projectReader) glob(dir, storage, pattern string, line, col int, must bool) []string {
 	if !doublestar.ValidatePattern(pattern) {
 		pr.add(pr.errAt(line, col, "glob pattern %q is not valid", pattern).WithHint("see the glob syntax: * within a name, ** across directories, {a,b}, [abc]"))
@@ -373,6 +374,9 @@ func (pr *projectReader) glob(dir, storage, pattern string, line, col int, must 
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if !must && hidden(p) {
+			return nil // the default takes no file of .git, .venv, ...
 		}
 		if !d.IsDir() && strings.HasSuffix(strings.ToLower(p), ".sql") {
 			out = append(out, abs)
@@ -390,6 +394,16 @@ func (pr *projectReader) glob(dir, storage, pattern string, line, col int, must 
 		pr.add(e)
 	}
 	return out
+}
+
+// hidden reports whether a slash-separated path has a part starting with ".".
+func hidden(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether path is dir or under it.

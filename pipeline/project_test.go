@@ -36,6 +36,7 @@ func TestParseProject(t *testing.T) {
 			Configuration: map[string]string{"source_dir": "data", "threshold": "10"},
 			Catalog:       "main", Schema: "sales", Continuous: true, Development: true, MaxConcurrentFlows: 8,
 		}},
+		{file: "storage_excluded.yaml", want: &Project{Name: "demo", Storage: lib("transformations/sub"), Libraries: allSQL[:2]}},
 		{file: "glob_dir.yaml", want: &Project{Name: "demo", Storage: lib(".sluice"), Libraries: allSQL[1:]}},
 		{file: "unknown_field.yaml", problems: []string{"PIPELINE_CONFIG_INVALID 2"}, messages: []string{`unknown field "libaries" (did you mean libraries?)`}},
 		{file: "missing_name.yaml", problems: []string{"PIPELINE_CONFIG_INVALID 1"}, messages: []string{"no name"}},
