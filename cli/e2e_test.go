@@ -462,8 +462,13 @@ func TestKilledRunThenCleanRun(t *testing.T) {
 		}
 	}
 	const want = 5 + files*rows
+	// Kill three runs: while orders reads the files, as the flows reading
+	// orders start, and a little later.
 	kills := 0
-	for attempt := 0; attempt < 20 && kills == 0; attempt++ {
+	for attempt, at := range []struct {
+		flow  string
+		delay time.Duration
+	}{{"orders", 0}, {"typed", 0}, {"typed", 30 * time.Millisecond}} {
 		cmd := exec.Command(gopipeline, "run")
 		cmd.Dir = dir
 		stderr, err := cmd.StderrPipe()
@@ -477,8 +482,8 @@ func TestKilledRunThenCleanRun(t *testing.T) {
 		sc := bufio.NewScanner(stderr)
 		killed := false
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), "RUNNING") && strings.Contains(sc.Text(), "typed") {
-				time.Sleep(time.Duration(attempt*5) * time.Millisecond)
+			if strings.Contains(sc.Text(), "RUNNING") && strings.Contains(sc.Text(), at.flow) {
+				time.Sleep(at.delay)
 				killed = cmd.Process.Signal(syscall.SIGKILL) == nil
 				break
 			}
@@ -487,6 +492,8 @@ func TestKilledRunThenCleanRun(t *testing.T) {
 		err = cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); ok && killed && ee.Sys().(syscall.WaitStatus).Signaled() {
 			kills++
+		} else {
+			t.Logf("attempt %d ended on its own: %v", attempt, err)
 		}
 	}
 	if kills == 0 {
