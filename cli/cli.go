@@ -67,7 +67,7 @@ func Pipeline(p *pipeline.Pipeline) Loader {
 func RequireProject(load Loader) Loader {
 	return func(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 		if proj.File == "" {
-			return nil, domain.Problems{domain.Errorf(domain.CodePipelineNotFound, "no %s in %s or any directory above it", pipeline.ProjectFiles[0], proj.Dir)}
+			return nil, domain.Problems{domain.Errorf(domain.CodePipelineNotFound, "no %s for %s", pipeline.ProjectFiles[0], proj.Dir)}
 		}
 		return load(proj)
 	}

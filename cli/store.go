@@ -30,5 +30,5 @@ func openStore(proj *pipeline.Project, write bool) (*eventstore.Store, error) {
 
 func errNoStore(proj *pipeline.Project) error {
 	return fail(ExitFailed, domain.Errorf(domain.CodeEventNotFound, "the pipeline has no storage yet (%s)", proj.Storage).
-		WithHint("run an update first: sluice run"))
+		WithHint("run an update first (sluice run), or point at the pipeline directory (-p DIR, or run the command in it)"))
 }
