@@ -141,3 +141,38 @@ func TestFindAndLoadProject(t *testing.T) {
 		t.Errorf("both pipeline.yaml and pipeline.yml: %v", err)
 	}
 }
+
+// FuzzParseProject: any text gives a project or problems, each with a code
+// and a hint, never a panic.
+func FuzzParseProject(f *testing.F) {
+	files, _ := filepath.Glob("testdata/projects/*.yaml")
+	for _, name := range files {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(text)
+	}
+	tree, err := filepath.Abs("testdata/projects/tree")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		proj, err := ParseProject(tree, filepath.Join(tree, "pipeline.yaml"), text)
+		if err == nil {
+			if proj == nil || proj.Name == "" {
+				t.Fatalf("no error and project %+v", proj)
+			}
+			return
+		}
+		var problems domain.Problems
+		if !errors.As(err, &problems) || len(problems) == 0 {
+			t.Fatalf("error is not problems: %v", err)
+		}
+		for _, p := range problems {
+			if p.Code == "" || p.Hint == "" {
+				t.Fatalf("problem without a code or a hint: %+v", p)
+			}
+		}
+	})
+}
