@@ -65,6 +65,11 @@ const (
 	CodeUnableToInferSchema        Code = "UNABLE_TO_INFER_SCHEMA"
 	CodeExpectationViolation       Code = "EXPECTATION_VIOLATION"
 
+	// Project (pipeline.yaml) errors.
+	CodePipelineConfigInvalid Code = "PIPELINE_CONFIG_INVALID"
+	CodePipelineNotFound      Code = "PIPELINE_NOT_FOUND"
+	CodeLibraryNotFound       Code = "LIBRARY_NOT_FOUND"
+
 	// Expression resolution and evaluation errors (Spark's spelling).
 	CodeUnresolvedColumn   Code = "UNRESOLVED_COLUMN"
 	CodeUnresolvedRoutine  Code = "UNRESOLVED_ROUTINE"
@@ -172,6 +177,12 @@ var codeInfo = map[Code]codeText{
 	CodeInvalidIndexOfZero: {"an index of 0 was given where indexes start at 1", "use 1 for the first element or -1 for the last"},
 	CodeUnsupportedFormat: {"a format string uses a conversion sluice does not support",
 		"use %s, %d, %f, %e, %x, %o, %c, %b or %% with flags - 0 + space , and a width or precision"},
+	CodePipelineConfigInvalid: {"pipeline.yaml is not valid",
+		"correct the field at the line shown; see the README for the fields of pipeline.yaml"},
+	CodePipelineNotFound: {"no pipeline.yaml was found",
+		"run the command in a pipeline directory (or below one), pass -p DIR, or create a pipeline with sluice init NAME"},
+	CodeLibraryNotFound: {"a library of pipeline.yaml matches no file",
+		"correct the path or the glob, or remove the library from pipeline.yaml"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
@@ -201,8 +212,10 @@ type Error struct {
 	Names     []string // datasets and flows involved, for tools
 	Retriable bool     // a retry may succeed (I/O, a user function), as opposed to a definition error
 	Cause     error
-	// File, Line and Column place the error in a pipeline's source file
-	// (a .sql file, pipeline.yaml), when it was found in one.
+	// File, Line and Column locate the error in a definition file
+	// (pipeline.yaml, a .sql file) when it has a place there; Line and Column
+	// are 1-based, 0 when unknown. The message says the place too: these are
+	// for tools.
 	File         string
 	Line, Column int
 }
@@ -227,6 +240,12 @@ func (e *Error) WithNames(names ...string) *Error { e.Names = append(e.Names, na
 
 // WithHint returns e with its hint replaced.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// At returns e with its place in a definition file.
+func (e *Error) At(file string, line, column int) *Error {
+	e.File, e.Line, e.Column = file, line, column
+	return e
+}
 
 // AsRetriable marks e as worth retrying.
 func (e *Error) AsRetriable() *Error { e.Retriable = true; return e }

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/processors"
+)
+
+// progressEvents is an update in which one flow completes, one is skipped and
+// one fails.
+func progressEvents() []*domain.Event {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var evs []*domain.Event
+	add := func(flow string, ms int, d domain.Details, e *domain.ErrorInfo) {
+		evs = append(evs, &domain.Event{Seq: uint64(len(evs) + 1), Timestamp: t0.Add(time.Duration(ms) * time.Millisecond),
+			Origin: domain.Origin{UpdateID: "0123456789abcdef", FlowName: flow}, Details: d, Error: e})
+	}
+	status := func(s domain.FlowStatus, reason string) domain.Details {
+		return domain.Details{FlowProgress: &domain.FlowProgress{Status: s, Reason: reason}}
+	}
+	add("", 0, domain.Details{CreateUpdate: &domain.CreateUpdate{}}, nil)
+	add("", 0, domain.Details{UpdateProgress: &domain.UpdateProgress{State: domain.UpdateRunning}}, nil)
+	add("load", 0, status(domain.FlowStarting, ""), nil)
+	add("load", 1, status(domain.FlowRunning, ""), nil)
+	add("load", 100, domain.Details{BatchCommitted: &domain.BatchInfo{Target: "t", NumRows: 600}}, nil)
+	add("load", 200, domain.Details{BatchCommitted: &domain.BatchInfo{Target: "t", NumRows: 400}}, nil)
+	add("load", 500, status(domain.FlowCompleted, ""), nil)
+	add("backfill", 500, status(domain.FlowSkipped, domain.SkipAlreadyDrained), nil)
+	add("calc", 600, status(domain.FlowStarting, ""), nil)
+	add("calc", 700, status(domain.FlowFailed, ""), &domain.ErrorInfo{Code: domain.CodeDivideByZero, Message: "[DIVIDE_BY_ZERO] calc.sql:2:9: 1 / 0: division by zero", Hint: "use try_divide"})
+	return evs
+}
+
+func TestProgressLines(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, false)
+	for _, ev := range progressEvents() {
+		p.observe(ev)
+	}
+	if p.seen() != uint64(len(progressEvents())) {
+		t.Errorf("seen %d", p.seen())
+	}
+	res := &processors.Result{UpdateID: "0123456789abcdef", State: domain.UpdateFailed,
+		Flows:   map[string]domain.FlowStatus{"load": domain.FlowCompleted, "backfill": domain.FlowSkipped, "calc": domain.FlowFailed},
+		Started: time.Unix(0, 0), Finished: time.Unix(1, 500_000_000)}
+	p.summary(res)
+	p.failures(res)
+	// Drop the elapsed-time column, which depends on the clock.
+	got := regexp.MustCompile(`(?m)^ *[0-9.]+[µnm]?s  `).ReplaceAllString(out.String(), "")
+	want := `update 01234567 RUNNING
+load                 STARTING
+load                 RUNNING
+load                 COMPLETED, 1000 rows in 2 batches, 2000 rows/s
+backfill             SKIPPED (ONCE_FLOW_ALREADY_DRAINED)
+calc                 STARTING
+calc                 FAILED: [DIVIDE_BY_ZERO] calc.sql:2:9: 1 / 0: division by zero
+update 01234567 FAILED in 1.5s
+  flows: 1 COMPLETED, 1 FAILED, 1 SKIPPED
+  rows written: t 1000
+error: [DIVIDE_BY_ZERO] flow "calc" failed: calc.sql:2:9: 1 / 0: division by zero
+  hint: use try_divide
+  nothing of the failed micro-batch was committed; fix the cause and run again (sluice run --refresh-failed)
+`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestProgressLiveTable(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, true)
+	stop := p.redraw()
+	for _, ev := range progressEvents() {
+		p.observe(ev)
+	}
+	stop()
+	s := out.String()
+	last := s[strings.LastIndex(s, "\x1b[J")+len("\x1b[J"):]
+	for _, want := range []string{"update 01234567  RUNNING", "flow", "rows/s", "load                     COMPLETED         2         1000         2000", "calc                     FAILED"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the last draw does not show %q:\n%s", want, last)
+		}
+	}
+	if strings.Count(last, "\n") != 5 {
+		t.Errorf("the last draw has %d lines:\n%s", strings.Count(last, "\n"), last)
+	}
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/processors"
+)
+
+func (a *app) runCommand() *cobra.Command {
+	var (
+		opts                              processors.Options
+		fullRefresh, refresh, resetCkpt   []string
+		continuous, development, progress bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run an update of the pipeline",
+		Long: `Run one update: every flow runs when the flows it reads or depends on have
+finished, in micro-batches that commit exactly once. A triggered update drains
+what the sources hold and stops; a continuous one (--continuous, or
+continuous: true in pipeline.yaml) keeps running until Ctrl-C.
+
+While it runs, each flow's state, batches, rows and rows/s are shown on stderr
+(a live table on a terminal, one line per change otherwise); it ends with a
+summary: flows by final state, rows written per table, time.
+
+Ctrl-C stops the update cleanly: running micro-batches finish or are dropped,
+nothing half-done is committed, the update ends CANCELED (exit 0 for a
+continuous update, 130 for a triggered one). A second Ctrl-C exits at once;
+what was committed stays committed.
+
+Selections (one kind per update; conflicting options are refused, exit 2):
+  --full-refresh-all         reset every table and checkpoint, rerun everything
+  --full-refresh a,b         reset the named tables (and their flows' checkpoints), refresh them only
+  --refresh a,b              refresh only the named datasets; other flows are EXCLUDED
+  --refresh-failed           refresh the datasets whose last flow failed, and what is downstream
+  --reset-checkpoint f,g     reread the named flows' sources into the existing tables
+
+Exit codes: 0 COMPLETED (or a continuous update CANCELED), 1 FAILED, 2 invalid
+pipeline or options, 130 a triggered update interrupted.`,
+		Example: `  sluice run
+  sluice run --full-refresh-all
+  sluice run --refresh daily_totals
+  sluice run --full-refresh raw_orders,daily_totals
+  sluice run --reset-checkpoint ingest_orders
+  sluice run --continuous          # until Ctrl-C
+  sluice -p pipelines/sales run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			proj, p, err := a.pipeline()
+			if err != nil {
+				return err
+			}
+			opts.FullRefresh, opts.Refresh, opts.ResetCheckpoint = splitList(fullRefresh), splitList(refresh), splitList(resetCkpt)
+			if continuous {
+				p.Continuous = true
+			}
+			opts.Development = development
+			opts.Cause = "user_action"
+			store, err := openStore(proj, true)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+
+			view := newProgress(a.stderr, isTerminal(a.stderr) && progress)
+			watchCtx, stopWatch := context.WithCancel(context.Background())
+			watched := make(chan error, 1)
+			from := store.LastSeq() + 1
+			go func() {
+				watched <- store.Tail(watchCtx, eventstore.Filter{From: from}, func(ev *domain.Event) error {
+					view.observe(ev)
+					return nil
+				})
+			}()
+			stopDrawing := view.redraw()
+
+			res, runErr := p.Run(a.ctx, store, opts)
+			// Show every event of the update before the summary.
+			last := store.LastSeq()
+			for view.seen() < last {
+				select {
+				case err := <-watched:
+					if err != nil {
+						runErr = errors.Join(runErr, err)
+					}
+					last = 0
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			stopWatch()
+			stopDrawing()
+			if runErr != nil {
+				return fail(ExitFailed, runErr)
+			}
+			view.summary(res)
+			switch res.State {
+			case domain.UpdateCompleted:
+				return nil
+			case domain.UpdateCanceled:
+				if p.Continuous {
+					return nil
+				}
+				return fail(ExitInterrupted, nil)
+			}
+			var problems domain.Problems
+			if errors.As(res.Err, &problems) {
+				return fail(ExitInvalid, res.Err)
+			}
+			view.failures(res)
+			return fail(ExitFailed, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.FullRefreshAll, "full-refresh-all", false, "reset every table and checkpoint and reprocess everything")
+	f.StringSliceVar(&fullRefresh, "full-refresh", nil, "reset and refresh only these tables (comma-separated)")
+	f.StringSliceVar(&refresh, "refresh", nil, "refresh only these datasets (comma-separated); other flows are EXCLUDED")
+	f.BoolVar(&opts.RefreshFailed, "refresh-failed", false, "refresh the datasets whose last flow failed, and what is downstream of them")
+	f.StringSliceVar(&resetCkpt, "reset-checkpoint", nil, "reset the checkpoints of these flows (comma-separated): they reread their sources")
+	f.BoolVar(&continuous, "continuous", false, "keep flows running for new data until Ctrl-C")
+	f.BoolVar(&development, "development", false, "development mode: no retries, a failing flow fails the update at once")
+	f.BoolVar(&progress, "live", true, "draw a live table on a terminal (--live=false: one line per change)")
+	f.IntVar(&opts.MaxConcurrentFlows, "max-concurrent-flows", 0, "bound on the micro-batches running at once (default: pipeline.yaml, else 4)")
+	return cmd
+}
+
+// formatDuration rounds a duration for people.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return d.String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func rate(rows int64, d time.Duration) string {
+	if d <= 0 || rows == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(rows)/d.Seconds())
+}
