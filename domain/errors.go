@@ -73,6 +73,16 @@ const (
 	CodeCastInvalidInput   Code = "CAST_INVALID_INPUT"
 	CodeCastOverflow       Code = "CAST_OVERFLOW"
 	CodeInvalidLikePattern Code = "INVALID_LIKE_PATTERN"
+
+	// Aggregate and query-shape errors (Spark's spelling).
+	CodeAggregateNotAllowed       Code = "UNSUPPORTED_EXPR_FOR_OPERATOR"
+	CodeNestedAggregate           Code = "NESTED_AGGREGATE_FUNCTION"
+	CodeInvalidWithinGroup        Code = "INVALID_WITHIN_GROUP_EXPRESSION"
+	CodeUnsupportedCallSyntax     Code = "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX"
+	CodeInvalidWhereCondition     Code = "INVALID_WHERE_CONDITION"
+	CodeGroupByAggregate          Code = "GROUP_BY_AGGREGATE"
+	CodeWindowInStreaming         Code = "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING"
+	CodeWindowFunctionWithoutOver Code = "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"
 )
 
 type codeText struct {
@@ -138,6 +148,22 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:   {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:       {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidLikePattern: {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
+	CodeAggregateNotAllowed: {"an aggregate function is used where only row-by-row expressions are allowed",
+		"move the aggregate into a query's SELECT list or HAVING clause, or remove it"},
+	CodeNestedAggregate: {"an aggregate function is called inside the argument of another aggregate",
+		"compute the inner aggregate in a subquery and aggregate its result in the outer query"},
+	CodeInvalidWithinGroup: {"WITHIN GROUP is missing, misplaced or malformed in an aggregate call",
+		"use WITHIN GROUP (ORDER BY x) with percentile_cont, percentile_disc and mode only, with one ordering and without DISTINCT"},
+	CodeUnsupportedCallSyntax: {"a function is called with a clause it does not support",
+		"remove the clause (IGNORE NULLS is for first, last, any_value and the window functions)"},
+	CodeInvalidWhereCondition: {"a WHERE condition contains an aggregate, window or generator function",
+		"filter on aggregates in HAVING, on window functions in QUALIFY, and move generators to the SELECT list or a LATERAL VIEW"},
+	CodeGroupByAggregate: {"GROUP BY contains an aggregate function",
+		"group by the columns or row expressions only; aggregates belong in the SELECT list or HAVING"},
+	CodeWindowInStreaming: {"a window function (OVER) is used in a query that reads a stream",
+		"read the source as a batch in a materialized view, or aggregate over a time window with window() and a watermark"},
+	CodeWindowFunctionWithoutOver: {"a window function is called without an OVER clause",
+		"add OVER (PARTITION BY ... ORDER BY ...) to the call"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
