@@ -2,6 +2,7 @@ package sql
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 
@@ -196,12 +197,13 @@ func (a *Aggregate) NewState() *AggState {
 // have the schema the aggregate was compiled against. A row-level error
 // (an overflowing sum, a failing argument) leaves the state undefined.
 func (s *AggState) Add(b *domain.Batch, groups []int32, ngroups int) error {
+	// wrong group ids are a bug of the caller, not of the query: no code
 	if len(groups) != b.Len() {
-		return domain.Errorf(domain.CodeSchemaDrift, "%d group ids for a batch of %d rows", len(groups), b.Len())
+		return fmt.Errorf("sql: %d group ids for a batch of %d rows", len(groups), b.Len())
 	}
 	for _, g := range groups {
 		if g < 0 || int(g) >= ngroups {
-			return domain.Errorf(domain.CodeSchemaDrift, "group id %d is outside 0..%d", g, ngroups-1)
+			return fmt.Errorf("sql: group id %d is outside 0..%d", g, ngroups-1)
 		}
 	}
 	if ngroups > s.ngroups {

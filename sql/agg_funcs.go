@@ -181,8 +181,10 @@ func compileCount(ac *aggCompile) error {
 }
 
 // compileApproxCountDistinct counts exactly: an exact count is within any
-// error bound, and the per-group sets are what DISTINCT keeps anyway. The
-// relative error argument is checked as Spark checks it, then unused.
+// error bound, and the per-group sets are what DISTINCT keeps anyway (at
+// the cost of memory in proportion to the distinct values, where Spark's
+// HyperLogLog++ sketch is of fixed size). The relative error argument is
+// held to Spark's limit (at most 39%), then unused.
 func compileApproxCountDistinct(ac *aggCompile) error {
 	if len(ac.call.Args) == 2 {
 		v, err := ac.constant(ac.call.Args[1], "relative standard deviation")
@@ -732,6 +734,7 @@ func (a *percentileAcc) at(sorted []float64, p float64) float64 {
 func compilePercentile(ac *aggCompile) error {
 	acc := &percentileAcc{discrete: ac.name == "percentile_disc"}
 	var x *Compiled
+	var xPos Pos
 	var pArg Expr
 	var err error
 	switch ac.name {
@@ -742,12 +745,12 @@ func compilePercentile(ac *aggCompile) error {
 		if x, acc.desc, err = ac.ordered(); err != nil {
 			return err
 		}
-		pArg = ac.call.Args[0]
+		xPos, pArg = ac.call.WithinGroup[0].Pos, ac.call.Args[0]
 	case "median":
 		if x, err = ac.arg(0); err != nil {
 			return err
 		}
-		acc.ps = []float64{0.5}
+		xPos, acc.ps = ac.call.Args[0].Position(), []float64{0.5}
 	default: // percentile
 		if len(ac.call.Args) == 3 {
 			return exprErr(domain.CodeNotImplemented, ac.call.Args[2].Position(), "the frequency argument of percentile is not supported yet")
@@ -755,11 +758,7 @@ func compilePercentile(ac *aggCompile) error {
 		if x, err = ac.arg(0); err != nil {
 			return err
 		}
-		pArg = ac.call.Args[1]
-	}
-	xPos := ac.call.Pos
-	if len(ac.call.Args) > 0 && ac.name != "percentile_cont" && ac.name != "percentile_disc" {
-		xPos = ac.call.Args[0].Position()
+		xPos, pArg = ac.call.Args[0].Position(), ac.call.Args[1]
 	}
 	if err := ac.numeric(x, xPos, true); err != nil {
 		return err

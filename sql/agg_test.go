@@ -508,3 +508,13 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateNamesAreNotScalars: an aggregate name shadows a scalar
+// function of the same name in Compile, so none may be registered as both.
+func TestAggregateNamesAreNotScalars(t *testing.T) {
+	for name := range aggregates {
+		if _, ok := builtins[name]; ok {
+			t.Errorf("%s is registered both as an aggregate and as a scalar function", name)
+		}
+	}
+}
