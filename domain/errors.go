@@ -83,6 +83,7 @@ const (
 	CodeGroupByAggregate          Code = "GROUP_BY_AGGREGATE"
 	CodeWindowInStreaming         Code = "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING"
 	CodeWindowFunctionWithoutOver Code = "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"
+	CodeNegativeFrequency         Code = "NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION"
 )
 
 type codeText struct {
@@ -164,6 +165,8 @@ var codeInfo = map[Code]codeText{
 		"read the source as a batch in a materialized view, or aggregate over a time window with window() and a watermark"},
 	CodeWindowFunctionWithoutOver: {"a window function is called without an OVER clause",
 		"add OVER (PARTITION BY ... ORDER BY ...) to the call"},
+	CodeNegativeFrequency: {"a frequency of percentile is negative",
+		"give every row a frequency of 0 or more (0 leaves the row out)"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

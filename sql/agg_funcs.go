@@ -654,24 +654,49 @@ func compileCollect(ac *aggCompile) error {
 
 // ---- percentiles ----
 
-// percentileAcc gathers each group's values and computes, at the end, the
-// continuous (interpolated) or discrete percentiles of them.
+// percentileAcc gathers each group's values (with their frequencies for
+// percentile(x, p, frequency)) and computes, at the end, the continuous
+// (interpolated) or discrete percentiles of them.
 type percentileAcc struct {
 	vals     [][]float64
+	freqs    [][]int64 // only when weighted
+	weighted bool      // a frequency argument; else every value counts once
 	ps       []float64
 	array    bool // percentile(x, array(...)): an array of results
 	discrete bool
 	desc     bool
+	pos      Pos
 }
 
-func (a *percentileAcc) grow(n int) { a.vals = append(a.vals, make([][]float64, n-len(a.vals))...) }
+func (a *percentileAcc) grow(n int) {
+	add := n - len(a.vals)
+	a.vals = append(a.vals, make([][]float64, add)...)
+	if a.weighted {
+		a.freqs = append(a.freqs, make([][]int64, add)...)
+	}
+}
 
 func (a *percentileAcc) add(args []*domain.Column, groups []int32) error {
 	x := args[0]
-	for i, g := range groups {
-		if g >= 0 && !isNullAt(x.Nulls, i) {
-			a.vals[g] = append(a.vals[g], x.Floats[i])
+	if !a.weighted {
+		for i, g := range groups {
+			if g >= 0 && !isNullAt(x.Nulls, i) {
+				a.vals[g] = append(a.vals[g], x.Floats[i])
+			}
 		}
+		return nil
+	}
+	// as Spark: a NULL or zero frequency skips the row, a negative one fails
+	f := args[1]
+	for i, g := range groups {
+		if g < 0 || isNullAt(x.Nulls, i) || isNullAt(f.Nulls, i) || f.Ints[i] == 0 {
+			continue
+		}
+		if f.Ints[i] < 0 {
+			return exprErr(domain.CodeNegativeFrequency, a.pos, "the frequency %d of the value %s is negative", f.Ints[i], fmtFloat(x.Floats[i]))
+		}
+		a.vals[g] = append(a.vals[g], x.Floats[i])
+		a.freqs[g] = append(a.freqs[g], f.Ints[i])
 	}
 	return nil
 }
@@ -682,26 +707,22 @@ func (a *percentileAcc) result() (*domain.Column, error) {
 	if a.array {
 		out = &domain.Column{Kind: domain.KindList, Values: make([]domain.Value, n), Nulls: make([]bool, n)}
 	}
-	for g, vs := range a.vals {
-		if len(vs) == 0 {
+	for g := range a.vals {
+		d := a.distribution(g)
+		if d.total == 0 {
 			out.Nulls[g] = true
 			if a.array {
 				out.Values[g] = domain.Null()
 			}
 			continue
 		}
-		sorted := slices.Clone(vs)
-		slices.SortFunc(sorted, cmpFloat)
-		if a.desc {
-			slices.Reverse(sorted)
-		}
 		if !a.array {
-			out.Floats[g] = a.at(sorted, a.ps[0])
+			out.Floats[g] = a.at(d, a.ps[0])
 			continue
 		}
 		items := make([]domain.Value, len(a.ps))
 		for j, p := range a.ps {
-			items[j] = domain.Float(a.at(sorted, p))
+			items[j] = domain.Float(a.at(d, p))
 		}
 		out.Values[g] = domain.List(items...)
 	}
@@ -709,31 +730,75 @@ func (a *percentileAcc) result() (*domain.Column, error) {
 	return out, nil
 }
 
-// at is percentile p of sorted values. Continuous: linear interpolation
-// between the values around position p*(n-1). Discrete: the first value
-// whose cumulative distribution reaches p (the SQL standard, Spark 4's
-// default).
-func (a *percentileAcc) at(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if a.discrete {
-		i := int(math.Ceil(p*float64(n))) - 1
-		return sorted[max(i, 0)]
+// distribution is a group's values in order, each standing for as many rows
+// as its frequency: sorted[i] is the value of rows cum[i-1] to cum[i]-1.
+type distribution struct {
+	sorted []float64
+	cum    []int64 // nil: every value once
+	total  int64
+}
+
+// nth is the value of row k (0-based) of the distribution.
+func (d distribution) nth(k int64) float64 {
+	if d.cum == nil {
+		return d.sorted[k]
 	}
-	pos := p * float64(n-1)
+	i, _ := slices.BinarySearch(d.cum, k+1)
+	return d.sorted[i]
+}
+
+func (a *percentileAcc) distribution(g int) distribution {
+	if !a.weighted {
+		sorted := slices.Clone(a.vals[g])
+		slices.SortFunc(sorted, cmpFloat)
+		if a.desc {
+			slices.Reverse(sorted)
+		}
+		return distribution{sorted: sorted, total: int64(len(sorted))}
+	}
+	type weighted struct {
+		v float64
+		n int64
+	}
+	ws := make([]weighted, len(a.vals[g]))
+	for i, v := range a.vals[g] {
+		ws[i] = weighted{v, a.freqs[g][i]}
+	}
+	slices.SortFunc(ws, func(x, y weighted) int { return cmpFloat(x.v, y.v) })
+	if a.desc {
+		slices.Reverse(ws)
+	}
+	d := distribution{sorted: make([]float64, len(ws)), cum: make([]int64, len(ws))}
+	for i, w := range ws {
+		d.total += w.n
+		d.sorted[i], d.cum[i] = w.v, d.total
+	}
+	return d
+}
+
+// at is percentile p of a distribution. Continuous: linear interpolation
+// between the rows around position p*(n-1). Discrete: the first row whose
+// cumulative distribution reaches p (the SQL standard, Spark 4's default).
+func (a *percentileAcc) at(d distribution, p float64) float64 {
+	if a.discrete {
+		k := int64(math.Ceil(p*float64(d.total))) - 1
+		return d.nth(max(k, 0))
+	}
+	pos := p * float64(d.total-1)
 	lo, hi := math.Floor(pos), math.Ceil(pos)
 	if lo == hi {
-		return sorted[int(lo)]
+		return d.nth(int64(lo))
 	}
-	return (hi-pos)*sorted[int(lo)] + (pos-lo)*sorted[int(hi)]
+	return (hi-pos)*d.nth(int64(lo)) + (pos-lo)*d.nth(int64(hi))
 }
 
 // compilePercentile: percentile_cont(p) and percentile_disc(p) WITHIN GROUP
-// (ORDER BY x [DESC]), percentile(x, p) and percentile(x, array(p, ...)),
-// median(x). The percentages are constants in [0, 1]; the result is a double
+// (ORDER BY x [DESC]), percentile(x, p [, frequency]) and percentile(x,
+// array(p, ...) [, frequency]), median(x). The percentages are constants in [0, 1]; the result is a double
 // (an array of doubles for an array of percentages).
 func compilePercentile(ac *aggCompile) error {
 	acc := &percentileAcc{discrete: ac.name == "percentile_disc"}
-	var x *Compiled
+	var x, freq *Compiled
 	var xPos Pos
 	var pArg Expr
 	var err error
@@ -752,13 +817,23 @@ func compilePercentile(ac *aggCompile) error {
 		}
 		xPos, acc.ps = ac.call.Args[0].Position(), []float64{0.5}
 	default: // percentile
-		if len(ac.call.Args) == 3 {
-			return exprErr(domain.CodeNotImplemented, ac.call.Args[2].Position(), "the frequency argument of percentile is not supported yet")
-		}
 		if x, err = ac.arg(0); err != nil {
 			return err
 		}
 		xPos, pArg = ac.call.Args[0].Position(), ac.call.Args[1]
+		if len(ac.call.Args) == 3 {
+			if freq, err = ac.arg(2); err != nil {
+				return err
+			}
+			switch freq.Type().Kind {
+			case domain.KindNull:
+				freq.root = retype(freq.root, domain.TypeInt64)
+			case domain.KindInt64:
+			default:
+				return exprErr(domain.CodeDatatypeMismatch, ac.call.Args[2].Position(), "the frequency of percentile must be an integer, found %s", freq.Type())
+			}
+			acc.weighted, acc.pos = true, ac.call.Pos
+		}
 	}
 	if err := ac.numeric(x, xPos, true); err != nil {
 		return err
@@ -780,6 +855,9 @@ func compilePercentile(ac *aggCompile) error {
 		}
 	}
 	ac.a.args = []*Compiled{x}
+	if freq != nil {
+		ac.a.args = append(ac.a.args, freq)
+	}
 	ac.a.t = domain.TypeFloat64
 	if acc.array {
 		ac.a.t = domain.ListOf(domain.TypeFloat64)
