@@ -871,7 +871,8 @@ func compilePercentile(ac *aggCompile) error {
 
 // ---- mode ----
 
-// modeKey is a scalar value: ints and double bits in i, strings in s.
+// modeKey is a value: ints and double bits in i, strings in s, and arrays
+// and structs encoded (appendValueKey) in s.
 type modeKey struct {
 	i int64
 	s string
@@ -885,6 +886,7 @@ type modeAcc struct {
 	counts []map[modeKey]int64
 	kind   domain.Kind
 	desc   bool
+	nested map[string]domain.Value // arrays and structs by their encoding
 }
 
 func (a *modeAcc) grow(n int) {
@@ -894,7 +896,7 @@ func (a *modeAcc) grow(n int) {
 func (a *modeAcc) add(args []*domain.Column, groups []int32) error {
 	x := args[0]
 	for i, g := range groups {
-		if g < 0 || isNullAt(x.Nulls, i) {
+		if g < 0 || x.IsNull(i) {
 			continue
 		}
 		var k modeKey
@@ -903,6 +905,11 @@ func (a *modeAcc) add(args []*domain.Column, groups []int32) error {
 			k.i = int64(normalFloatBits(x.Floats[i]))
 		case domain.KindString, domain.KindBytes:
 			k.s = x.Strs[i]
+		case domain.KindList, domain.KindStruct:
+			k.s = string(appendValueKey(nil, x.Values[i]))
+			if _, ok := a.nested[k.s]; !ok {
+				a.nested[k.s] = x.Values[i]
+			}
 		default:
 			k.i = x.Ints[i]
 		}
@@ -921,6 +928,8 @@ func (a *modeAcc) less(x, y modeKey) bool {
 		c = cmpFloat(math.Float64frombits(uint64(x.i)), math.Float64frombits(uint64(y.i)))
 	case domain.KindString, domain.KindBytes:
 		c = strings.Compare(x.s, y.s)
+	case domain.KindList, domain.KindStruct:
+		c = domain.Compare(a.nested[x.s], a.nested[y.s])
 	default:
 		c = cmpOrdered(x.i, y.i)
 	}
@@ -950,6 +959,8 @@ func (a *modeAcc) result() (*domain.Column, error) {
 			out.Floats[g] = math.Float64frombits(uint64(best.i))
 		case domain.KindString, domain.KindBytes:
 			out.Strs[g] = best.s
+		case domain.KindList, domain.KindStruct:
+			out.Values[g] = a.nested[best.s]
 		default:
 			out.Ints[g] = best.i
 		}
@@ -959,8 +970,7 @@ func (a *modeAcc) result() (*domain.Column, error) {
 }
 
 // compileMode: mode(x [, deterministic]) or mode() WITHIN GROUP (ORDER BY x
-// [DESC]), over scalar kinds. Arrays and structs are a clear error rather
-// than a difference from Spark, which accepts them.
+// [DESC]), over values of any kind.
 func compileMode(ac *aggCompile) error {
 	var x *Compiled
 	var desc bool
@@ -989,16 +999,13 @@ func compileMode(ac *aggCompile) error {
 		return err
 	}
 	kind := x.Type().Kind
-	switch kind {
-	case domain.KindList, domain.KindStruct:
-		return exprErr(domain.CodeNotImplemented, ac.call.Pos, "mode of %s values is not supported yet", x.Type())
-	case domain.KindNull:
+	if kind == domain.KindNull {
 		kind = domain.KindFloat64
 		x.root = retype(x.root, domain.TypeFloat64)
 	}
 	ac.a.args = []*Compiled{x}
 	ac.a.t = x.Type()
-	ac.a.newAcc = func() accumulator { return &modeAcc{kind: kind, desc: desc} }
+	ac.a.newAcc = func() accumulator { return &modeAcc{kind: kind, desc: desc, nested: map[string]domain.Value{}} }
 	return nil
 }
 

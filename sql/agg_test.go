@@ -483,7 +483,7 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		"max(dt)", "min(ts)", "max(b)", "min(d)", "first(n)", "last(s, true)", "any_value(nb)", "collect_list(i)",
 		"collect_set(s)", "approx_count_distinct(u)", "median(d)", "percentile(i, 0.3)", "mode(s)", "stddev(d)",
 		"var_pop(i)", "max_by(s, i)", "min_by(st, d)", "bool_and(b)", "bool_or(nb)", "sum(i) FILTER (WHERE b)",
-		"max(st)", "first(st)",
+		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)",
 	} {
 		e, err := ParseExpr("t", src)
 		if err != nil {
@@ -523,6 +523,38 @@ func TestAggregateNamesAreNotScalars(t *testing.T) {
 	for name := range aggregates {
 		if _, ok := builtins[name]; ok {
 			t.Errorf("%s is registered both as an aggregate and as a scalar function", name)
+		}
+	}
+}
+
+func TestAggregateNestedValues(t *testing.T) {
+	b := gather(fuzzBatch(t), []int{2, 0, 1, 0, 2})
+	for src, want := range map[string]string{
+		"mode(st)":         "struct<x: bigint, y: string>:{7, why}",
+		"max(st)":          "struct<x: bigint, y: string>:{7, why}",
+		"count(st)":        "bigint:2",
+		"collect_set(st)":  "array<struct<x: bigint, y: string>>:[{7, why}]",
+		"collect_list(st)": "array<struct<x: bigint, y: string>>:[{7, why}, {7, why}]",
+		"first(st)":        "struct<x: bigint, y: string>:NULL",
+		"first(st, true)":  "struct<x: bigint, y: string>:{7, why}",
+		"max_by(st, i)":    "struct<x: bigint, y: string>:{7, why}",
+		"min_by(st, i)":    "struct<x: bigint, y: string>:NULL",
+	} {
+		e, _ := ParseExpr("t", src)
+		a, err := CompileAggregate(e.(*FuncCall), testSchema)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		s := a.NewState()
+		if err := s.Add(b, make([]int32, b.Len()), 1); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := renderGroups(a.Type(), c); got != want {
+			t.Errorf("%s: got %s, want %s", src, got, want)
 		}
 	}
 }
