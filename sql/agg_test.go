@@ -558,3 +558,50 @@ func TestAggregateNestedValues(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAggregate: any aggregate call over the test schema compiles or fails
+// with a coded error, and folds a mixed batch without panicking.
+func FuzzAggregate(f *testing.F) {
+	for _, tc := range aggCases {
+		f.Add(strings.ReplaceAll(tc.src, "x", "i"))
+	}
+	for _, src := range []string{"max_by(s, d)", "percentile(d, array(0.1, 1), i)", "mode(u)", "collect_set(st)", "count(DISTINCT dt, ts)"} {
+		f.Add(src)
+	}
+	batch := fuzzBatch(f)
+	groups := make([]int32, batch.Len())
+	for i := range groups {
+		groups[i] = int32(i % 2)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := ParseExpr("fuzz", src)
+		if err != nil {
+			return
+		}
+		call, ok := e.(*FuncCall)
+		if !ok {
+			return
+		}
+		a, err := CompileAggregate(call, testSchema)
+		if err != nil {
+			if domain.CodeOf(err) == "" {
+				t.Fatalf("%s: error without a code: %v", src, err)
+			}
+			return
+		}
+		s := a.NewState()
+		if err := s.Add(batch, groups, 2); err != nil {
+			if domain.CodeOf(err) == "" {
+				t.Fatalf("%s: error without a code: %v", src, err)
+			}
+			return
+		}
+		c, err := s.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Len() != 2 || c.Kind != a.Type().Kind {
+			t.Fatalf("%s: %d rows of %s for type %s", src, c.Len(), c.Kind, a.Type())
+		}
+	})
+}
