@@ -94,3 +94,32 @@ func TestCheckQuery(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckQuery: CheckQuery never panics and every problem is a coded
+// *Error with a position.
+func FuzzCheckQuery(f *testing.F) {
+	for _, tc := range checkCases {
+		f.Add(tc.src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := ParseFile("fuzz.sql", src, nil)
+		if err != nil {
+			return
+		}
+		for _, st := range file.Statements {
+			var q *Query
+			switch st := st.(type) {
+			case *QueryStmt:
+				q = st.Query
+			case *CreateDataset:
+				q = st.Query
+			}
+			for _, err := range CheckQuery(q) {
+				e, ok := err.(*Error)
+				if !ok || e.Code == "" || e.Pos.Line == 0 {
+					t.Fatalf("%s: %v", src, err)
+				}
+			}
+		}
+	})
+}
