@@ -63,11 +63,12 @@ func IsAggregate(name string) bool {
 	return ok
 }
 
-// isAggregateCall reports whether e is a call of an aggregate function that
-// aggregates over groups, not over a window.
+// isAggregateCall reports whether e is a call of a built-in aggregate
+// function that aggregates over groups, not over a window. A qualified name
+// (schema.f) is a user's function.
 func isAggregateCall(e Node) bool {
 	f, ok := e.(*FuncCall)
-	return ok && f.Over == nil && IsAggregate(f.Name.Last().Name)
+	return ok && f.Over == nil && len(f.Name.Parts) == 1 && IsAggregate(f.Name.Last().Name)
 }
 
 // CompileAggregate compiles an aggregate call against the input schema its
@@ -90,17 +91,15 @@ func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
 	if n := len(call.Args); n < def.minArgs || (def.maxArgs >= 0 && n > def.maxArgs) {
 		return nil, wrongArgs(call, name, builtin{minArgs: def.minArgs, maxArgs: def.maxArgs}.arity())
 	}
-	for i, a := range call.Args {
+	for _, a := range call.Args {
+		_, star := a.(*Star)
+		countStar := star && name == "count" && len(call.Args) == 1 && call.Quantifier != "DISTINCT"
 		switch a.(type) {
-		case *Star:
-			if name == "count" && len(call.Args) == 1 && call.Quantifier != "DISTINCT" {
-				continue
+		case *Star, *NamedArg, *Lambda, *Aliased:
+			if !countStar {
+				return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 			}
-		case *NamedArg, *Lambda, *Aliased:
-		default:
-			continue
 		}
-		return nil, exprErr(domain.CodeDatatypeMismatch, call.Args[i].Position(), "%s does not take this kind of argument", name)
 	}
 	if len(call.WithinGroup) > 0 {
 		switch {
