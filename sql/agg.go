@@ -45,9 +45,11 @@ type accumulator interface {
 // how to compile a call whose count is already checked.
 type aggDef struct {
 	minArgs, maxArgs int
-	// withinGroup: the function takes its value from WITHIN GROUP (ORDER BY x);
-	// required for percentile_cont and percentile_disc, optional for mode.
+	// withinGroup: the function takes WITHIN GROUP (ORDER BY ...): one
+	// ordering, its value, for percentile_cont, percentile_disc (required)
+	// and mode; any number, with DISTINCT, for listagg (orderings).
 	withinGroup bool
+	orderings   bool
 	// ignoreNulls: the function accepts IGNORE NULLS / RESPECT NULLS.
 	ignoreNulls bool
 	compile     func(ac *aggCompile) error
@@ -105,9 +107,9 @@ func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
 		switch {
 		case !def.withinGroup:
 			return nil, exprErr(domain.CodeInvalidWithinGroup, call.WithinGroup[0].Pos, "%s does not take WITHIN GROUP", name)
-		case len(call.WithinGroup) != 1:
+		case len(call.WithinGroup) != 1 && !def.orderings:
 			return nil, exprErr(domain.CodeInvalidWithinGroup, call.WithinGroup[1].Pos, "%s takes one ordering in WITHIN GROUP, %d given", name, len(call.WithinGroup))
-		case call.Quantifier == "DISTINCT":
+		case call.Quantifier == "DISTINCT" && !def.orderings:
 			return nil, exprErr(domain.CodeInvalidWithinGroup, call.Pos, "%s does not take DISTINCT with WITHIN GROUP", name)
 		}
 	}

@@ -264,6 +264,27 @@ var aggCases = []struct{ src, cols, rows, want string }{
 	{"collect_list(x)", "x bigint", "", "array<bigint>:[]"},
 	{"collect_list(x)", "x bigint", "(NULL)", "array<bigint>:[]"},
 	{"collect_set(x)", "g bigint, x string", "(0, 'a'), (1, 'b'), (0, 'a'), (1, 'a'), (2, NULL)", "array<string>:[['a'] | ['b', 'a'] | []]"},
+	// listagg, string_agg
+	{"listagg(x)", "x string", "('a'), ('b'), ('c')", "string:'abc'"},
+	{"listagg(x) WITHIN GROUP (ORDER BY x DESC)", "x string", "('a'), ('b'), ('c')", "string:'cba'"},
+	{"listagg(x)", "x string", "('a'), (NULL), ('b')", "string:'ab'"},
+	{"listagg(x)", "x string", "('a'), ('a')", "string:'aa'"},
+	{"listagg(DISTINCT x)", "x string", "('a'), ('a'), ('b')", "string:'ab'"},
+	{"listagg(x, ', ')", "x string", "('a'), ('b'), ('c')", "string:'a, b, c'"},
+	{"string_agg(x, NULL)", "x string", "('a'), ('b')", "string:'ab'"},
+	{"listagg(x)", "x string", "(NULL), (NULL)", "string:NULL"},
+	{"listagg(x)", "x string", "", "string:NULL"},
+	{"string_agg(x, '-') WITHIN GROUP (ORDER BY y)", "x string, y bigint", "('a', 3), ('b', 1), ('c', 2)", "string:'b-c-a'"},
+	{"listagg(x) WITHIN GROUP (ORDER BY y)", "x string, y bigint", "('a', NULL), ('b', 1), ('c', 1)", "string:'abc'"},
+	{"listagg(x) WITHIN GROUP (ORDER BY y NULLS LAST)", "x string, y bigint", "('a', NULL), ('b', 1)", "string:'ba'"},
+	{"listagg(x) WITHIN GROUP (ORDER BY y DESC)", "x string, y bigint", "('a', NULL), ('b', 1), ('c', 2)", "string:'cba'"},
+	{"listagg(x) WITHIN GROUP (ORDER BY y, z DESC)", "x string, y bigint, z bigint", "('a', 2, 1), ('b', 1, 1), ('c', 2, 5)", "string:'bca'"},
+	{"listagg(DISTINCT x) WITHIN GROUP (ORDER BY x DESC)", "x string", "('b'), ('a'), ('b')", "string:'ba'"},
+	{"listagg(DISTINCT x) WITHIN GROUP (ORDER BY y)", "x string, y bigint", "('a', 1)", "INVALID_WITHIN_GROUP_EXPRESSION"},
+	{"listagg(x, '+')", "x bigint", "(1), (NULL), (20)", "string:'1+20'"},
+	{"listagg(x, 1)", "x string", "('a')", "DATATYPE_MISMATCH"},
+	{"listagg(x, y)", "x string, y string", "('a', 'b')", "DATATYPE_MISMATCH"},
+	{"listagg(x)", "g bigint, x string", "(0, 'a'), (1, 'b'), (0, 'c'), (2, NULL)", "string:['ac' | 'b' | NULL]"},
 	// percentiles
 	{"percentile_cont(0.25) WITHIN GROUP (ORDER BY x)", "x bigint", "(0), (10)", "double:2.5"},
 	{"percentile_cont(0.25) WITHIN GROUP (ORDER BY x DESC)", "x bigint", "(0), (10)", "double:7.5"},
@@ -483,7 +504,7 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		"max(dt)", "min(ts)", "max(b)", "min(d)", "first(n)", "last(s, true)", "any_value(nb)", "collect_list(i)",
 		"collect_set(s)", "approx_count_distinct(u)", "median(d)", "percentile(i, 0.3)", "mode(s)", "stddev(d)",
 		"var_pop(i)", "max_by(s, i)", "min_by(st, d)", "bool_and(b)", "bool_or(nb)", "sum(i) FILTER (WHERE b)",
-		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)",
+		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)",
 	} {
 		e, err := ParseExpr("t", src)
 		if err != nil {
