@@ -12,6 +12,8 @@ import (
 func init() {
 	first := aggDef{minArgs: 1, maxArgs: 2, ignoreNulls: true, compile: compileFirst}
 	moment := aggDef{minArgs: 1, maxArgs: 1, compile: compileMoment}
+	coMoment := aggDef{minArgs: 2, maxArgs: 2, compile: compileCoMoment}
+	bit := aggDef{minArgs: 1, maxArgs: 1, compile: compileBit}
 	boolAgg := aggDef{minArgs: 1, maxArgs: 1, compile: compileBoolAgg}
 	listagg := aggDef{minArgs: 1, maxArgs: 2, withinGroup: true, orderings: true, compile: compileListagg}
 	for name, def := range map[string]aggDef{
@@ -49,6 +51,14 @@ func init() {
 		"variance":              moment,
 		"var_samp":              moment,
 		"var_pop":               moment,
+		"skewness":              moment,
+		"kurtosis":              moment,
+		"covar_pop":             coMoment,
+		"covar_samp":            coMoment,
+		"corr":                  coMoment,
+		"bit_and":               bit,
+		"bit_or":                bit,
+		"bit_xor":               bit,
 		"bool_and":              boolAgg,
 		"every":                 boolAgg,
 		"bool_or":               boolAgg,
@@ -1153,15 +1163,18 @@ func compileMode(ac *aggCompile) error {
 	return nil
 }
 
-// ---- variance, standard deviation ----
+// ---- variance, standard deviation, skewness, kurtosis ----
 
-// momentAcc keeps count, mean and the sum of squared deviations of each
-// group (Welford's update, as Spark's CentralMomentAgg). The sample forms of
-// one row are NULL, as in Spark 4 (not the legacy NaN).
+// momentAcc keeps count, mean and the sums of powers of deviations of each
+// group (the one-pass updates of Spark's CentralMomentAgg). Spark merges
+// partial results of its partitions, so its last digits depend on how the
+// rows were split; these are the results of one partition. A division by zero is NULL, as in Spark 4 (not the
+// legacy NaN): the sample forms of one row, the skewness and kurtosis of
+// equal values.
 type momentAcc struct {
-	n, mean, m2 []float64
-	sample      bool
-	sqrt        bool
+	n, mean, m2, m3, m4 []float64
+	stat                string // var_samp, var_pop, stddev_samp, stddev_pop, skewness or kurtosis
+	higher              bool   // m3 and m4 are needed
 }
 
 func (a *momentAcc) grow(n int) {
@@ -1169,6 +1182,10 @@ func (a *momentAcc) grow(n int) {
 	a.n = append(a.n, make([]float64, add)...)
 	a.mean = append(a.mean, make([]float64, add)...)
 	a.m2 = append(a.m2, make([]float64, add)...)
+	if a.higher {
+		a.m3 = append(a.m3, make([]float64, add)...)
+		a.m4 = append(a.m4, make([]float64, add)...)
+	}
 }
 
 func (a *momentAcc) add(args []*domain.Column, groups []int32) error {
@@ -1177,11 +1194,16 @@ func (a *momentAcc) add(args []*domain.Column, groups []int32) error {
 		if g < 0 || isNullAt(x.Nulls, i) {
 			continue
 		}
-		v := x.Floats[i]
 		a.n[g]++
-		d := v - a.mean[g]
-		a.mean[g] += d / a.n[g]
-		a.m2[g] += d * (v - a.mean[g])
+		d := x.Floats[i] - a.mean[g]
+		dn := d / a.n[g]
+		a.mean[g] += dn
+		a.m2[g] += d * (d - dn)
+		if a.higher {
+			d2, dn2 := d*d, dn*dn
+			a.m3[g] = a.m3[g] - 3*dn*a.m2[g] + d*(d2-dn2)
+			a.m4[g] = a.m4[g] - 4*dn*a.m3[g] - 6*dn2*a.m2[g] + d*(d*d2-dn*dn2)
+		}
 	}
 	return nil
 }
@@ -1189,16 +1211,27 @@ func (a *momentAcc) add(args []*domain.Column, groups []int32) error {
 func (a *momentAcc) result() (*domain.Column, error) {
 	out := &domain.Column{Kind: domain.KindFloat64, Floats: make([]float64, len(a.n)), Nulls: make([]bool, len(a.n))}
 	for g, n := range a.n {
-		div := n
-		if a.sample {
-			div = n - 1
+		m2 := a.m2[g]
+		var v float64
+		ok := n > 0
+		switch a.stat {
+		case "var_samp", "stddev_samp":
+			ok = n > 1
+			v = m2 / (n - 1)
+		case "var_pop", "stddev_pop":
+			v = m2 / n
+		case "skewness":
+			ok = ok && m2 != 0
+			v = math.Sqrt(n) * a.m3[g] / math.Sqrt(m2*m2*m2)
+		case "kurtosis":
+			ok = ok && m2 != 0
+			v = n*a.m4[g]/(m2*m2) - 3
 		}
-		if n == 0 || div == 0 {
+		if !ok {
 			out.Nulls[g] = true
 			continue
 		}
-		v := a.m2[g] / div
-		if a.sqrt {
+		if strings.HasPrefix(a.stat, "stddev") {
 			v = math.Sqrt(v)
 		}
 		out.Floats[g] = v
@@ -1217,9 +1250,148 @@ func compileMoment(ac *aggCompile) error {
 	}
 	ac.a.args = []*Compiled{c}
 	ac.a.t = domain.TypeFloat64
-	sample := !strings.HasSuffix(ac.name, "_pop")
-	sqrt := strings.HasPrefix(ac.name, "std")
-	ac.a.newAcc = func() accumulator { return &momentAcc{sample: sample, sqrt: sqrt} }
+	stat := map[string]string{"variance": "var_samp", "stddev": "stddev_samp", "std": "stddev_samp"}[ac.name]
+	if stat == "" {
+		stat = ac.name
+	}
+	higher := stat == "skewness" || stat == "kurtosis"
+	ac.a.newAcc = func() accumulator { return &momentAcc{stat: stat, higher: higher} }
+	return nil
+}
+
+// ---- covariance, correlation ----
+
+// coMomentAcc keeps count, means and co-moments of each group's (x, y)
+// pairs where neither is NULL, with the updates of Spark's Covariance and
+// Corr. As in Spark 4, covar_samp of one pair and corr of one pair are
+// NULL; corr of a constant column is NaN (0/0), as Spark computes it.
+type coMomentAcc struct {
+	n, xAvg, yAvg, ck, xMk, yMk []float64
+	stat                        string // covar_pop, covar_samp or corr
+}
+
+func (a *coMomentAcc) grow(n int) {
+	add := n - len(a.n)
+	for _, s := range []*[]float64{&a.n, &a.xAvg, &a.yAvg, &a.ck, &a.xMk, &a.yMk} {
+		*s = append(*s, make([]float64, add)...)
+	}
+}
+
+func (a *coMomentAcc) add(args []*domain.Column, groups []int32) error {
+	x, y := args[0], args[1]
+	for i, g := range groups {
+		if g < 0 || isNullAt(x.Nulls, i) || isNullAt(y.Nulls, i) {
+			continue
+		}
+		xv, yv := x.Floats[i], y.Floats[i]
+		a.n[g]++
+		dx, dy := xv-a.xAvg[g], yv-a.yAvg[g]
+		a.xAvg[g] += dx / a.n[g]
+		a.yAvg[g] += dy / a.n[g]
+		a.ck[g] += dx * (yv - a.yAvg[g])
+		a.xMk[g] += dx * (xv - a.xAvg[g])
+		a.yMk[g] += dy * (yv - a.yAvg[g])
+	}
+	return nil
+}
+
+func (a *coMomentAcc) result() (*domain.Column, error) {
+	out := &domain.Column{Kind: domain.KindFloat64, Floats: make([]float64, len(a.n)), Nulls: make([]bool, len(a.n))}
+	for g, n := range a.n {
+		switch {
+		case a.stat == "covar_pop" && n > 0:
+			out.Floats[g] = a.ck[g] / n
+		case a.stat == "covar_samp" && n > 1:
+			out.Floats[g] = a.ck[g] / (n - 1)
+		case a.stat == "corr" && n > 1:
+			out.Floats[g] = a.ck[g] / math.Sqrt(a.xMk[g]*a.yMk[g])
+		default:
+			out.Nulls[g] = true
+		}
+	}
+	out.Nulls = dropNulls(out.Nulls)
+	return out, nil
+}
+
+func compileCoMoment(ac *aggCompile) error {
+	for i := range 2 {
+		c, err := ac.arg(i)
+		if err != nil {
+			return err
+		}
+		if err := ac.numeric(c, ac.call.Args[i].Position(), true); err != nil {
+			return err
+		}
+		ac.a.args = append(ac.a.args, c)
+	}
+	ac.a.t = domain.TypeFloat64
+	stat := ac.name
+	ac.a.newAcc = func() accumulator { return &coMomentAcc{stat: stat} }
+	return nil
+}
+
+// ---- bit_and, bit_or, bit_xor ----
+
+type bitAcc struct {
+	op  string // and, or, xor
+	v   []int64
+	has []bool
+}
+
+func (a *bitAcc) grow(n int) {
+	add := n - len(a.v)
+	a.v = append(a.v, make([]int64, add)...)
+	a.has = append(a.has, make([]bool, add)...)
+}
+
+func (a *bitAcc) add(args []*domain.Column, groups []int32) error {
+	x := args[0]
+	for i, g := range groups {
+		if g < 0 || isNullAt(x.Nulls, i) {
+			continue
+		}
+		v := x.Ints[i]
+		switch {
+		case !a.has[g]:
+			a.v[g], a.has[g] = v, true
+		case a.op == "and":
+			a.v[g] &= v
+		case a.op == "or":
+			a.v[g] |= v
+		default:
+			a.v[g] ^= v
+		}
+	}
+	return nil
+}
+
+func (a *bitAcc) result() (*domain.Column, error) {
+	out := &domain.Column{Kind: domain.KindInt64, Ints: slices.Clone(a.v), Nulls: make([]bool, len(a.v))}
+	for g, has := range a.has {
+		out.Nulls[g] = !has
+	}
+	out.Nulls = dropNulls(out.Nulls)
+	return out, nil
+}
+
+// compileBit: bit_and, bit_or and bit_xor of integers (a NULL literal is a
+// bigint; Spark takes no strings here).
+func compileBit(ac *aggCompile) error {
+	c, err := ac.arg(0)
+	if err != nil {
+		return err
+	}
+	switch c.Type().Kind {
+	case domain.KindNull:
+		c.root = retype(c.root, domain.TypeInt64)
+	case domain.KindInt64:
+	default:
+		return exprErr(domain.CodeDatatypeMismatch, ac.call.Args[0].Position(), "%s needs an integer, found %s", ac.name, c.Type())
+	}
+	ac.a.args = []*Compiled{c}
+	ac.a.t = domain.TypeInt64
+	op := strings.TrimPrefix(ac.name, "bit_")
+	ac.a.newAcc = func() accumulator { return &bitAcc{op: op} }
 	return nil
 }
 

@@ -342,6 +342,30 @@ var aggCases = []struct{ src, cols, rows, want string }{
 	{"stddev_pop(x)", "x bigint", "(1)", "double:0.0"},
 	{"variance(x)", "x bigint", "", "double:NULL"},
 	{"var_pop(x)", "g bigint, x double", "(0, 1), (1, NULL), (0, 3)", "double:[1.0 | NULL]"},
+	// Spark's reference gives 1.1135657469022013, -1.1135657469022011 and
+	// -0.7014368047529618, from rows split among partitions (see momentAcc)
+	{"skewness(x)", "x bigint", "(-10), (-20), (100), (1000)", "double:1.1135657469022011"},
+	{"skewness(x)", "x bigint", "(-1000), (-100), (10), (20)", "double:-1.113565746902201"},
+	{"kurtosis(x)", "x bigint", "(-10), (-20), (100), (1000)", "double:-0.7014368047529609"},
+	{"kurtosis(x)", "x bigint", "(1), (10), (100), (10), (1)", "double:0.19432323191698986"},
+	{"skewness(x)", "x bigint", "(3), (3)", "double:NULL"},
+	{"kurtosis(x)", "x bigint", "", "double:NULL"},
+	// covariance, correlation
+	{"covar_pop(x, y)", "x bigint, y bigint", "(1, 1), (2, 2), (3, 3)", "double:0.6666666666666666"},
+	{"covar_samp(x, y)", "x bigint, y bigint", "(1, 1), (2, 2), (3, 3)", "double:1.0"},
+	{"corr(x, y)", "x bigint, y bigint", "(3, 2), (3, 3), (6, 4)", "double:0.8660254037844387"},
+	{"corr(x, y)", "x bigint, y bigint", "(1, 1)", "double:NULL"},
+	{"corr(x, y)", "x bigint, y bigint", "(1, 1), (1, 2)", "double:NaN"},
+	{"covar_samp(x, y)", "x double, y double", "(1, 1), (NULL, 2), (3, NULL)", "double:NULL"},
+	{"covar_pop(x, y)", "x double, y double", "(1, 1), (NULL, 2), (3, NULL)", "double:0.0"},
+	{"covar_pop(x, y)", "x bigint, y boolean", "(1, TRUE)", "DATATYPE_MISMATCH"},
+	// bit_and, bit_or, bit_xor
+	{"bit_and(x)", "x bigint", "(3), (5)", "bigint:1"},
+	{"bit_or(x)", "x bigint", "(3), (5)", "bigint:7"},
+	{"bit_xor(x)", "x bigint", "(3), (5)", "bigint:6"},
+	{"bit_xor(x)", "x bigint", "(3), (NULL), (3)", "bigint:0"},
+	{"bit_or(x)", "x bigint", "(NULL)", "bigint:NULL"},
+	{"bit_and(x)", "x double", "(1.5)", "DATATYPE_MISMATCH"},
 	// bool_and, bool_or
 	{"bool_and(x)", "x boolean", "(TRUE), (TRUE), (TRUE)", "boolean:true"},
 	{"bool_and(x)", "x boolean", "(NULL), (TRUE), (TRUE)", "boolean:true"},
@@ -504,7 +528,7 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		"max(dt)", "min(ts)", "max(b)", "min(d)", "first(n)", "last(s, true)", "any_value(nb)", "collect_list(i)",
 		"collect_set(s)", "approx_count_distinct(u)", "median(d)", "percentile(i, 0.3)", "mode(s)", "stddev(d)",
 		"var_pop(i)", "max_by(s, i)", "min_by(st, d)", "bool_and(b)", "bool_or(nb)", "sum(i) FILTER (WHERE b)",
-		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)",
+		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)", "skewness(d)", "kurtosis(i)", "corr(i, d)", "covar_samp(d, z)", "bit_xor(i)",
 	} {
 		e, err := ParseExpr("t", src)
 		if err != nil {
