@@ -43,6 +43,8 @@ func init() {
 		"percentile_disc":       {minArgs: 1, maxArgs: 1, withinGroup: true, compile: compilePercentile},
 		"percentile":            {minArgs: 2, maxArgs: 3, compile: compilePercentile},
 		"median":                {minArgs: 1, maxArgs: 1, compile: compilePercentile},
+		"percentile_approx":     {minArgs: 2, maxArgs: 3, compile: compileApproxPercentile},
+		"approx_percentile":     {minArgs: 2, maxArgs: 3, compile: compileApproxPercentile},
 		"mode":                  {minArgs: 0, maxArgs: 2, withinGroup: true, compile: compileMode},
 		"stddev":                moment,
 		"std":                   moment,
@@ -935,8 +937,7 @@ func (a *percentileAcc) distribution(g int) distribution {
 // cumulative distribution reaches p (the SQL standard, Spark 4's default).
 func (a *percentileAcc) at(d distribution, p float64) float64 {
 	if a.discrete {
-		k := int64(math.Ceil(p*float64(d.total))) - 1
-		return d.nth(max(k, 0))
+		return d.nth(int64(discreteRank(p, int(d.total))))
 	}
 	pos := p * float64(d.total-1)
 	lo, hi := math.Floor(pos), math.Ceil(pos)
@@ -993,19 +994,11 @@ func compilePercentile(ac *aggCompile) error {
 		return err
 	}
 	if pArg != nil {
-		items := []Expr{pArg}
-		if f, ok := pArg.(*FuncCall); ok && strings.EqualFold(f.Name.Last().Name, "array") && len(f.Name.Parts) == 1 && ac.name == "percentile" {
-			items, acc.array = f.Args, true
+		if acc.ps, acc.array, err = ac.percentages(pArg); err != nil {
+			return err
 		}
-		for _, it := range items {
-			v, err := ac.constant(it, "percentage")
-			if err != nil {
-				return err
-			}
-			if k := v.Kind(); (k != domain.KindFloat64 && k != domain.KindInt64) || numberOf(v) < 0 || numberOf(v) > 1 {
-				return exprErr(domain.CodeDatatypeMismatch, it.Position(), "the percentage of %s must be a number between 0 and 1, found %s", ac.name, v)
-			}
-			acc.ps = append(acc.ps, numberOf(v))
+		if acc.array && ac.name != "percentile" {
+			return exprErr(domain.CodeDatatypeMismatch, pArg.Position(), "the percentage of %s must be a number between 0 and 1, found an array", ac.name)
 		}
 	}
 	ac.a.args = []*Compiled{x}
@@ -1015,6 +1008,162 @@ func compilePercentile(ac *aggCompile) error {
 	ac.a.t = domain.TypeFloat64
 	if acc.array {
 		ac.a.t = domain.ListOf(domain.TypeFloat64)
+	}
+	ac.a.newAcc = func() accumulator {
+		c := *acc
+		return &c
+	}
+	return nil
+}
+
+// percentages evaluates the percentage argument of a percentile: a
+// constant in [0, 1], or array(p, ...) of them (array reports which).
+func (ac *aggCompile) percentages(e Expr) (ps []float64, array bool, err error) {
+	items := []Expr{e}
+	if f, ok := e.(*FuncCall); ok && strings.EqualFold(f.Name.Last().Name, "array") && len(f.Name.Parts) == 1 {
+		items, array = f.Args, true
+	}
+	for _, it := range items {
+		v, err := ac.constant(it, "percentage")
+		if err != nil {
+			return nil, false, err
+		}
+		if k := v.Kind(); (k != domain.KindFloat64 && k != domain.KindInt64) || numberOf(v) < 0 || numberOf(v) > 1 {
+			return nil, false, exprErr(domain.CodeDatatypeMismatch, it.Position(), "the percentage of %s must be a number between 0 and 1, found %s", ac.name, v)
+		}
+		ps = append(ps, numberOf(v))
+	}
+	return ps, array, nil
+}
+
+// ---- approx_percentile ----
+
+// approxPercentileAcc is percentile_approx / approx_percentile, computed
+// exactly: the exact answer is within any accuracy bound. Like Spark's it
+// is a value of the input (the discrete percentile: the least value whose
+// cumulative distribution reaches p), of the input's type, so bigints keep
+// every digit and dates and timestamps are allowed.
+type approxPercentileAcc struct {
+	ints   [][]int64 // bigint, date, timestamp
+	floats [][]float64
+	kind   domain.Kind
+	ps     []float64
+	array  bool
+}
+
+func (a *approxPercentileAcc) grow(n int) {
+	if a.kind == domain.KindFloat64 {
+		a.floats = append(a.floats, make([][]float64, n-len(a.floats))...)
+		return
+	}
+	a.ints = append(a.ints, make([][]int64, n-len(a.ints))...)
+}
+
+func (a *approxPercentileAcc) add(args []*domain.Column, groups []int32) error {
+	x := args[0]
+	for i, g := range groups {
+		if g < 0 || isNullAt(x.Nulls, i) {
+			continue
+		}
+		if a.kind == domain.KindFloat64 {
+			a.floats[g] = append(a.floats[g], x.Floats[i])
+		} else {
+			a.ints[g] = append(a.ints[g], x.Ints[i])
+		}
+	}
+	return nil
+}
+
+// discreteRank is the 0-based position of the discrete percentile p among
+// n sorted values: the first whose cumulative distribution reaches p.
+func discreteRank(p float64, n int) int {
+	return max(int(math.Ceil(p*float64(n)))-1, 0)
+}
+
+func (a *approxPercentileAcc) result() (*domain.Column, error) {
+	n := max(len(a.ints), len(a.floats))
+	out := newCol(a.kind, n)
+	if a.array {
+		out = newCol(domain.KindList, n)
+	}
+	out.Nulls = make([]bool, n)
+	for g := 0; g < n; g++ {
+		var pick func(p float64) domain.Value
+		var count int
+		if a.kind == domain.KindFloat64 {
+			sorted := slices.Clone(a.floats[g])
+			slices.SortFunc(sorted, cmpFloat)
+			count = len(sorted)
+			pick = func(p float64) domain.Value { return domain.Float(sorted[discreteRank(p, len(sorted))]) }
+		} else {
+			sorted := slices.Clone(a.ints[g])
+			slices.Sort(sorted)
+			count = len(sorted)
+			pick = func(p float64) domain.Value {
+				v := sorted[discreteRank(p, len(sorted))]
+				switch a.kind {
+				case domain.KindDate:
+					return domain.DateDays(v)
+				case domain.KindTimestamp:
+					return domain.TimestampMicros(v)
+				}
+				return domain.Int(v)
+			}
+		}
+		switch {
+		case count == 0:
+			out.Nulls[g] = true
+			if a.array {
+				out.Values[g] = domain.Null()
+			}
+		case a.array:
+			items := make([]domain.Value, len(a.ps))
+			for j, p := range a.ps {
+				items[j] = pick(p)
+			}
+			out.Values[g] = domain.List(items...)
+		case a.kind == domain.KindFloat64:
+			out.Floats[g] = pick(a.ps[0]).AsFloat()
+		default:
+			out.Ints[g] = pick(a.ps[0]).AsInt()
+		}
+	}
+	out.Nulls = dropNulls(out.Nulls)
+	return out, nil
+}
+
+// compileApproxPercentile: percentile_approx(x, p [, accuracy]) and
+// approx_percentile, p a constant in [0, 1] or array(p, ...), accuracy a
+// positive integer constant (checked, then unused: the answer is exact).
+func compileApproxPercentile(ac *aggCompile) error {
+	x, err := ac.arg(0)
+	if err != nil {
+		return err
+	}
+	switch k := x.Type().Kind; k {
+	case domain.KindInt64, domain.KindFloat64, domain.KindDate, domain.KindTimestamp:
+	case domain.KindNull:
+		x.root = retype(x.root, domain.TypeFloat64)
+	default:
+		return exprErr(domain.CodeDatatypeMismatch, ac.call.Args[0].Position(), "%s needs a number, a date or a timestamp, found %s", ac.name, x.Type())
+	}
+	acc := &approxPercentileAcc{kind: x.Type().Kind}
+	if acc.ps, acc.array, err = ac.percentages(ac.call.Args[1]); err != nil {
+		return err
+	}
+	if len(ac.call.Args) == 3 {
+		v, err := ac.constant(ac.call.Args[2], "accuracy")
+		if err != nil {
+			return err
+		}
+		if v.Kind() != domain.KindInt64 || v.AsInt() <= 0 || v.AsInt() > math.MaxInt32 {
+			return exprErr(domain.CodeDatatypeMismatch, ac.call.Args[2].Position(), "the accuracy of %s must be an integer in [1, %d], found %s", ac.name, math.MaxInt32, v)
+		}
+	}
+	ac.a.args = []*Compiled{x}
+	ac.a.t = x.Type()
+	if acc.array {
+		ac.a.t = domain.ListOf(x.Type())
 	}
 	ac.a.newAcc = func() accumulator {
 		c := *acc

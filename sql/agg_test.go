@@ -314,6 +314,18 @@ var aggCases = []struct{ src, cols, rows, want string }{
 	{"percentile(x, 0.5, f)", "x bigint, f bigint", "(1, 1), (2, -1)", "NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION"},
 	{"percentile(x, 0.5, f)", "x bigint, f double", "(1, 1)", "DATATYPE_MISMATCH"},
 	{"percentile(x, 0.5, NULL)", "x bigint", "(1)", "double:NULL"},
+	{"percentile_cont(array(0.5)) WITHIN GROUP (ORDER BY x)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
+	{"percentile_approx(x, array(0.5, 0.4, 0.1), 100)", "x bigint", "(0), (1), (2), (10)", "array<bigint>:[1, 1, 0]"},
+	{"percentile_approx(x, 0.5, 100)", "x bigint", "(0), (6), (7), (9), (10)", "bigint:7"},
+	{"approx_percentile(x, 0.5)", "x bigint", "(9007199254740993), (NULL), (9007199254740993)", "bigint:9007199254740993"},
+	{"approx_percentile(x, 1)", "x double", "(1.5), (CAST('NaN' AS DOUBLE)), (2)", "double:NaN"},
+	{"approx_percentile(x, 0.5)", "x date", "(DATE '2024-03-01'), (DATE '2024-01-01')", "date:2024-01-01"},
+	{"approx_percentile(x, array(0, 1))", "x timestamp", "(TIMESTAMP '2024-03-01 00:00:00'), (TIMESTAMP '2024-01-01 10:00:00')", "array<timestamp>:[2024-01-01T10:00:00Z, 2024-03-01T00:00:00Z]"},
+	{"approx_percentile(x, 0.5)", "x bigint", "", "bigint:NULL"},
+	{"approx_percentile(x, 0.5, 0)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
+	{"approx_percentile(x, 0.5)", "x string", "('a')", "DATATYPE_MISMATCH"},
+	{"approx_percentile(x, 2)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
+	{"approx_percentile(x, 0.5)", "g bigint, x bigint", "(0, 5), (1, NULL), (0, 1), (0, 3)", "bigint:[3 | NULL]"},
 	{"median(x)", "x bigint", "(0), (10)", "double:5.0"},
 	{"median(x)", "g bigint, x bigint", "(0, 0), (1, 7), (0, 10), (0, 20)", "double:[10.0 | 7.0]"},
 	{"median(DISTINCT x)", "x bigint", "(1), (1), (1), (3)", "double:2.0"},
@@ -528,7 +540,7 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		"max(dt)", "min(ts)", "max(b)", "min(d)", "first(n)", "last(s, true)", "any_value(nb)", "collect_list(i)",
 		"collect_set(s)", "approx_count_distinct(u)", "median(d)", "percentile(i, 0.3)", "mode(s)", "stddev(d)",
 		"var_pop(i)", "max_by(s, i)", "min_by(st, d)", "bool_and(b)", "bool_or(nb)", "sum(i) FILTER (WHERE b)",
-		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)", "skewness(d)", "kurtosis(i)", "corr(i, d)", "covar_samp(d, z)", "bit_xor(i)",
+		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)", "skewness(d)", "kurtosis(i)", "corr(i, d)", "covar_samp(d, z)", "bit_xor(i)", "approx_percentile(ts, array(0.2, 0.9))", "percentile_approx(d, 0.5)",
 	} {
 		e, err := ParseExpr("t", src)
 		if err != nil {
