@@ -17,6 +17,22 @@ import (
 // the caller assigns every row a group id (the planner's GROUP BY), calls Add
 // for each batch and Result at the end. Accumulators of scalar kinds are
 // typed slices indexed by group id, never a boxed value per row.
+//
+// The functions, with Spark 4's types and ANSI semantics: count,
+// count_if, sum, try_sum, avg / mean, try_avg, min, max, max_by, min_by,
+// first / first_value, last / last_value, any_value, collect_list /
+// array_agg, collect_set, listagg / string_agg, approx_count_distinct,
+// percentile, percentile_cont, percentile_disc, percentile_approx /
+// approx_percentile, median, mode, stddev / std / stddev_samp, stddev_pop,
+// variance / var_samp, var_pop, skewness, kurtosis, covar_pop, covar_samp,
+// corr, bit_and, bit_or, bit_xor, bool_and / every, bool_or / some / any.
+// Every one takes DISTINCT and FILTER (WHERE ...).
+//
+// Differences from Spark: approx_count_distinct and percentile_approx are
+// exact (within any error bound, but their memory grows with the data);
+// decimals are doubles, so sum and avg of decimals are doubles; the order
+// of equal values in collect_list, first and last is the order of the Add
+// calls, which Spark leaves undefined.
 type Aggregate struct {
 	call *FuncCall
 	name string
