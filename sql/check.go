@@ -30,9 +30,9 @@ var generators = map[string]bool{
 //   - an aggregate in GROUP BY (GROUP_BY_AGGREGATE);
 //   - an aggregate inside the arguments of another
 //     (NESTED_AGGREGATE_FUNCTION);
-//   - a window function (a call with OVER) in a SELECT whose FROM reads a
-//     stream, directly, through a subquery or through a CTE
-//     (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING);
+//   - a window function (a call with OVER, or of a window-only function)
+//     in a SELECT whose FROM reads a stream, directly, through a subquery
+//     or through a CTE (NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING);
 //   - row_number, rank, lag and the other window-only functions called
 //     without OVER (WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE).
 //
@@ -196,8 +196,9 @@ func (c *checker) call(f *FuncCall, streaming bool, clause string) {
 	if f.Over == nil && windowOnly[name] {
 		c.report(domain.CodeWindowFunctionWithoutOver, f.Pos, "the window function %s needs an OVER clause", name)
 	}
-	if f.Over != nil && streaming {
-		c.report(domain.CodeWindowInStreaming, f.Pos, "%s OVER (...) is a window function, which a query reading a stream cannot use", name)
+	if window && streaming {
+		// also without OVER: adding one would not make the query valid
+		c.report(domain.CodeWindowInStreaming, f.Pos, "%s is a window function, which a query reading a stream cannot use", name)
 	}
 	if isAggregateCall(f) {
 		if err := checkNoNestedAggregate(f); err != nil {
