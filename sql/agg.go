@@ -193,16 +193,15 @@ func (a *Aggregate) String() string { return a.call.String() }
 type AggState struct {
 	a       *Aggregate
 	acc     accumulator
-	seen    map[string]struct{} // DISTINCT: the (group, arguments) already folded
+	seen    *distinctSet // DISTINCT only
 	ngroups int
-	key     []byte // scratch for DISTINCT keys
 }
 
 // NewState starts an empty accumulation with no groups.
 func (a *Aggregate) NewState() *AggState {
 	s := &AggState{a: a, acc: a.newAcc()}
 	if a.distinct {
-		s.seen = map[string]struct{}{}
+		s.seen = newDistinctSet(a.args)
 	}
 	return s
 }
@@ -264,27 +263,85 @@ func (s *AggState) Add(b *domain.Batch, groups []int32, ngroups int) error {
 		cols[i] = c
 	}
 	if s.seen != nil {
-		groups = s.firstOccurrences(cols, groups)
+		groups = s.seen.firstOccurrences(cols, groups)
 	}
 	return s.acc.add(cols, groups)
 }
 
+// distinctSet remembers the (group, arguments) already folded, for
+// DISTINCT. One scalar argument, the common case, is kept in a typed map;
+// several, or arrays and structs, as encoded keys.
+type distinctSet struct {
+	ints map[groupInt]struct{} // one bool, bigint, date, timestamp or double
+	strs map[groupStr]struct{} // one string or binary
+	keys map[string]struct{}
+	key  []byte // scratch for keys
+}
+
+type groupInt struct {
+	g    int32
+	null bool
+	v    int64 // a double's normalized bits
+}
+
+type groupStr struct {
+	g    int32
+	null bool
+	s    string
+}
+
+func newDistinctSet(args []*Compiled) *distinctSet {
+	if len(args) == 1 {
+		switch args[0].Type().Kind {
+		case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindFloat64:
+			return &distinctSet{ints: map[groupInt]struct{}{}}
+		case domain.KindString, domain.KindBytes:
+			return &distinctSet{strs: map[groupStr]struct{}{}}
+		}
+	}
+	return &distinctSet{keys: map[string]struct{}{}}
+}
+
 // firstOccurrences returns groups with -1 for every row whose group and
 // argument values were seen before, in this batch or an earlier one.
-func (s *AggState) firstOccurrences(cols []*domain.Column, groups []int32) []int32 {
+func (d *distinctSet) firstOccurrences(cols []*domain.Column, groups []int32) []int32 {
 	out := make([]int32, len(groups))
 	for i, g := range groups {
-		k := binary.LittleEndian.AppendUint32(s.key[:0], uint32(g))
-		for _, c := range cols {
-			k = appendKey(k, c, i)
+		var dup bool
+		switch {
+		case d.ints != nil:
+			c := cols[0]
+			k := groupInt{g: g, null: isNullAt(c.Nulls, i)}
+			switch {
+			case k.null:
+			case c.Kind == domain.KindFloat64:
+				k.v = int64(normalFloatBits(c.Floats[i]))
+			default:
+				k.v = c.Ints[i]
+			}
+			if _, dup = d.ints[k]; !dup {
+				d.ints[k] = struct{}{}
+			}
+		case d.strs != nil:
+			c := cols[0]
+			k := groupStr{g: g, null: isNullAt(c.Nulls, i), s: c.Strs[i]}
+			if _, dup = d.strs[k]; !dup {
+				d.strs[k] = struct{}{}
+			}
+		default:
+			k := binary.LittleEndian.AppendUint32(d.key[:0], uint32(g))
+			for _, c := range cols {
+				k = appendKey(k, c, i)
+			}
+			d.key = k
+			if _, dup = d.keys[string(k)]; !dup {
+				d.keys[string(k)] = struct{}{}
+			}
 		}
-		s.key = k
-		if _, dup := s.seen[string(k)]; dup {
-			out[i] = -1
-			continue
-		}
-		s.seen[string(k)] = struct{}{}
 		out[i] = g
+		if dup {
+			out[i] = -1
+		}
 	}
 	return out
 }

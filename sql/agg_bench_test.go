@@ -46,7 +46,9 @@ func benchmarkGrouped(b *testing.B, src string) {
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-func BenchmarkAggSumGrouped(b *testing.B)   { benchmarkGrouped(b, "sum(x)") }
-func BenchmarkAggCountGrouped(b *testing.B) { benchmarkGrouped(b, "count(x)") }
-func BenchmarkAggAvgGrouped(b *testing.B)   { benchmarkGrouped(b, "avg(x)") }
-func BenchmarkAggMaxGrouped(b *testing.B)   { benchmarkGrouped(b, "max(x)") }
+func BenchmarkAggSumGrouped(b *testing.B)           { benchmarkGrouped(b, "sum(x)") }
+func BenchmarkAggCountGrouped(b *testing.B)         { benchmarkGrouped(b, "count(x)") }
+func BenchmarkAggAvgGrouped(b *testing.B)           { benchmarkGrouped(b, "avg(x)") }
+func BenchmarkAggMaxGrouped(b *testing.B)           { benchmarkGrouped(b, "max(x)") }
+func BenchmarkAggCountDistinctGrouped(b *testing.B) { benchmarkGrouped(b, "count(DISTINCT x)") }
+func BenchmarkAggMedianGrouped(b *testing.B)        { benchmarkGrouped(b, "median(x)") }
