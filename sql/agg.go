@@ -26,13 +26,17 @@ import (
 // approx_percentile, median, mode, stddev / std / stddev_samp, stddev_pop,
 // variance / var_samp, var_pop, skewness, kurtosis, covar_pop, covar_samp,
 // corr, bit_and, bit_or, bit_xor, bool_and / every, bool_or / some / any.
-// Every one takes DISTINCT and FILTER (WHERE ...).
+// All take FILTER (WHERE ...) and DISTINCT (not with WITHIN GROUP, except
+// listagg ordered by its own argument).
 //
 // Differences from Spark: approx_count_distinct and percentile_approx are
 // exact (within any error bound, but their memory grows with the data);
-// decimals are doubles, so sum and avg of decimals are doubles; the order
-// of equal values in collect_list, first and last is the order of the Add
-// calls, which Spark leaves undefined.
+// decimals are doubles, so sum and avg of decimals are doubles.
+// Where Spark's answer depends on the order rows arrive in (collect_list,
+// first, last, any_value, listagg without WITHIN GROUP, max_by of equal
+// keys, mode of equally frequent values), sluice gives one of Spark's
+// possible answers: the order of the Add calls, the first row, the least
+// value.
 type Aggregate struct {
 	call *FuncCall
 	name string
