@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -138,23 +139,13 @@ func rowNulls(n int, cols []*domain.Column) []bool {
 func cmpAt(a *domain.Column, i int, b *domain.Column, j int) int {
 	switch a.Kind {
 	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate:
-		return cmpOrdered(a.Ints[i], b.Ints[j])
+		return cmp.Compare(a.Ints[i], b.Ints[j])
 	case domain.KindFloat64:
 		return cmpFloat(a.Floats[i], b.Floats[j])
 	case domain.KindString, domain.KindBytes:
 		return strings.Compare(a.Strs[i], b.Strs[j])
 	}
 	return domain.Compare(a.Values[i], b.Values[j])
-}
-
-func cmpOrdered[T ordered](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ---- count, count_if, approx_count_distinct ----
@@ -1234,7 +1225,7 @@ func (a *modeAcc) less(x, y modeKey) bool {
 	case domain.KindList, domain.KindStruct:
 		c = domain.Compare(a.nested[x.s], a.nested[y.s])
 	default:
-		c = cmpOrdered(x.i, y.i)
+		c = cmp.Compare(x.i, y.i)
 	}
 	if a.desc {
 		return c > 0
