@@ -100,6 +100,16 @@ const (
 	CodeUnsupportedRegex   Code = "UNSUPPORTED_REGEX"
 	CodeInvalidIndexOfZero Code = "INVALID_INDEX_OF_ZERO"
 	CodeUnsupportedFormat  Code = "UNSUPPORTED_FORMAT_STRING"
+	// Aggregate and query-shape errors (Spark's spelling).
+	CodeAggregateNotAllowed       Code = "UNSUPPORTED_EXPR_FOR_OPERATOR"
+	CodeNestedAggregate           Code = "NESTED_AGGREGATE_FUNCTION"
+	CodeInvalidWithinGroup        Code = "INVALID_WITHIN_GROUP_EXPRESSION"
+	CodeUnsupportedCallSyntax     Code = "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX"
+	CodeInvalidWhereCondition     Code = "INVALID_WHERE_CONDITION"
+	CodeGroupByAggregate          Code = "GROUP_BY_AGGREGATE"
+	CodeWindowInStreaming         Code = "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING"
+	CodeWindowFunctionWithoutOver Code = "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"
+	CodeNegativeFrequency         Code = "NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION"
 )
 
 type codeText struct {
@@ -183,6 +193,24 @@ var codeInfo = map[Code]codeText{
 		"run the command in a pipeline directory (or below one), pass -p DIR, or create a pipeline with sluice init NAME"},
 	CodeLibraryNotFound: {"a library of pipeline.yaml matches no file",
 		"correct the path or the glob, or remove the library from pipeline.yaml"},
+	CodeAggregateNotAllowed: {"an aggregate function is used where only row-by-row expressions are allowed",
+		"move the aggregate into a query's SELECT list or HAVING clause, or remove it"},
+	CodeNestedAggregate: {"an aggregate function is called inside the argument of another aggregate",
+		"compute the inner aggregate in a subquery and aggregate its result in the outer query"},
+	CodeInvalidWithinGroup: {"WITHIN GROUP is missing, misplaced or malformed in an aggregate call",
+		"use WITHIN GROUP (ORDER BY x) with percentile_cont, percentile_disc and mode only, with one ordering and without DISTINCT"},
+	CodeUnsupportedCallSyntax: {"a function is called with a clause it does not support",
+		"remove the clause (IGNORE NULLS is for first, last, any_value and the window functions)"},
+	CodeInvalidWhereCondition: {"a WHERE condition contains an aggregate, window or generator function",
+		"filter on aggregates in HAVING, on window functions in QUALIFY, and move generators to the SELECT list or a LATERAL VIEW"},
+	CodeGroupByAggregate: {"GROUP BY contains an aggregate function",
+		"group by the columns or row expressions only; aggregates belong in the SELECT list or HAVING"},
+	CodeWindowInStreaming: {"a window function (OVER) is used in a query that reads a stream",
+		"read the source as a batch in a materialized view, or aggregate over a time window with window() and a watermark"},
+	CodeWindowFunctionWithoutOver: {"a window function is called without an OVER clause",
+		"add OVER (PARTITION BY ... ORDER BY ...) to the call"},
+	CodeNegativeFrequency: {"a frequency of percentile is negative",
+		"give every row a frequency of 0 or more (0 leaves the row out)"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

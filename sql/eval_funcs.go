@@ -66,6 +66,9 @@ func wrongArgs(e *FuncCall, name, want string) error {
 // call compiles a call of a scalar function from the registry.
 func (c *compiler) call(e *FuncCall) (node, error) {
 	name := strings.ToLower(e.Name.Last().Name)
+	if isAggregateCall(e) {
+		return nil, exprErr(domain.CodeAggregateNotAllowed, e.Pos, "the aggregate function %s cannot be used here: an expression evaluated row by row takes no aggregates", name)
+	}
 	if len(e.Name.Parts) > 1 || e.Over != nil || e.Filter != nil || e.Quantifier != "" || len(e.WithinGroup) > 0 {
 		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "this form of function call is not supported in expressions yet")
 	}

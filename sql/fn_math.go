@@ -13,8 +13,8 @@ import (
 func init() {
 	register(map[string]builtin{
 		"nvl2":         {minArgs: 3, maxArgs: 3, compile: compileNvl2},
-		"greatest":     {minArgs: 2, maxArgs: -1, compile: compileExtreme},
-		"least":        {minArgs: 2, maxArgs: -1, compile: compileExtreme},
+		"greatest":     {minArgs: 2, maxArgs: -1, compile: compileGreatestLeast},
+		"least":        {minArgs: 2, maxArgs: -1, compile: compileGreatestLeast},
 		"nullifzero":   {minArgs: 1, maxArgs: 1, compile: compileNullifzero},
 		"zeroifnull":   {minArgs: 1, maxArgs: 1, compile: compileZeroifnull},
 		"try_add":      {minArgs: 2, maxArgs: 2, compile: compileTryArith},
@@ -100,7 +100,7 @@ type extremeNode struct {
 	greatest bool
 }
 
-func compileExtreme(c *compiler, e *FuncCall, name string) (node, error) {
+func compileGreatestLeast(c *compiler, e *FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
