@@ -99,6 +99,17 @@ func isAggregateCall(e Node) bool {
 // aggregate), WRONG_NUM_ARGS, DATATYPE_MISMATCH, NESTED_AGGREGATE_FUNCTION,
 // INVALID_WITHIN_GROUP_EXPRESSION, or the errors of Compile.
 func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
+	if err := checkNoNestedAggregate(call); err != nil {
+		return nil, err
+	}
+	return compileAggregate(call, in, func(e Expr) (*Compiled, error) { return Compile(e, in) })
+}
+
+// compileAggregate is CompileAggregate with the compiler of the arguments
+// given: a query compiles them in its scope, where an aggregate over a
+// window may read the group aggregates computed below it (CheckQuery has
+// refused nested group aggregates).
+func compileAggregate(call *FuncCall, in domain.Schema, compile func(Expr) (*Compiled, error)) (*Aggregate, error) {
 	name := strings.ToLower(call.Name.Last().Name)
 	def, ok := aggregates[name]
 	if !ok || len(call.Name.Parts) > 1 {
@@ -106,9 +117,6 @@ func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
 	}
 	if call.Over != nil {
 		return nil, exprErr(domain.CodeNotImplemented, call.Over.Pos, "%s with OVER is a window function, which is evaluated by the window operator", name)
-	}
-	if err := checkNoNestedAggregate(call); err != nil {
-		return nil, err
 	}
 	if n := len(call.Args); n < def.minArgs || (def.maxArgs >= 0 && n > def.maxArgs) {
 		return nil, wrongArgs(call, name, builtin{minArgs: def.minArgs, maxArgs: def.maxArgs}.arity())
@@ -138,7 +146,7 @@ func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
 	}
 	a := &Aggregate{call: call, name: name, distinct: call.Quantifier == "DISTINCT"}
 	if call.Filter != nil {
-		f, err := Compile(call.Filter, in)
+		f, err := compile(call.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +155,7 @@ func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
 		}
 		a.filter = f
 	}
-	if err := def.compile(&aggCompile{a: a, call: call, name: name, in: in}); err != nil {
+	if err := def.compile(&aggCompile{a: a, call: call, name: name, in: in, compile: compile}); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -406,19 +414,20 @@ func (s *AggState) Result() (*domain.Column, error) { return s.acc.result() }
 // aggCompile is what an aggDef's compile works on: it fills a.args, a.t and
 // a.newAcc.
 type aggCompile struct {
-	a    *Aggregate
-	call *FuncCall
-	name string
-	in   domain.Schema
+	a       *Aggregate
+	call    *FuncCall
+	name    string
+	in      domain.Schema
+	compile func(Expr) (*Compiled, error) // compiles an argument in the caller's scope
 }
 
 // arg compiles argument i, to be read from every row.
-func (ac *aggCompile) arg(i int) (*Compiled, error) { return Compile(ac.call.Args[i], ac.in) }
+func (ac *aggCompile) arg(i int) (*Compiled, error) { return ac.compile(ac.call.Args[i]) }
 
 // ordered compiles the WITHIN GROUP expression, and reports DESC.
 func (ac *aggCompile) ordered() (*Compiled, bool, error) {
 	o := ac.call.WithinGroup[0]
-	c, err := Compile(o.Expr, ac.in)
+	c, err := ac.compile(o.Expr)
 	return c, o.Desc, err
 }
 

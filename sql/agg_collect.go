@@ -198,7 +198,7 @@ func compileListagg(ac *aggCompile) error {
 		if ac.a.distinct && o.Expr.String() != ac.call.Args[0].String() {
 			return exprErr(domain.CodeInvalidWithinGroup, o.Pos, "%s(DISTINCT %s) can only be ordered by %s", ac.name, ac.call.Args[0], ac.call.Args[0])
 		}
-		k, err := Compile(o.Expr, ac.in)
+		k, err := ac.compile(o.Expr)
 		if err != nil {
 			return err
 		}

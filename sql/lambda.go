@@ -18,8 +18,8 @@ func init() {
 		"filter":           {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileTransform},
 		"exists":           {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileTransform},
 		"forall":           {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileTransform},
-		"aggregate":        {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileAggregate},
-		"reduce":           {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileAggregate},
+		"aggregate":        {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileReduce},
+		"reduce":           {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileReduce},
 		"zip_with":         {minArgs: 3, maxArgs: 3, lambdas: true, compile: compileZipWith},
 		"map_filter":       {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileMapLambda},
 		"transform_values": {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileMapLambda},
@@ -405,7 +405,7 @@ func (n *aggregateNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 // compileAggregate: aggregate(arr, zero, (acc, x) -> merge[, acc -> finish]).
 // As in Spark, merge must return the type of zero.
-func compileAggregate(c *compiler, e *FuncCall, name string) (node, error) {
+func compileReduce(c *compiler, e *FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err

@@ -88,6 +88,9 @@ func (p *Plan) RowWise() bool { return len(p.Inputs) == 1 && p.root.rowWise() }
 // PlanQuery resolves q against the catalog and compiles it. Every error is a
 // *Error with the position of the offending part of q.
 func PlanQuery(q *Query, cat Catalog) (*Plan, error) {
+	if errs := CheckQuery(q); len(errs) > 0 {
+		return nil, errs[0]
+	}
 	pl := &planner{cat: cat, run: &runHolder{}}
 	root, err := pl.query(q)
 	if err != nil {
@@ -817,6 +820,13 @@ func outputName(e Expr) string {
 		return e.Field.Name
 	case *Paren:
 		return outputName(e.X)
+	case *FuncCall:
+		// Spark names count(*) count(1), as it rewrites it
+		if len(e.Args) == 1 && strings.EqualFold(e.Name.Last().Name, "count") && e.Over == nil {
+			if _, star := e.Args[0].(*Star); star {
+				return "count(1)"
+			}
+		}
 	}
 	return Format(e)
 }

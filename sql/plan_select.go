@@ -30,9 +30,6 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 		}
 	}
 	if s.Where != nil {
-		if err := noAggregateIn(s.Where, "WHERE"); err != nil {
-			return nil, err
-		}
 		c, err := pl.compile(s.Where, sc, nil)
 		if err != nil {
 			return nil, err

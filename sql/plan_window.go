@@ -1,0 +1,522 @@
+package sql
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// windowCalls lists the window function calls (f(...) OVER ...) of the
+// select list, QUALIFY and ORDER BY, each once.
+func windowCalls(items []item, qualify Expr, orderBy []*OrderItem) []*FuncCall {
+	var calls []*FuncCall
+	seen := map[string]bool{}
+	for _, it := range items {
+		exprCalls(it.expr, isWindowCall, &calls, seen)
+	}
+	exprCalls(qualify, isWindowCall, &calls, seen)
+	for _, o := range orderBy {
+		exprCalls(o.Expr, isWindowCall, &calls, seen)
+	}
+	return calls
+}
+
+// rankingFuncs are the window functions that are not aggregates.
+var rankingFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true,
+	"cume_dist": true, "ntile": true, "lag": true, "lead": true, "nth_value": true}
+
+// windows plans the window calls: each becomes a column appended to the
+// scope, and subst puts the column in place of the call.
+func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst func(Expr) (node, error)) (op, scope, func(Expr) (node, error), error) {
+	named := map[string]*WindowSpec{}
+	for _, w := range s.Windows {
+		named[strings.ToLower(w.Name.Name)] = w.Spec
+	}
+	wo := &windowOp{child: src}
+	out := scope{schema: domain.NewSchema(append([]domain.Field{}, sc.schema.Fields...)...), quals: append([]string{}, sc.quals...)}
+	index := map[string]int{}
+	for i, call := range calls {
+		spec, err := resolveWindow(call.Over, named)
+		if err != nil {
+			return nil, scope{}, nil, err
+		}
+		wf, err := pl.windowFunc(call, spec, sc, subst)
+		if err != nil {
+			return nil, scope{}, nil, err
+		}
+		wo.funcs = append(wo.funcs, wf)
+		index[Format(call)] = len(out.schema.Fields)
+		out.schema.Fields = append(out.schema.Fields, domain.Field{Name: "__w" + strconv.Itoa(i), Type: wf.t, Nullable: true})
+		out.quals = append(out.quals, "")
+	}
+	wo.out = out.schema
+	next := func(e Expr) (node, error) {
+		if f, ok := e.(*FuncCall); ok && f.Over != nil {
+			if i, ok := index[Format(f)]; ok {
+				return &colNode{idx: i, t: out.schema.Fields[i].Type}, nil
+			}
+		}
+		if subst != nil {
+			return subst(e)
+		}
+		return nil, nil
+	}
+	return wo, out, next, nil
+}
+
+// resolveWindow merges OVER w or OVER (w ...) with the WINDOW clause.
+func resolveWindow(spec *WindowSpec, named map[string]*WindowSpec) (*WindowSpec, error) {
+	if spec.Name == nil {
+		return spec, nil
+	}
+	base, ok := named[strings.ToLower(spec.Name.Name)]
+	if !ok {
+		return nil, planErr(domain.CodeUnsupportedQuery, spec.Name.Pos, "no window named %s in the WINDOW clause", spec.Name.Name)
+	}
+	base, err := resolveWindow(base, named)
+	if err != nil {
+		return nil, err
+	}
+	merged := *base
+	if len(spec.PartitionBy) > 0 {
+		merged.PartitionBy = spec.PartitionBy
+	}
+	if len(spec.OrderBy) > 0 {
+		merged.OrderBy = spec.OrderBy
+	}
+	if spec.Frame != nil {
+		merged.Frame = spec.Frame
+	}
+	return &merged, nil
+}
+
+// windowFunc is one window call, compiled.
+type windowFunc struct {
+	name      string
+	partition []node
+	order     []node
+	orderKeys []sortKey
+	args      []node     // ranking functions' arguments (lag's value, offset, default)
+	agg       *Aggregate // an aggregate over the frame
+	frame     frame
+	t         domain.Type
+	pos       Pos
+}
+
+// frame is the rows an aggregate sees for the current row: ROWS offsets,
+// or RANGE with UNBOUNDED / CURRENT ROW bounds (peers of the current row
+// included).
+type frame struct {
+	rows                 bool
+	startUnbounded       bool
+	endUnbounded         bool
+	startOffset, endOffs int64 // for ROWS: signed offsets (-n preceding, +n following)
+}
+
+func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst func(Expr) (node, error)) (*windowFunc, error) {
+	name := strings.ToLower(call.Name.Last().Name)
+	wf := &windowFunc{name: name, pos: call.Pos}
+	for _, p := range spec.PartitionBy {
+		c, err := pl.compile(p, sc, subst)
+		if err != nil {
+			return nil, err
+		}
+		wf.partition = append(wf.partition, c.root)
+	}
+	for i, o := range spec.OrderBy {
+		c, err := pl.compile(o.Expr, sc, subst)
+		if err != nil {
+			return nil, err
+		}
+		k := sortKey{col: i, desc: o.Desc, nullsFirst: !o.Desc}
+		switch strings.ToUpper(o.Nulls) {
+		case "FIRST":
+			k.nullsFirst = true
+		case "LAST":
+			k.nullsFirst = false
+		}
+		wf.order = append(wf.order, c.root)
+		wf.orderKeys = append(wf.orderKeys, k)
+	}
+	fr, err := windowFrame(spec)
+	if err != nil {
+		return nil, err
+	}
+	wf.frame = fr
+	if rankingFuncs[name] {
+		if len(spec.OrderBy) == 0 {
+			return nil, planErr(domain.CodeUnsupportedQuery, call.Pos, "%s needs ORDER BY in its window", name)
+		}
+		return wf, pl.rankingArgs(wf, call, sc, subst)
+	}
+	if !IsAggregate(name) {
+		return nil, planErr(domain.CodeUnresolvedRoutine, call.Name.Pos, "`%s` is not a window or aggregate function", name)
+	}
+	bare := *call
+	bare.Over = nil
+	a, err := pl.compileAggregate(&bare, sc, subst)
+	if err != nil {
+		return nil, err
+	}
+	wf.agg, wf.t = a, a.Type()
+	return wf, nil
+}
+
+func windowFrame(spec *WindowSpec) (frame, error) {
+	f := frame{startUnbounded: true, endUnbounded: len(spec.OrderBy) == 0}
+	if spec.Frame == nil {
+		return f, nil
+	}
+	f.rows = strings.EqualFold(spec.Frame.Unit, "ROWS")
+	end := spec.Frame.End
+	if end == nil {
+		end = &FrameBound{Kind: "CURRENT ROW"}
+	}
+	bound := func(b *FrameBound, start bool) (unbounded bool, off int64, err error) {
+		switch b.Kind {
+		case "UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING":
+			return true, 0, nil
+		case "CURRENT ROW":
+			return false, 0, nil
+		}
+		if !f.rows {
+			return false, 0, planErr(domain.CodeUnsupportedQuery, b.Pos, "RANGE frames with offsets are not supported yet; use ROWS")
+		}
+		n, ok := ordinal(b.Expr)
+		if !ok {
+			return false, 0, planErr(domain.CodeUnsupportedQuery, b.Pos, "a frame offset must be an integer constant")
+		}
+		if b.Kind == "PRECEDING" {
+			return false, -int64(n), nil
+		}
+		return false, int64(n), nil
+	}
+	var err error
+	if f.startUnbounded, f.startOffset, err = bound(spec.Frame.Start, true); err != nil {
+		return f, err
+	}
+	if f.endUnbounded, f.endOffs, err = bound(end, false); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func (pl *planner) rankingArgs(wf *windowFunc, call *FuncCall, sc scope, subst func(Expr) (node, error)) error {
+	want := map[string][2]int{"row_number": {0, 0}, "rank": {0, 0}, "dense_rank": {0, 0}, "percent_rank": {0, 0},
+		"cume_dist": {0, 0}, "ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "nth_value": {2, 2}}[wf.name]
+	if n := len(call.Args); n < want[0] || n > want[1] {
+		return wrongArgs(call, wf.name, builtin{minArgs: want[0], maxArgs: want[1]}.arity())
+	}
+	for _, a := range call.Args {
+		c, err := pl.compile(a, sc, subst)
+		if err != nil {
+			return err
+		}
+		wf.args = append(wf.args, c.root)
+	}
+	switch wf.name {
+	case "row_number", "rank", "dense_rank", "ntile":
+		wf.t = domain.TypeInt64
+	case "percent_rank", "cume_dist":
+		wf.t = domain.TypeFloat64
+	case "lag", "lead", "nth_value":
+		wf.t = wf.args[0].typ()
+		if len(wf.args) == 3 {
+			t, ok := commonType(wf.t, wf.args[2].typ(), false)
+			if !ok {
+				return planErr(domain.CodeDatatypeMismatch, call.Args[2].Position(), "the default of %s must have the type of its value, %s", wf.name, wf.t)
+			}
+			wf.t = t
+			wf.args[0], wf.args[2] = implicit(wf.args[0], t, call.Pos), implicit(wf.args[2], t, call.Pos)
+		}
+	}
+	for i := 1; i < len(wf.args) && i < 2; i++ {
+		if wf.args[i].typ().Kind != domain.KindInt64 {
+			return planErr(domain.CodeDatatypeMismatch, call.Args[i].Position(), "%s needs an integer offset", wf.name)
+		}
+	}
+	if wf.name == "ntile" && wf.args[0].typ().Kind != domain.KindInt64 {
+		return planErr(domain.CodeDatatypeMismatch, call.Args[0].Position(), "ntile needs an integer number of buckets")
+	}
+	return nil
+}
+
+// windowOp appends one column per window function to its input.
+type windowOp struct {
+	child op
+	funcs []*windowFunc
+	out   domain.Schema
+}
+
+func (o *windowOp) schema() domain.Schema { return o.out }
+func (o *windowOp) rowWise() bool         { return false }
+func (o *windowOp) run(rs *runState) (*domain.Batch, error) {
+	b, err := o.child.run(rs)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]*domain.Column{}, b.Columns...)
+	for _, f := range o.funcs {
+		c, err := f.eval(b)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, fill(c, b.Len(), f.t.Kind))
+	}
+	return batchOf(o.out, cols, b.Len())
+}
+
+// eval sorts the rows by partition and order keys and computes the function
+// over each partition, writing each row's value at its original position.
+func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
+	n := b.Len()
+	pk, err := rowKeys(f.partition, b)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := rowKeys(f.order, b)
+	if err != nil {
+		return nil, err
+	}
+	part := make([]string, n)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		buf = appendRowKey(buf[:0], pk, i)
+		part[i] = string(buf)
+	}
+	cmps := make([]func(i, j int) int, len(ok))
+	for k, key := range f.orderKeys {
+		cmps[k] = columnOrder(ok[key.col], key.desc, key.nullsFirst)
+	}
+	orderCmp := func(i, j int) int {
+		for _, c := range cmps {
+			if r := c(i, j); r != 0 {
+				return r
+			}
+		}
+		return 0
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		if r := strings.Compare(part[i], part[j]); r != 0 {
+			return r
+		}
+		return orderCmp(i, j)
+	})
+	out := newCol(f.t.Kind, n)
+	out.Nulls = make([]bool, n)
+	var args []*domain.Column
+	if f.agg == nil {
+		if args, err = rowKeys(f.args, b); err != nil {
+			return nil, err
+		}
+	}
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && part[idx[end]] == part[idx[start]] {
+			end++
+		}
+		rows := idx[start:end]
+		if f.agg != nil {
+			err = f.aggregate(b, rows, orderCmp, out)
+		} else {
+			err = f.rank(rows, orderCmp, args, out)
+		}
+		if err != nil {
+			return nil, err
+		}
+		start = end
+	}
+	zeroNulls(out)
+	return out, nil
+}
+
+// peersEnd is the end of the peer group (rows equal in the order keys) that
+// starts at position i of rows.
+func peersEnd(rows []int, i int, cmp func(a, b int) int) int {
+	j := i + 1
+	for j < len(rows) && cmp(rows[i], rows[j]) == 0 {
+		j++
+	}
+	return j
+}
+
+func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Column, out *domain.Column) error {
+	n := len(rows)
+	switch f.name {
+	case "row_number":
+		for k, r := range rows {
+			out.Ints[r] = int64(k + 1)
+		}
+	case "rank", "dense_rank", "percent_rank", "cume_dist":
+		dense := int64(0)
+		for i := 0; i < n; {
+			j := peersEnd(rows, i, cmp)
+			dense++
+			for _, r := range rows[i:j] {
+				switch f.name {
+				case "rank":
+					out.Ints[r] = int64(i + 1)
+				case "dense_rank":
+					out.Ints[r] = dense
+				case "percent_rank":
+					if n > 1 {
+						out.Floats[r] = float64(i) / float64(n-1)
+					}
+				case "cume_dist":
+					out.Floats[r] = float64(j) / float64(n)
+				}
+			}
+			i = j
+		}
+	case "ntile":
+		for k, r := range rows {
+			if isNullAt(args[0].Nulls, r) || args[0].Ints[r] <= 0 {
+				return planErr(domain.CodeInvalidParameterValue, f.pos, "ntile needs a positive number of buckets")
+			}
+			buckets := args[0].Ints[r]
+			size, extra := int64(n)/buckets, int64(n)%buckets
+			// the first extra buckets hold one row more
+			pos := int64(k)
+			if pos < extra*(size+1) {
+				out.Ints[r] = pos/(size+1) + 1
+			} else {
+				out.Ints[r] = extra + (pos-extra*(size+1))/max(size, 1) + 1
+			}
+		}
+	case "lag", "lead", "nth_value":
+		for k, r := range rows {
+			off := int64(1)
+			if len(args) > 1 {
+				if isNullAt(args[1].Nulls, r) {
+					out.Nulls[r] = true
+					continue
+				}
+				off = args[1].Ints[r]
+			}
+			var at int64
+			switch f.name {
+			case "lag":
+				at = int64(k) - off
+			case "lead":
+				at = int64(k) + off
+			default: // nth_value over the default frame: rows up to the current peers
+				if off < 1 {
+					return planErr(domain.CodeInvalidParameterValue, f.pos, "nth_value needs a positive position")
+				}
+				at = off - 1
+				if int(at) >= peersEnd(rows, k, cmp) {
+					at = -1
+				}
+			}
+			src := args[0]
+			if at < 0 || at >= int64(n) {
+				if len(args) == 3 {
+					src, at = args[2], -1
+					copyAt(out, r, src, r)
+					continue
+				}
+				out.Nulls[r] = true
+				continue
+			}
+			copyAt(out, r, src, rows[at])
+		}
+	}
+	return nil
+}
+
+// copyAt sets row i of dst to row j of src.
+func copyAt(dst *domain.Column, i int, src *domain.Column, j int) {
+	if src.Kind == domain.KindNull || src.IsNull(j) {
+		dst.Nulls[i] = true
+		return
+	}
+	switch {
+	case dst.Ints != nil:
+		dst.Ints[i] = src.Ints[j]
+	case dst.Floats != nil:
+		dst.Floats[i] = src.Floats[j]
+	case dst.Strs != nil:
+		dst.Strs[i] = src.Strs[j]
+	default:
+		dst.Values[i] = src.Value(j)
+	}
+}
+
+// aggregate computes an aggregate over each row's frame within one
+// partition (rows in window order).
+func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) int, out *domain.Column) error {
+	n := len(rows)
+	fr := f.frame
+	value := func(sel []int) (*domain.Column, error) {
+		st := f.agg.NewState()
+		if err := st.Add(gather(b, sel), make([]int32, len(sel)), 1); err != nil {
+			return nil, err
+		}
+		return st.Result()
+	}
+	switch {
+	case fr.startUnbounded && fr.endUnbounded:
+		c, err := value(rows)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			copyAt(out, r, c, 0)
+		}
+	case fr.startUnbounded && !fr.rows:
+		// RANGE UNBOUNDED PRECEDING .. CURRENT ROW: a running value, the same
+		// for all peers; folded in one state, a peer group at a time
+		st := f.agg.NewState()
+		for i := 0; i < n; {
+			j := peersEnd(rows, i, cmp)
+			if err := st.Add(gather(b, rows[i:j]), make([]int32, j-i), 1); err != nil {
+				return err
+			}
+			c, err := st.Result()
+			if err != nil {
+				return err
+			}
+			for _, r := range rows[i:j] {
+				copyAt(out, r, c, 0)
+			}
+			i = j
+		}
+	default:
+		for k, r := range rows {
+			lo, hi := 0, n // [lo, hi)
+			if !fr.startUnbounded {
+				lo = k + int(fr.startOffset)
+				if !fr.rows {
+					lo = k
+				}
+			}
+			if !fr.endUnbounded {
+				hi = k + int(fr.endOffs) + 1
+				if !fr.rows {
+					hi = peersEnd(rows, k, cmp)
+				}
+			}
+			lo, hi = max(lo, 0), min(hi, n)
+			if lo >= hi {
+				c, err := value(nil)
+				if err != nil {
+					return err
+				}
+				copyAt(out, r, c, 0)
+				continue
+			}
+			c, err := value(rows[lo:hi])
+			if err != nil {
+				return err
+			}
+			copyAt(out, r, c, 0)
+		}
+	}
+	return nil
+}
