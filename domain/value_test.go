@@ -30,7 +30,10 @@ func TestKindString(t *testing.T) {
 		{KindDate, "date"},
 		{KindList, "array"},
 		{KindStruct, "struct"},
-		{Kind(10), "kind(10)"},
+		{Kind(10), "map"},
+		{KindYearMonthInterval, "interval year to month"},
+		{KindDayTimeInterval, "interval day to second"},
+		{Kind(13), "kind(13)"},
 		{Kind(255), "kind(255)"},
 	}
 	for _, tt := range tests {
@@ -47,6 +50,9 @@ func TestKindNumbers(t *testing.T) {
 		if int(k) != i {
 			t.Errorf("kind %s is %d, want %d", k, k, i)
 		}
+	}
+	if KindYearMonthInterval != 11 || KindDayTimeInterval != 12 {
+		t.Error("the interval kinds are 11 and 12")
 	}
 }
 
