@@ -53,11 +53,18 @@ func (c *Compiled) Eval(b *domain.Batch) (*domain.Column, error) {
 // Errors are *Error with the code UNRESOLVED_COLUMN, UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH, WRONG_NUM_ARGS or NOT_IMPLEMENTED, and the position of
 // the offending part of e.
+//
+// The session is the default one: UTC, and now the time of compilation; see
+// CompileSession.
 func Compile(e Expr, in domain.Schema) (*Compiled, error) {
+	return CompileSession(e, in, Session{})
+}
+
+func compileWith(e Expr, in domain.Schema, s *Session) (*Compiled, error) {
 	if e == nil {
 		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no expression to compile")
 	}
-	c := &compiler{in: in}
+	c := &compiler{in: in, sess: s}
 	n, err := c.compile(e)
 	if err != nil {
 		return nil, err
@@ -66,7 +73,8 @@ func Compile(e Expr, in domain.Schema) (*Compiled, error) {
 }
 
 type compiler struct {
-	in domain.Schema
+	in   domain.Schema
+	sess *Session
 }
 
 // exprErr builds a position-carrying error about an expression.
@@ -120,6 +128,10 @@ func (c *compiler) compile(e Expr) (node, error) {
 		return c.call(e)
 	case *Trim:
 		return c.trim(e)
+	case *Interval:
+		return c.interval(e)
+	case *Extract:
+		return c.extract(e)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
 }
@@ -168,7 +180,7 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 		}
 		return &litNode{t: domain.TypeDate, v: domain.DateDays(d)}, nil
 	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
-		us, ok := parseTimestamp(e.Value)
+		us, ok := parseTimestampIn(e.Value, c.sess.TimeZone)
 		if !ok {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP", e.Value)
 		}
@@ -237,7 +249,7 @@ func (c *compiler) unary(e *Unary) (node, error) {
 			x = retype(x, domain.TypeFloat64)
 			k = domain.KindFloat64
 		}
-		if !isNumeric(k) {
+		if !isNumeric(k) && !isInterval(k) {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "unary %s needs a number, found %s", e.Op, x.typ())
 		}
 		if e.Op == "+" {
@@ -317,6 +329,9 @@ func (c *compiler) arith(e *Binary) (node, error) {
 		return nil, err
 	}
 	lk, rk := l.typ().Kind, r.typ().Kind
+	if isDatetime(lk) || isDatetime(rk) {
+		return c.datetimeArith(e, l, r)
+	}
 	numOrNull := func(k domain.Kind) bool { return isNumeric(k) || k == domain.KindNull || k == domain.KindString }
 	if !numOrNull(lk) || !numOrNull(rk) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "%s cannot be applied to %s and %s", e.Op, l.typ(), r.typ())
@@ -348,7 +363,7 @@ func (c *compiler) comparable(a, b Expr, p Pos) (node, node, error) {
 	if !ok {
 		return nil, nil, exprErr(domain.CodeDatatypeMismatch, p, "cannot compare %s with %s", l.typ(), r.typ())
 	}
-	return implicit(l, t, a.Position()), implicit(r, t, b.Position()), nil
+	return c.implicit(l, t, a.Position()), c.implicit(r, t, b.Position()), nil
 }
 
 // commonType is the type two values are brought to for comparison (cmp) or
@@ -401,6 +416,16 @@ func implicit(n node, t domain.Type, p Pos) node {
 		return retype(n, t)
 	}
 	return &castNode{x: n, to: t.Kind, pos: p, implicit: true}
+}
+
+// implicit is implicit with the session's time zone, for the casts between
+// strings, dates and timestamps.
+func (c *compiler) implicit(n node, t domain.Type, p Pos) node {
+	n = implicit(n, t, p)
+	if cn, ok := n.(*castNode); ok {
+		cn.loc = c.sess.TimeZone
+	}
+	return n
 }
 
 // retype gives a NULL-typed node a concrete type.
@@ -462,9 +487,9 @@ func (c *compiler) in_(e *In) (node, error) {
 		}
 		t = nt
 	}
-	x = implicit(x, t, e.X.Position())
+	x = c.implicit(x, t, e.X.Position())
 	for i := range items {
-		items[i] = implicit(items[i], t, e.List[i].Position())
+		items[i] = c.implicit(items[i], t, e.List[i].Position())
 	}
 	in := &inNode{x: x, list: items}
 	in.constSet()
@@ -513,7 +538,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 			if !ok {
 				return nil, exprErr(domain.CodeDatatypeMismatch, w.Cond.Position(), "cannot compare %s with %s", operand.typ(), v.typ())
 			}
-			cond = &cmpNode{op: "=", l: implicit(operand, t, e.Operand.Position()), r: implicit(v, t, w.Cond.Position())}
+			cond = &cmpNode{op: "=", l: c.implicit(operand, t, e.Operand.Position()), r: c.implicit(v, t, w.Cond.Position())}
 		} else {
 			if cond, err = c.compile(w.Cond); err != nil {
 				return nil, err
@@ -604,12 +629,12 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if !castable(from, to) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
-	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos}, nil
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone}, nil
 }
 
 func castable(from, to domain.Kind) bool {
 	if to == domain.KindString {
-		return scalarCastable(from) || from == domain.KindBytes
+		return scalarCastable(from) || from == domain.KindBytes || isInterval(from)
 	}
 	if from == domain.KindString {
 		return scalarCastable(to)

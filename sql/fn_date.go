@@ -1,0 +1,621 @@
+package sql
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+func init() {
+	fields := map[string]builtin{}
+	for name := range dateFields {
+		fields[name] = builtin{minArgs: 1, maxArgs: 1, compile: compileField}
+	}
+	register(fields)
+	register(map[string]builtin{
+		"current_date":        {minArgs: 0, maxArgs: 0, compile: compileNow},
+		"curdate":             {minArgs: 0, maxArgs: 0, compile: compileNow},
+		"current_timestamp":   {minArgs: 0, maxArgs: 0, compile: compileNow},
+		"now":                 {minArgs: 0, maxArgs: 0, compile: compileNow},
+		"localtimestamp":      {minArgs: 0, maxArgs: 0, compile: compileNow},
+		"to_date":             {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
+		"to_timestamp":        {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
+		"try_to_timestamp":    {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
+		"date_format":         {minArgs: 2, maxArgs: 2, compile: compileDateFormat},
+		"date_add":            {minArgs: 2, maxArgs: 2, compile: compileDateAdd},
+		"date_sub":            {minArgs: 2, maxArgs: 2, compile: compileDateAdd},
+		"add_months":          {minArgs: 2, maxArgs: 2, compile: compileAddMonths},
+		"datediff":            {minArgs: 2, maxArgs: 3, compile: compileDatediff},
+		"date_diff":           {minArgs: 2, maxArgs: 2, compile: compileDatediff},
+		"last_day":            {minArgs: 1, maxArgs: 1, compile: compileLastDay},
+		"unix_date":           {minArgs: 1, maxArgs: 1, compile: compileUnixDate},
+		"date_from_unix_date": {minArgs: 1, maxArgs: 1, compile: compileUnixDate},
+		"unix_seconds":        {minArgs: 1, maxArgs: 1, compile: compileUnixTime},
+		"unix_millis":         {minArgs: 1, maxArgs: 1, compile: compileUnixTime},
+		"unix_micros":         {minArgs: 1, maxArgs: 1, compile: compileUnixTime},
+		"timestamp_seconds":   {minArgs: 1, maxArgs: 1, compile: compileFromUnit},
+		"timestamp_millis":    {minArgs: 1, maxArgs: 1, compile: compileFromUnit},
+		"timestamp_micros":    {minArgs: 1, maxArgs: 1, compile: compileFromUnit},
+		"make_date":           {minArgs: 3, maxArgs: 3, compile: compileMakeDate},
+		"date_part":           {minArgs: 2, maxArgs: 2, compile: compileDatePart},
+		"datepart":            {minArgs: 2, maxArgs: 2, compile: compileDatePart},
+		"unix_timestamp":      {minArgs: 0, maxArgs: 2, compile: compileUnixTimestamp},
+		"to_unix_timestamp":   {minArgs: 1, maxArgs: 2, compile: compileUnixTimestamp},
+		"from_unixtime":       {minArgs: 1, maxArgs: 2, compile: compileFromUnixtime},
+		"from_utc_timestamp":  {minArgs: 2, maxArgs: 2, compile: compileUTCShift},
+		"to_utc_timestamp":    {minArgs: 2, maxArgs: 2, compile: compileUTCShift},
+	})
+}
+
+// dateArg compiles argument i and brings it to a date (a timestamp's date in
+// the session zone; a string with ANSI cast rules).
+func (c *compiler) dateArg(e *FuncCall, i int) (node, error) {
+	return c.convArg(e, i, domain.TypeDate)
+}
+
+func (c *compiler) tsArg(e *FuncCall, i int) (node, error) {
+	return c.convArg(e, i, domain.TypeTimestamp)
+}
+
+func (c *compiler) convArg(e *FuncCall, i int, t domain.Type) (node, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	switch x.typ().Kind {
+	case t.Kind:
+		return x, nil
+	case domain.KindNull, domain.KindString, domain.KindDate, domain.KindTimestamp:
+		return c.implicit(x, t, e.Args[i].Position()), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs a %s, found %s", strings.ToLower(e.Name.Last().Name), t, x.typ())
+}
+
+func (c *compiler) intArg(e *FuncCall, i int) (node, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	switch x.typ().Kind {
+	case domain.KindInt64:
+		return x, nil
+	case domain.KindNull, domain.KindString:
+		return implicit(x, domain.TypeInt64, e.Args[i].Position()), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs an integer, found %s", strings.ToLower(e.Name.Last().Name), x.typ())
+}
+
+// mapInts is a one-argument function over an int-backed column; f never fails.
+func mapInts(x node, t domain.Type, f func(int64) int64) node {
+	return &fnNode{args: []node{x}, t: t, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			if !isNullAt(out.Nulls, i) {
+				out.Ints[i] = f(v)
+			}
+		}
+		return nil
+	}}
+}
+
+// dateFields are the functions that read one field of a date (or of a
+// timestamp's wall-clock time in the session zone).
+var dateFields = map[string]bool{
+	"year": true, "quarter": true, "month": true, "day": true, "dayofmonth": true, "dayofweek": true,
+	"dayofyear": true, "weekday": true, "weekofyear": true, "hour": true, "minute": true, "second": true,
+}
+
+func compileField(c *compiler, e *FuncCall, name string) (node, error) {
+	var x node
+	var err error
+	switch name {
+	case "hour", "minute", "second":
+		x, err = c.tsArg(e, 0)
+	default:
+		x, err = c.dateArg(e, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.field_(x, name, e.Pos)
+}
+
+// field_ extracts a named field (Spark's EXTRACT names) of a date, timestamp
+// or interval.
+func (c *compiler) field_(x node, name string, p Pos) (node, error) {
+	k := x.typ().Kind
+	if isInterval(k) {
+		return intervalField(x, name, p)
+	}
+	loc := c.sess.TimeZone
+	if k == domain.KindTimestamp {
+		switch name {
+		case "hour", "minute", "second":
+			div, mod := map[string][2]int64{"hour": {microsPerHour, 24}, "minute": {microsPerMinute, 60}, "second": {microsPerSecond, 60}}[name][0], map[string]int64{"hour": 24, "minute": 60, "second": 60}[name]
+			return mapInts(x, domain.TypeInt64, func(us int64) int64 {
+				wall := localMicros(us, loc)
+				return floorDiv(wall-floorDiv(wall, microsPerDay)*microsPerDay, div) % mod
+			}), nil
+		case "second_frac":
+			return &fnNode{args: []node{x}, t: domain.TypeFloat64, body: func(out *domain.Column, a []*domain.Column) error {
+				for i, us := range a[0].Ints {
+					if !isNullAt(out.Nulls, i) {
+						wall := localMicros(us, loc)
+						out.Floats[i] = float64(wall-floorDiv(wall, microsPerMinute)*microsPerMinute) / 1e6
+					}
+				}
+				return nil
+			}}, nil
+		}
+		x = c.implicit(x, domain.TypeDate, p)
+	} else if name == "hour" || name == "minute" || name == "second" || name == "second_frac" {
+		x = c.implicit(x, domain.TypeTimestamp, p)
+		return c.field_(x, name, p)
+	}
+	var f func(days int64) int64
+	switch name {
+	case "year":
+		f = func(d int64) int64 { y, _, _ := civil(d); return y }
+	case "quarter":
+		f = func(d int64) int64 { _, m, _ := civil(d); return (m + 2) / 3 }
+	case "month":
+		f = func(d int64) int64 { _, m, _ := civil(d); return m }
+	case "day", "dayofmonth":
+		f = func(d int64) int64 { _, _, dd := civil(d); return dd }
+	case "dayofweek": // 1 = Sunday
+		f = func(d int64) int64 { return (d+4)%7 + 1 + 7*b2i((d+4)%7 < 0) }
+	case "weekday", "dayofweek_iso": // 0 = Monday; ISO: 1 = Monday
+		off := int64(0)
+		if name == "dayofweek_iso" {
+			off = 1
+		}
+		f = func(d int64) int64 { return ((d+3)%7+7)%7 + off }
+	case "dayofyear":
+		f = func(d int64) int64 { y, _, _ := civil(d); return d - daysFromCivil(y, 1, 1) + 1 }
+	case "weekofyear":
+		f = func(d int64) int64 { _, w := isoWeek(d); return w }
+	case "yearofweek":
+		f = func(d int64) int64 { y, _ := isoWeek(d); return y }
+	default:
+		return nil, exprErr(domain.CodeInvalidExtractField, p, "%s is not a field of a %s", name, x.typ())
+	}
+	return mapInts(x, domain.TypeInt64, f), nil
+}
+
+// isoWeek is the ISO-8601 week-based year and week of a day: weeks start on
+// Monday and week 1 holds the year's first Thursday.
+func isoWeek(d int64) (int64, int64) {
+	wd := ((d+3)%7 + 7) % 7 // 0 = Monday
+	thursday := d - wd + 3  // the Thursday of d's week decides its year
+	y, _, _ := civil(thursday)
+	return y, (thursday-daysFromCivil(y, 1, 1))/7 + 1
+}
+
+func intervalField(x node, name string, p Pos) (node, error) {
+	ym := x.typ().Kind == domain.KindYearMonthInterval
+	var f func(int64) int64
+	switch {
+	case ym && name == "year":
+		f = func(m int64) int64 { return m / 12 }
+	case ym && name == "month":
+		f = func(m int64) int64 { return m % 12 }
+	case !ym && name == "day":
+		f = func(us int64) int64 { return us / microsPerDay }
+	case !ym && name == "hour":
+		f = func(us int64) int64 { return us % microsPerDay / microsPerHour }
+	case !ym && name == "minute":
+		f = func(us int64) int64 { return us % microsPerHour / microsPerMinute }
+	case !ym && (name == "second" || name == "second_frac"):
+		return &fnNode{args: []node{x}, t: domain.TypeFloat64, body: func(out *domain.Column, a []*domain.Column) error {
+			for i, us := range a[0].Ints {
+				if !isNullAt(out.Nulls, i) {
+					out.Floats[i] = float64(us%microsPerMinute) / 1e6
+				}
+			}
+			return nil
+		}}, nil
+	default:
+		return nil, exprErr(domain.CodeInvalidExtractField, p, "%s is not a field of an %s", name, x.typ())
+	}
+	return mapInts(x, domain.TypeInt64, f), nil
+}
+
+// extractNames maps Spark's EXTRACT / date_part field names to fields.
+var extractNames = map[string]string{
+	"YEAR": "year", "Y": "year", "YEARS": "year", "YR": "year", "YRS": "year",
+	"YEAROFWEEK": "yearofweek",
+	"QUARTER":    "quarter", "QTR": "quarter",
+	"MONTH": "month", "MON": "month", "MONS": "month", "MONTHS": "month",
+	"WEEK": "weekofyear", "W": "weekofyear", "WEEKS": "weekofyear",
+	"DAY": "day", "D": "day", "DAYS": "day",
+	"DAYOFWEEK": "dayofweek", "DOW": "dayofweek", "DAYOFWEEK_ISO": "dayofweek_iso", "DOW_ISO": "dayofweek_iso",
+	"DOY":  "dayofyear",
+	"HOUR": "hour", "H": "hour", "HOURS": "hour", "HR": "hour", "HRS": "hour",
+	"MINUTE": "minute", "M": "minute", "MIN": "minute", "MINS": "minute", "MINUTES": "minute",
+	"SECOND": "second_frac", "S": "second_frac", "SEC": "second_frac", "SECONDS": "second_frac", "SECS": "second_frac",
+}
+
+func (c *compiler) extract(e *Extract) (node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	return c.extractField(x, e.Field.Name, e.Field.Pos, e.X.Position())
+}
+
+func (c *compiler) extractField(x node, field string, fp, xp Pos) (node, error) {
+	name, ok := extractNames[strings.ToUpper(field)]
+	if !ok {
+		return nil, exprErr(domain.CodeInvalidExtractField, fp, "%s is not a field EXTRACT knows", field)
+	}
+	switch k := x.typ().Kind; {
+	case k == domain.KindString || k == domain.KindNull:
+		x = c.implicit(x, domain.TypeTimestamp, xp)
+	case !isDatetime(k):
+		return nil, exprErr(domain.CodeDatatypeMismatch, xp, "cannot extract %s from a %s", field, x.typ())
+	}
+	return c.field_(x, name, fp)
+}
+
+func compileDatePart(c *compiler, e *FuncCall, _ string) (node, error) {
+	lit, ok := e.Args[0].(*Literal)
+	if !ok || lit.Kind != StringLit {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "the field of date_part must be a string literal")
+	}
+	x, err := c.compile(e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	return c.extractField(x, lit.Value, lit.Pos, e.Args[1].Position())
+}
+
+func compileNow(c *compiler, e *FuncCall, name string) (node, error) {
+	us := c.sess.Now.UnixMicro()
+	if name == "current_date" || name == "curdate" {
+		return &litNode{t: domain.TypeDate, v: domain.DateDays(floorDiv(localMicros(us, c.sess.TimeZone), microsPerDay))}, nil
+	}
+	return &litNode{t: domain.TypeTimestamp, v: domain.TimestampMicros(us)}, nil
+}
+
+// parseNode parses strings with a pattern into timestamps (or dates).
+type parseNode struct {
+	x    node
+	p    pattern // nil: the pattern is in pat
+	pat  node
+	loc  *time.Location
+	date bool
+	try  bool
+	pos  Pos
+}
+
+func (n *parseNode) typ() domain.Type {
+	if n.date {
+		return domain.TypeDate
+	}
+	return domain.TypeTimestamp
+}
+func (n *parseNode) mayFail() bool { return !n.try || n.x.mayFail() }
+
+func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
+	x, err := n.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	var pats *domain.Column
+	if n.p == nil {
+		if pats, err = n.pat.eval(b); err != nil {
+			return nil, err
+		}
+	}
+	rows := b.Len()
+	out := newCol(n.typ().Kind, rows)
+	out.Nulls = make([]bool, rows)
+	for i := 0; i < rows; i++ {
+		if x.IsNull(i) || (pats != nil && pats.IsNull(i)) {
+			out.Nulls[i] = true
+			continue
+		}
+		p := n.p
+		if p == nil {
+			if p, err = compilePattern(pats.Strs[i]); err != nil {
+				return nil, exprErr(domain.CodeInvalidDatetimePattern, n.pos, "the datetime pattern '%s' is not valid: %v", pats.Strs[i], err)
+			}
+		}
+		us, ok := p.parse(x.Strs[i], n.loc)
+		if !ok {
+			if n.try {
+				out.Nulls[i] = true
+				continue
+			}
+			return nil, exprErr(domain.CodeCannotParseTimestamp, n.pos, "the value '%s' does not match the pattern", x.Strs[i])
+		}
+		if n.date {
+			us = floorDiv(localMicros(us, n.loc), microsPerDay)
+		}
+		out.Ints[i] = us
+	}
+	out.Nulls = dropNulls(out.Nulls)
+	return out, nil
+}
+
+func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
+	date := name == "to_date"
+	if len(e.Args) == 1 {
+		if name == "try_to_timestamp" {
+			x, err := c.compile(e.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			if k := x.typ().Kind; k == domain.KindString {
+				return &castNode{x: x, to: domain.KindTimestamp, try: true, pos: e.Pos, loc: c.sess.TimeZone}, nil
+			}
+			return c.convArg(e, 0, domain.TypeTimestamp)
+		}
+		return c.convArg(e, 0, map[bool]domain.Type{true: domain.TypeDate, false: domain.TypeTimestamp}[date])
+	}
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if x, err = asString(x, e.Args[0].Position(), name); err != nil {
+		return nil, err
+	}
+	n := &parseNode{x: x, loc: c.sess.TimeZone, date: date, try: name == "try_to_timestamp", pos: e.Pos}
+	p, isLit, err := c.patternArg(e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if isLit {
+		n.p = p
+	} else {
+		pat, err := c.compile(e.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		if n.pat, err = asString(pat, e.Args[1].Position(), name); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func compileDateFormat(c *compiler, e *FuncCall, name string) (node, error) {
+	x, err := c.tsArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	p, isLit, err := c.patternArg(e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if !isLit {
+		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
+	}
+	return c.formatNode(x, p), nil
+}
+
+func (c *compiler) formatNode(x node, p pattern) node {
+	loc := c.sess.TimeZone
+	return &fnNode{args: []node{x}, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		var buf []byte
+		for i, us := range a[0].Ints {
+			if !isNullAt(out.Nulls, i) {
+				buf = p.format(buf[:0], us, loc)
+				out.Strs[i] = string(buf)
+			}
+		}
+		return nil
+	}}
+}
+
+func compileDateAdd(c *compiler, e *FuncCall, name string) (node, error) {
+	d, err := c.dateArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.intArg(e, 1)
+	if err != nil {
+		return nil, err
+	}
+	op := "+"
+	if name == "date_sub" {
+		op = "-"
+	}
+	return c.datetimeArith(&Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]}, d, n)
+}
+
+func compileAddMonths(c *compiler, e *FuncCall, _ string) (node, error) {
+	d, err := c.dateArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.intArg(e, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &intBinNode{l: d, r: n, t: domain.TypeDate, op: "add_months", pos: e.Pos, fi: func(a, b int64) (int64, domain.Code) {
+		if b > math.MaxInt32 || b < math.MinInt32 {
+			return 0, domain.CodeArithmeticOverflow
+		}
+		r := addMonthsDays(a, b)
+		return r, dateFits(r)
+	}}, nil
+}
+
+func compileDatediff(c *compiler, e *FuncCall, _ string) (node, error) {
+	if len(e.Args) == 3 {
+		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "DATEDIFF(unit, start, end) is not supported yet; use datediff(end, start) for days")
+	}
+	a, err := c.dateArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.dateArg(e, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &intBinNode{l: a, r: b, t: domain.TypeInt64, op: "-", pos: e.Pos, fi: func(x, y int64) (int64, domain.Code) { return x - y, "" }}, nil
+}
+
+func compileLastDay(c *compiler, e *FuncCall, _ string) (node, error) {
+	d, err := c.dateArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	return mapInts(d, domain.TypeDate, func(d int64) int64 {
+		y, m, _ := civil(d)
+		return daysFromCivil(y, m, daysInMonth(y, m))
+	}), nil
+}
+
+func compileUnixDate(c *compiler, e *FuncCall, name string) (node, error) {
+	if name == "unix_date" {
+		d, err := c.dateArg(e, 0)
+		if err != nil {
+			return nil, err
+		}
+		return mapInts(d, domain.TypeInt64, func(d int64) int64 { return d }), nil
+	}
+	n, err := c.intArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(0)}, t: domain.TypeDate, op: "+", pos: e.Pos,
+		fi: func(a, _ int64) (int64, domain.Code) { return a, dateFits(a) }}, nil
+}
+
+var unitScale = map[string]int64{"seconds": microsPerSecond, "millis": 1000, "micros": 1}
+
+func compileUnixTime(c *compiler, e *FuncCall, name string) (node, error) {
+	x, err := c.tsArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := unitScale[strings.TrimPrefix(name, "unix_")]
+	return mapInts(x, domain.TypeInt64, func(us int64) int64 { return floorDiv(us, s) }), nil
+}
+
+func compileFromUnit(c *compiler, e *FuncCall, name string) (node, error) {
+	n, err := c.intArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := unitScale[strings.TrimPrefix(name, "timestamp_")]
+	return &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(s)}, t: domain.TypeTimestamp, op: "*", pos: e.Pos,
+		fi: func(a, b int64) (int64, domain.Code) {
+			if overflows("*", a, b) {
+				return 0, domain.CodeArithmeticOverflow
+			}
+			return a * b, ""
+		}}, nil
+}
+
+func compileMakeDate(c *compiler, e *FuncCall, _ string) (node, error) {
+	args := make([]node, 3)
+	for i := range args {
+		var err error
+		if args[i], err = c.intArg(e, i); err != nil {
+			return nil, err
+		}
+	}
+	return &fnNode{args: args, t: domain.TypeDate, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+		for i := range out.Ints {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			y, m, d := a[0].Ints[i], a[1].Ints[i], a[2].Ints[i]
+			if y < -290000 || y > 290000 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
+				return exprErr(domain.CodeDatetimeFieldOutOfRange, e.Pos, "make_date(%d, %d, %d) is not a valid date", y, m, d)
+			}
+			out.Ints[i] = daysFromCivil(y, m, d)
+		}
+		return nil
+	}}, nil
+}
+
+const defaultTimestampPattern = "yyyy-MM-dd HH:mm:ss"
+
+func compileUnixTimestamp(c *compiler, e *FuncCall, name string) (node, error) {
+	if len(e.Args) == 0 {
+		return &litNode{t: domain.TypeInt64, v: domain.Int(floorDiv(c.sess.Now.UnixMicro(), microsPerSecond))}, nil
+	}
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if k := x.typ().Kind; k == domain.KindString || k == domain.KindNull {
+		p := mustPattern(defaultTimestampPattern)
+		if len(e.Args) == 2 {
+			lp, isLit, err := c.patternArg(e.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			if !isLit {
+				return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
+			}
+			p = lp
+		}
+		x = &parseNode{x: retype(x, domain.TypeString), p: p, loc: c.sess.TimeZone, pos: e.Pos}
+	} else if x, err = c.tsArg(e, 0); err != nil {
+		return nil, err
+	}
+	return mapInts(x, domain.TypeInt64, func(us int64) int64 { return floorDiv(us, microsPerSecond) }), nil
+}
+
+func mustPattern(s string) pattern {
+	p, err := compilePattern(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
+	n, err := c.intArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	p := mustPattern(defaultTimestampPattern)
+	if len(e.Args) == 2 {
+		lp, isLit, err := c.patternArg(e.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		if !isLit {
+			return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
+		}
+		p = lp
+	}
+	ts := &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(microsPerSecond)}, t: domain.TypeTimestamp, op: "*", pos: e.Pos,
+		fi: func(a, b int64) (int64, domain.Code) {
+			if overflows("*", a, b) {
+				return 0, domain.CodeArithmeticOverflow
+			}
+			return a * b, ""
+		}}
+	return c.formatNode(ts, p), nil
+}
+
+// compileUTCShift: from_utc_timestamp(ts, tz) reads ts as a UTC wall time
+// and gives the instant whose session wall time is that time in tz;
+// to_utc_timestamp is the inverse. The zone must be a literal.
+func compileUTCShift(c *compiler, e *FuncCall, name string) (node, error) {
+	x, err := c.tsArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := e.Args[1].(*Literal)
+	if !ok || lit.Kind != StringLit {
+		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the time zone of %s must be a string literal", name)
+	}
+	tz, err := parseZone(lit.Value)
+	if err != nil {
+		return nil, exprErr(domain.CodeInvalidTimeZone, lit.Pos, "'%s' is not a time zone", lit.Value)
+	}
+	sess := c.sess.TimeZone
+	if name == "from_utc_timestamp" {
+		return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return fromLocalMicros(localMicros(us, tz), sess) }), nil
+	}
+	return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return fromLocalMicros(localMicros(us, sess), tz) }), nil
+}
