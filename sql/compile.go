@@ -192,6 +192,13 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 func (c *compiler) column(e *ColumnRef) (node, error) {
 	first := e.Parts[0]
 	idx := c.in.Index(first.Name)
+	if idx < 0 && len(e.Parts) == 1 {
+		// current_date and current_timestamp may be written without
+		// parentheses, when no column has the name
+		if n, ok := c.niladic(first.Name); ok {
+			return n, nil
+		}
+	}
 	if idx < 0 {
 		msg := fmt.Sprintf("no column named `%s`", first.Name)
 		if s := suggestpkg.Closest(first.Name, c.in.Names()); s != "" {

@@ -131,6 +131,22 @@ func addMonthsMicros(us, months int64, loc *time.Location) int64 {
 	return fromLocalMicros(addMonthsDays(days, months)*microsPerDay+wall-days*microsPerDay, loc)
 }
 
+// addDayTime adds a day-time interval to a timestamp as Spark's
+// timestampAddDayTime does: the whole days on the wall-clock date in loc
+// (so a day across a daylight-saving change keeps the time of day), the rest
+// as a duration.
+func addDayTime(us, iv int64, loc *time.Location) (int64, domain.Code) {
+	days := iv / microsPerDay
+	if days != 0 {
+		wall := localMicros(us, loc)
+		if dateFits(floorDiv(wall, microsPerDay)+days) != "" {
+			return 0, domain.CodeArithmeticOverflow
+		}
+		us = fromLocalMicros(wall+days*microsPerDay, loc)
+	}
+	return checkedAdd(us, iv-days*microsPerDay)
+}
+
 // Timestamps and dates must stay within Spark's range, years -290308 to
 // 294247: microseconds since the epoch in an int64.
 const maxDays = 106751991
@@ -486,7 +502,15 @@ func (c *compiler) datetimeArith(e *Binary, l, r node) (node, error) {
 			// Spark 4: a date plus a finer interval is a timestamp
 			return c.datetimeArith(e, c.implicit(l, domain.TypeTimestamp, e.L.Position()), r)
 		case lk == domain.KindTimestamp && rk == domain.KindDayTimeInterval:
-			return mk(l, r, domain.TypeTimestamp, addSigned), nil
+			return mk(l, r, domain.TypeTimestamp, func(a, b int64) (int64, domain.Code) {
+				if sign < 0 {
+					if b == math.MinInt64 {
+						return 0, domain.CodeArithmeticOverflow
+					}
+					b = -b
+				}
+				return addDayTime(a, b, loc)
+			}), nil
 		case lk == domain.KindTimestamp && rk == domain.KindYearMonthInterval:
 			return mk(l, r, domain.TypeTimestamp, func(a, b int64) (int64, domain.Code) {
 				d := floorDiv(localMicros(a, loc), microsPerDay)

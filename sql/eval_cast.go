@@ -243,6 +243,9 @@ func parseDate(s string) (int64, bool) {
 	return floorDiv(t.Unix(), 86400), true
 }
 
+// timestampLayouts: the first zonedLayouts carry an offset.
+const zonedLayouts = 2
+
 var timestampLayouts = []string{
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02 15:04:05.999999999Z0700",
@@ -265,9 +268,12 @@ func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 		}
 	}
 	s = strings.Replace(s, " UTC", "Z", 1)
-	for _, layout := range timestampLayouts {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t.UnixMicro(), true
+	for i, layout := range timestampLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			if i < zonedLayouts && strings.ContainsAny(s[10:], "Z+-") {
+				return t.UnixMicro(), true
+			}
+			return fromLocalMicros(t.UnixMicro(), loc), true
 		}
 	}
 	return 0, false

@@ -270,7 +270,17 @@ func compileDatePart(c *compiler, e *FuncCall, _ string) (node, error) {
 	return c.extractField(x, lit.Value, lit.Pos, e.Args[1].Position())
 }
 
-func compileNow(c *compiler, e *FuncCall, name string) (node, error) {
+// niladic compiles the functions Spark also accepts without parentheses.
+func (c *compiler) niladic(name string) (node, bool) {
+	switch name = strings.ToLower(name); name {
+	case "current_date", "current_timestamp", "localtimestamp":
+		n, _ := compileNow(c, nil, name)
+		return n, true
+	}
+	return nil, false
+}
+
+func compileNow(c *compiler, _ *FuncCall, name string) (node, error) {
 	us := c.sess.Now.UnixMicro()
 	if name == "current_date" || name == "curdate" {
 		return &litNode{t: domain.TypeDate, v: domain.DateDays(floorDiv(localMicros(us, c.sess.TimeZone), microsPerDay))}, nil
@@ -597,9 +607,9 @@ func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
 	return c.formatNode(ts, p), nil
 }
 
-// compileUTCShift: from_utc_timestamp(ts, tz) reads ts as a UTC wall time
-// and gives the instant whose session wall time is that time in tz;
-// to_utc_timestamp is the inverse. The zone must be a literal.
+// compileUTCShift: from_utc_timestamp(ts, tz) gives the instant whose UTC
+// wall-clock time is ts's wall-clock time in tz; to_utc_timestamp is the
+// inverse (Spark's convertTz). The zone must be a literal.
 func compileUTCShift(c *compiler, e *FuncCall, name string) (node, error) {
 	x, err := c.tsArg(e, 0)
 	if err != nil {
@@ -613,9 +623,8 @@ func compileUTCShift(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, exprErr(domain.CodeInvalidTimeZone, lit.Pos, "'%s' is not a time zone", lit.Value)
 	}
-	sess := c.sess.TimeZone
 	if name == "from_utc_timestamp" {
-		return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return fromLocalMicros(localMicros(us, tz), sess) }), nil
+		return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return localMicros(us, tz) }), nil
 	}
-	return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return fromLocalMicros(localMicros(us, sess), tz) }), nil
+	return mapInts(x, domain.TypeTimestamp, func(us int64) int64 { return fromLocalMicros(us, tz) }), nil
 }

@@ -3,6 +3,9 @@ package sql
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // dateCases run on the test row (dt = 2024-02-29, ts = 2024-02-29
@@ -146,5 +149,125 @@ func TestDateFunctions(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: got %s, want %s (%v)", tc.src, got, tc.want, err)
 		}
+	}
+}
+
+// evalIn is evalOne under a session time zone and a fixed now.
+func evalIn(t *testing.T, zone, src string) (string, error) {
+	t.Helper()
+	s, err := SessionFromConf(map[string]string{TimeZoneConf: zone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = time.Date(2024, 3, 10, 9, 30, 0, 0, time.UTC) // 01:30 in Los Angeles, before the change to PDT
+	e, err := ParseExpr("test", src)
+	if err != nil {
+		t.Fatalf("%s: parse: %v", src, err)
+	}
+	c, err := CompileSession(e, testSchema, s)
+	if err != nil {
+		return "", err
+	}
+	col, err := c.Eval(testBatch(t))
+	if err != nil {
+		return "", err
+	}
+	v := col.Value(0)
+	out := v.String()
+	switch v.Kind() {
+	case domain.KindFloat64:
+		out = fmtFloat(v.AsFloat())
+	case domain.KindString:
+		out = "'" + out + "'"
+	}
+	return c.Type().String() + ":" + out, nil
+}
+
+// sessionCases run in the session zone named first: Spark's examples that
+// assume America/Los_Angeles, and the daylight-saving changes of 2024 there
+// (2024-03-10 02:00 PST -> 03:00 PDT, 2024-11-03 02:00 PDT -> 01:00 PST).
+var sessionCases = []struct{ zone, src, want string }{
+	{"America/Los_Angeles", "from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')", "string:'1969-12-31 16:00:00'"},
+	{"America/Los_Angeles", "unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "bigint:1460098800"},
+	{"America/Los_Angeles", "to_utc_timestamp('2016-08-31', 'Asia/Seoul')", "timestamp:2016-08-30T22:00:00Z"},
+	{"America/Los_Angeles", "from_utc_timestamp('2016-08-31', 'Asia/Seoul')", "timestamp:2016-08-31T16:00:00Z"},
+	{"America/Los_Angeles", "CAST(ts AS STRING)", "string:'2024-02-29 05:14:15.123456'"},
+	{"America/Los_Angeles", "CAST(ts AS DATE)", "date:2024-02-29"},
+	{"America/Los_Angeles", "CAST(TIMESTAMP '2024-02-29 03:00:00Z' AS DATE)", "date:2024-02-28"},
+	{"America/Los_Angeles", "CAST(dt AS TIMESTAMP)", "timestamp:2024-02-29T08:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-07-01 12:00:00'", "timestamp:2024-07-01T19:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-07-01 12:00:00+02:00'", "timestamp:2024-07-01T10:00:00Z"},
+	{"America/Los_Angeles", "ts > '2024-02-29 05:00:00'", "boolean:true"},
+	{"America/Los_Angeles", "ts < '2024-02-29 06:00:00'", "boolean:true"},
+	{"America/Los_Angeles", "hour(ts)", "bigint:5"},
+	{"America/Los_Angeles", "date_format(ts, 'yyyy-MM-dd HH:mm XXX z')", "string:'2024-02-29 05:14 -08:00 PST'"},
+	{"America/Los_Angeles", "current_date()", "date:2024-03-10"},
+	{"America/Los_Angeles", "current_timestamp()", "timestamp:2024-03-10T09:30:00Z"},
+	{"Asia/Tokyo", "current_date", "date:2024-03-10"},
+	{"-10:00", "current_date()", "date:2024-03-09"},
+	// the gap: 02:30 does not exist and moves forward to 03:30 PDT
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-10 02:30:00'", "timestamp:2024-03-10T10:30:00Z"},
+	// the overlap: 01:30 happens twice; the earlier (PDT) is taken
+	{"America/Los_Angeles", "TIMESTAMP '2024-11-03 01:30:00'", "timestamp:2024-11-03T08:30:00Z"},
+	// whole days of an interval keep the time of day; the rest is a duration
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-09 12:00:00' + INTERVAL 1 DAY", "timestamp:2024-03-10T19:00:00Z"},
+	// Spark splits the microseconds, not the units written: 24 hours is a day
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-09 12:00:00' + INTERVAL 24 HOURS", "timestamp:2024-03-10T19:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-09 12:00:00' + INTERVAL 23 HOURS", "timestamp:2024-03-10T19:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-10 12:00:00' - INTERVAL '1 01:00' DAY TO MINUTE", "timestamp:2024-03-09T19:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-02-10 12:00:00' + INTERVAL 1 MONTH", "timestamp:2024-03-10T19:00:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-10 12:00:00' - TIMESTAMP '2024-03-09 12:00:00'", "interval day to second:INTERVAL '0 23:00:00' DAY TO SECOND"},
+	{"America/Los_Angeles", "hour(TIMESTAMP '2024-03-10 10:30:00Z')", "bigint:3"},
+	{"America/Los_Angeles", "to_timestamp('2024-03-10 02:30', 'yyyy-MM-dd HH:mm')", "timestamp:2024-03-10T10:30:00Z"},
+	{"+02:00", "CAST(TIMESTAMP '2024-01-01 00:00:00Z' AS STRING)", "string:'2024-01-01 02:00:00'"},
+	{"UTC+05:30", "date_format(TIMESTAMP '2024-01-01 00:00:00Z', 'HH:mm xx')", "string:'05:30 +0530'"},
+}
+
+func TestSessionTimeZone(t *testing.T) {
+	for _, tc := range sessionCases {
+		got, err := evalIn(t, tc.zone, tc.src)
+		if err != nil {
+			got = string(domain.CodeOf(err))
+		}
+		if got != tc.want {
+			t.Errorf("%s in %s: got %s, want %s (%v)", tc.src, tc.zone, got, tc.want, err)
+		}
+	}
+}
+
+func TestSessionFromConf(t *testing.T) {
+	for _, zone := range []string{"Mars/Olympus", "+25:00", "", "../etc/passwd", "GMT+1:99"} {
+		if _, err := SessionFromConf(map[string]string{TimeZoneConf: zone}); domain.CodeOf(err) != domain.CodeInvalidTimeZone {
+			t.Errorf("%q: %v, want %s", zone, err, domain.CodeInvalidTimeZone)
+		}
+	}
+	for zone, offset := range map[string]int{"UTC": 0, "Z": 0, "+02:00": 7200, "-8": -8 * 3600, "GMT+1": 3600, "UTC-03:30": -12600} {
+		s, err := SessionFromConf(map[string]string{TimeZoneConf: zone})
+		if err != nil {
+			t.Errorf("%q: %v", zone, err)
+			continue
+		}
+		if _, off := time.Date(2024, 1, 1, 0, 0, 0, 0, s.TimeZone).Zone(); off != offset {
+			t.Errorf("%q: offset %d, want %d", zone, off, offset)
+		}
+	}
+	if s, err := SessionFromConf(nil); err != nil || s.TimeZone != nil {
+		t.Errorf("no configuration: %v %v", s, err)
+	}
+}
+
+// TestNowIsConstant: current_timestamp is one value for a compilation, as
+// Spark keeps it for a query.
+func TestNowIsConstant(t *testing.T) {
+	e, _ := ParseExpr("t", "current_timestamp()")
+	c, err := Compile(e, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := c.Eval(testBatch(t))
+	time.Sleep(2 * time.Millisecond)
+	b, _ := c.Eval(testBatch(t))
+	if a.Ints[0] != b.Ints[0] {
+		t.Errorf("now changed between evaluations: %d, %d", a.Ints[0], b.Ints[0])
 	}
 }
