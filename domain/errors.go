@@ -75,14 +75,16 @@ const (
 	CodeInvalidLikePattern Code = "INVALID_LIKE_PATTERN"
 
 	// Dates, times and intervals.
-	CodeCannotParseTimestamp    Code = "CANNOT_PARSE_TIMESTAMP"
-	CodeDatetimeOverflow        Code = "DATETIME_OVERFLOW"
-	CodeDatetimeFieldOutOfRange Code = "DATETIME_FIELD_OUT_OF_BOUNDS"
-	CodeInvalidDatetimePattern  Code = "INVALID_DATETIME_PATTERN"
-	CodeInvalidIntervalFormat   Code = "INVALID_INTERVAL_FORMAT"
-	CodeInvalidTimeZone         Code = "INVALID_CONF_VALUE.TIME_ZONE"
-	CodeIntervalDividedByZero   Code = "INTERVAL_DIVIDED_BY_ZERO"
-	CodeInvalidExtractField     Code = "INVALID_EXTRACT_FIELD"
+	CodeCannotParseTimestamp      Code = "CANNOT_PARSE_TIMESTAMP"
+	CodeDatetimeOverflow          Code = "DATETIME_OVERFLOW"
+	CodeDatetimeFieldOutOfRange   Code = "DATETIME_FIELD_OUT_OF_BOUNDS"
+	CodeInvalidDatetimePattern    Code = "INVALID_DATETIME_PATTERN"
+	CodeInvalidIntervalFormat     Code = "INVALID_INTERVAL_FORMAT"
+	CodeInvalidTimeZone           Code = "INVALID_CONF_VALUE.TIME_ZONE"
+	CodeIntervalDividedByZero     Code = "INTERVAL_DIVIDED_BY_ZERO"
+	CodeInvalidExtractField       Code = "INVALID_EXTRACT_FIELD"
+	CodeIllegalDayOfWeek          Code = "ILLEGAL_DAY_OF_WEEK"
+	CodeInvalidParameterValueUnit Code = "INVALID_PARAMETER_VALUE.DATETIME_UNIT"
 )
 
 type codeText struct {
@@ -137,25 +139,27 @@ var codeInfo = map[Code]codeText{
 		"run a full refresh of the reader's target too, or reset the reader's checkpoint"},
 	CodeStreamOfMaterializedView: {"a flow reads a materialized view as a stream",
 		"read the materialized view as a batch (Read), in a materialized view"},
-	CodeParseSyntax:             {"the SQL text is not valid", "correct the text at the position shown"},
-	CodeUnboundParameter:        {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
-	CodeUnresolvedColumn:        {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
-	CodeUnresolvedRoutine:       {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
-	CodeDatatypeMismatch:        {"an operator or function is applied to values of the wrong type", "cast the arguments to the types the operator expects"},
-	CodeWrongNumArgs:            {"a function is called with the wrong number of arguments", "see the function's reference for its arguments"},
-	CodeArithmeticOverflow:      {"an arithmetic result does not fit its type", "cast the operands to double, or use try_ functions to get NULL instead"},
-	CodeDivideByZero:            {"a value was divided by zero", "use try_divide, or guard the divisor with nullif(divisor, 0)"},
-	CodeCastInvalidInput:        {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
-	CodeCastOverflow:            {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
-	CodeInvalidLikePattern:      {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
-	CodeCannotParseTimestamp:    {"a string does not match the datetime pattern it is parsed with", "correct the value or the pattern, or use try_to_timestamp to get NULL instead"},
-	CodeDatetimeOverflow:        {"a date or timestamp computation goes beyond the supported range", "check the operands; dates and timestamps end at the years -290308 and 294247"},
-	CodeDatetimeFieldOutOfRange: {"a date or time field is out of its range", "correct the field (month 1-12, day 1-31, hour 0-23, ...), or use the try_ variant"},
-	CodeInvalidDatetimePattern:  {"a datetime pattern uses a letter or form that is not supported", "see Spark's datetime pattern reference; quote literal text with single quotes"},
-	CodeInvalidIntervalFormat:   {"an interval is not written in a valid form", "write e.g. INTERVAL '1-2' YEAR TO MONTH or INTERVAL 3 HOURS; do not mix year-month with day-time units"},
-	CodeInvalidExtractField:     {"EXTRACT or date_part names a field the value does not have", "use YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE or SECOND"},
-	CodeIntervalDividedByZero:   {"an interval was divided by zero", "guard the divisor with nullif(divisor, 0)"},
-	CodeInvalidTimeZone:         {"the session time zone cannot be resolved", "use a region id like America/Los_Angeles, UTC, or an offset like +02:00"},
+	CodeParseSyntax:               {"the SQL text is not valid", "correct the text at the position shown"},
+	CodeUnboundParameter:          {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
+	CodeUnresolvedColumn:          {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
+	CodeUnresolvedRoutine:         {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
+	CodeDatatypeMismatch:          {"an operator or function is applied to values of the wrong type", "cast the arguments to the types the operator expects"},
+	CodeWrongNumArgs:              {"a function is called with the wrong number of arguments", "see the function's reference for its arguments"},
+	CodeArithmeticOverflow:        {"an arithmetic result does not fit its type", "cast the operands to double, or use try_ functions to get NULL instead"},
+	CodeDivideByZero:              {"a value was divided by zero", "use try_divide, or guard the divisor with nullif(divisor, 0)"},
+	CodeCastInvalidInput:          {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
+	CodeCastOverflow:              {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
+	CodeInvalidLikePattern:        {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
+	CodeCannotParseTimestamp:      {"a string does not match the datetime pattern it is parsed with", "correct the value or the pattern, or use try_to_timestamp to get NULL instead"},
+	CodeDatetimeOverflow:          {"a date or timestamp computation goes beyond the supported range", "check the operands; dates and timestamps end at the years -290308 and 294247"},
+	CodeDatetimeFieldOutOfRange:   {"a date or time field is out of its range", "correct the field (month 1-12, day 1-31, hour 0-23, ...), or use the try_ variant"},
+	CodeInvalidDatetimePattern:    {"a datetime pattern uses a letter or form that is not supported", "see Spark's datetime pattern reference; quote literal text with single quotes"},
+	CodeInvalidIntervalFormat:     {"an interval is not written in a valid form", "write e.g. INTERVAL '1-2' YEAR TO MONTH or INTERVAL 3 HOURS; do not mix year-month with day-time units"},
+	CodeInvalidParameterValueUnit: {"a datetime function was given a unit it does not know", "use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND"},
+	CodeIllegalDayOfWeek:          {"next_day was given a day of the week it does not know", "use a day name or its first two or three letters: MO, TUE, WEDNESDAY, ..."},
+	CodeInvalidExtractField:       {"EXTRACT or date_part names a field the value does not have", "use YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE or SECOND"},
+	CodeIntervalDividedByZero:     {"an interval was divided by zero", "guard the divisor with nullif(divisor, 0)"},
+	CodeInvalidTimeZone:           {"the session time zone cannot be resolved", "use a region id like America/Los_Angeles, UTC, or an offset like +02:00"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

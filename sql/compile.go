@@ -622,6 +622,9 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(e.Type.Name, "INTERVAL") {
+		return c.castInterval(e, x)
+	}
 	to, ok := castTarget(e.Type)
 	if !ok {
 		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)

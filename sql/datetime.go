@@ -612,3 +612,99 @@ func divHalfUp(a, b int64) int64 {
 	}
 	return q
 }
+
+func ratOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
+
+// castInterval casts to INTERVAL ... types: a string in Spark's interval
+// form (INTERVAL '1-2' YEAR TO MONTH) or as the bare value for the target's
+// units ('1-2'); an interval of the same family is kept as it is. The finer
+// interval types (INTERVAL HOUR, INTERVAL DAY TO MINUTE) are all the day-time
+// kind here: a cast to them does not truncate the finer fields as Spark's
+// does, so it is refused unless it is a cast to DAY TO SECOND.
+func (c *compiler) castInterval(e *Cast, x node) (node, error) {
+	name := e.Type.Name
+	from, to := "YEAR", "MONTH"
+	t := typeYearMonth
+	switch {
+	case name == "INTERVAL YEAR TO MONTH", name == "INTERVAL YEAR", name == "INTERVAL MONTH":
+		if name != "INTERVAL YEAR TO MONTH" {
+			from, to = name[9:], name[9:]
+		}
+	case name == "INTERVAL DAY TO SECOND":
+		from, to, t = "DAY", "SECOND", typeDayTime
+	default:
+		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported; cast to INTERVAL YEAR TO MONTH or INTERVAL DAY TO SECOND", strings.ToLower(name))
+	}
+	switch k := x.typ().Kind; {
+	case k == domain.KindNull:
+		return retype(x, t), nil
+	case k == t.Kind && (from != to || t.Kind == domain.KindDayTimeInterval):
+		return x, nil
+	case k != domain.KindString:
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(name))
+	}
+	return &fnNode{args: []node{x}, t: t, fails: !e.Try, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			v, ok := parseIntervalString(s, from, to)
+			if !ok {
+				if e.Try {
+					if out.Nulls == nil {
+						out.Nulls = make([]bool, len(a[0].Strs))
+					}
+					out.Nulls[i] = true
+					continue
+				}
+				return exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' of type string cannot be cast to %s", s, strings.ToLower(name))
+			}
+			out.Ints[i] = v
+		}
+		return nil
+	}}, nil
+}
+
+// parseIntervalString reads '1-2', or INTERVAL '1-2' YEAR TO MONTH, for the
+// units from TO to.
+func parseIntervalString(s, from, to string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	up := strings.ToUpper(s)
+	if strings.HasPrefix(up, "INTERVAL") {
+		rest := strings.TrimSpace(s[len("INTERVAL"):])
+		neg := false
+		if strings.HasPrefix(rest, "-") {
+			neg, rest = true, strings.TrimSpace(rest[1:])
+		}
+		end := strings.LastIndexByte(rest, '\'')
+		if !strings.HasPrefix(rest, "'") || end <= 0 {
+			return 0, false
+		}
+		units := strings.Fields(strings.ToUpper(rest[end+1:]))
+		want := []string{from, "TO", to}
+		if from == to {
+			want = want[:1]
+		}
+		if strings.Join(units, " ") != strings.Join(want, " ") {
+			return 0, false
+		}
+		s = rest[1:end]
+		if neg {
+			s = "-" + strings.TrimSpace(s)
+		}
+	}
+	var acc ivAcc
+	if from == to {
+		v, ok := new(big.Rat).SetString(s)
+		if !ok {
+			return 0, false
+		}
+		acc.add(from, v)
+	} else if parseRangeString(&acc, s, false, from, to) != nil {
+		return 0, false
+	}
+	if acc.fraction || acc.overflow || acc.months != int64(int32(acc.months)) {
+		return 0, false
+	}
+	return acc.months + acc.micros, true
+}

@@ -454,8 +454,8 @@ func compileAddMonths(c *compiler, e *FuncCall, _ string) (node, error) {
 }
 
 func compileDatediff(c *compiler, e *FuncCall, _ string) (node, error) {
-	if len(e.Args) == 3 {
-		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "DATEDIFF(unit, start, end) is not supported yet; use datediff(end, start) for days")
+	if len(e.Args) == 3 { // DATEDIFF(unit, start, end) is timestampdiff
+		return compileTimestampDiff(c, e, "datediff")
 	}
 	a, err := c.dateArg(e, 0)
 	if err != nil {

@@ -51,6 +51,9 @@ func parseZone(s string) (*time.Location, error) {
 	case "":
 		return nil, errBadZone
 	}
+	if id, ok := shortZoneIDs[s]; ok && strings.HasPrefix(id, "-") {
+		s = id
+	}
 	if m := zoneOffset.FindStringSubmatch(s); m != nil {
 		h, _ := strconv.Atoi(m[2])
 		mi, _ := strconv.Atoi(m[3] + "0")
@@ -71,7 +74,22 @@ func parseZone(s string) (*time.Location, error) {
 	if strings.HasPrefix(s, "-") || strings.Contains(s, "..") {
 		return nil, errBadZone
 	}
+	if id, ok := shortZoneIDs[s]; ok {
+		s = id
+	}
 	return time.LoadLocation(s)
+}
+
+// shortZoneIDs are Java's ZoneId.SHORT_IDS, which Spark accepts.
+var shortZoneIDs = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
+	"ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka",
+	"CAT": "Africa/Harare", "CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai",
+	"EAT": "Africa/Addis_Ababa", "ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis",
+	"IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+	"NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix", "PRT": "America/Puerto_Rico",
+	"PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal", "VST": "Asia/Ho_Chi_Minh",
+	"EST": "-05:00", "MST": "-07:00", "HST": "-10:00",
 }
 
 var errBadZone = domain.Errorf(domain.CodeInvalidTimeZone, "not a time zone")
