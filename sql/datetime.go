@@ -236,7 +236,7 @@ func (c *compiler) interval(e *Interval) (node, error) {
 			}
 			continue
 		}
-		v, ok := new(big.Rat).SetString(strings.TrimSpace(p.Value))
+		v, ok := ratNumber(strings.TrimSpace(p.Value))
 		if !ok {
 			return nil, bad("the interval value '%s' is not a number", p.Value)
 		}
@@ -276,7 +276,7 @@ func parseUnitString(acc *ivAcc, s string) error {
 		return errText("expected pairs of a number and a unit")
 	}
 	for i := 0; i < len(f); i += 2 {
-		v, ok := new(big.Rat).SetString(f[i])
+		v, ok := ratNumber(f[i])
 		unit, uok := unitNames[f[i+1]]
 		if !ok || !uok {
 			return errText("'" + f[i] + " " + f[i+1] + "' is not a number and a unit")
@@ -313,8 +313,8 @@ func parseRangeString(acc *ivAcc, s string, neg bool, from, to string) error {
 		return errText("expected " + strings.Join(units, ", "))
 	}
 	for k, f := range fields {
-		v, ok := new(big.Rat).SetString(f)
-		if !ok || v.Sign() < 0 || (units[k] != "SECOND" && !v.IsInt()) || strings.ContainsAny(f, "eE/") {
+		v, ok := ratNumber(f)
+		if !ok || v.Sign() < 0 || (units[k] != "SECOND" && !v.IsInt()) {
 			return errText("'" + f + "' is not a valid " + strings.ToLower(units[k]))
 		}
 		if k > 0 && ((units[k] == "MONTH" && v.Cmp(big.NewRat(12, 1)) >= 0) || (units[k] == "HOUR" && v.Cmp(big.NewRat(24, 1)) >= 0) ||
@@ -615,6 +615,15 @@ func divHalfUp(a, b int64) int64 {
 
 func ratOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
 
+// ratNumber parses a plain decimal number, [+-]digits[.digits]: not the
+// fractions and exponents big.Rat also reads.
+func ratNumber(s string) (*big.Rat, bool) {
+	if s == "" || len(s) > 40 || strings.ContainsAny(s, "eE/_xXpP") {
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
+}
+
 // castInterval casts to INTERVAL ... types: a string in Spark's interval
 // form (INTERVAL '1-2' YEAR TO MONTH) or as the bare value for the target's
 // units ('1-2'); an interval of the same family is kept as it is. The finer
@@ -695,7 +704,7 @@ func parseIntervalString(s, from, to string) (int64, bool) {
 	}
 	var acc ivAcc
 	if from == to {
-		v, ok := new(big.Rat).SetString(s)
+		v, ok := ratNumber(s)
 		if !ok {
 			return 0, false
 		}

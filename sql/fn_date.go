@@ -291,8 +291,8 @@ func compileNow(c *compiler, _ *FuncCall, name string) (node, error) {
 // parseNode parses strings with a pattern into timestamps (or dates).
 type parseNode struct {
 	x    node
-	p    pattern // nil: the pattern is in pat
-	pat  node
+	p    pattern // the pattern, when it is a literal
+	pat  node    // else the pattern column
 	loc  *time.Location
 	date bool
 	try  bool
@@ -313,7 +313,7 @@ func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
 		return nil, err
 	}
 	var pats *domain.Column
-	if n.p == nil {
+	if n.pat != nil {
 		if pats, err = n.pat.eval(b); err != nil {
 			return nil, err
 		}
@@ -327,7 +327,7 @@ func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
 			continue
 		}
 		p := n.p
-		if p == nil {
+		if pats != nil {
 			if p, err = compilePattern(pats.Strs[i]); err != nil {
 				return nil, exprErr(domain.CodeInvalidDatetimePattern, n.pos, "the datetime pattern '%s' is not valid: %v", pats.Strs[i], err)
 			}

@@ -333,3 +333,143 @@ func TestNowIsConstant(t *testing.T) {
 		t.Errorf("now changed between evaluations: %d, %d", a.Ints[0], b.Ints[0])
 	}
 }
+
+// TestDateBatchMatchesRows: over a batch mixing NULLs, zeros and negative
+// dates and timestamps, each row of a batch evaluation is what evaluating
+// the row alone gives, in UTC and in Los Angeles.
+func TestDateBatchMatchesRows(t *testing.T) {
+	batch := fuzzBatch(t)
+	rows := make([]*domain.Batch, batch.Len())
+	for r := range rows {
+		rows[r] = gather(batch, []int{r})
+	}
+	for _, zone := range []string{"UTC", "America/Los_Angeles"} {
+		s, err := SessionFromConf(map[string]string{TimeZoneConf: zone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []string{
+			"dt + i", "dt - z", "ts + INTERVAL 1 DAY", "ts - INTERVAL '1-1' YEAR TO MONTH", "dt + INTERVAL 1 MONTH",
+			"ts - dt", "dt - DATE '2000-01-01'", "year(dt)", "month(ts)", "dayofweek(dt)", "weekday(dt)", "weekofyear(dt)",
+			"hour(ts)", "second(ts)", "EXTRACT(SECOND FROM ts)", "date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS EEE a')",
+			"to_date(ns, 'yyyy')", "try_to_timestamp(s, 'yyyy-MM-dd')", "add_months(dt, i)", "date_add(dt, n)",
+			"datediff(dt, ts)", "last_day(dt)", "next_day(dt, 'MON')", "months_between(ts, dt)", "trunc(dt, 'MM')",
+			"date_trunc('HOUR', ts)", "timestampadd(MONTH, z, ts)", "timestampdiff(DAY, dt, ts)", "unix_seconds(ts)",
+			"timestamp_seconds(z)", "make_date(2024, 2, z)", "window(ts, '5 minutes')", "CAST(ts AS STRING)",
+			"CAST(dt AS TIMESTAMP)", "CAST(ts AS DATE)", "INTERVAL 1 HOUR * i", "INTERVAL 1 DAY / z",
+			"make_dt_interval(z, i)", "coalesce(ts + INTERVAL 1 DAY, dt)", "CASE WHEN z = 0 THEN NULL ELSE INTERVAL 1 DAY / z END",
+		} {
+			e, err := ParseExpr("t", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := CompileSession(e, testSchema, s)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			all, err := c.Eval(batch)
+			if err != nil {
+				// then some row alone fails the same way
+				failed := false
+				for _, row := range rows {
+					if _, rerr := c.Eval(row); rerr != nil {
+						failed = domain.CodeOf(rerr) == domain.CodeOf(err)
+					}
+				}
+				if !failed {
+					t.Errorf("%s in %s: the batch fails with %v, no row alone does", src, zone, err)
+				}
+				continue
+			}
+			for r, row := range rows {
+				one, err := c.Eval(row)
+				if err != nil {
+					t.Fatalf("%s row %d: %v", src, r, err)
+				}
+				if a, b := all.Value(r), one.Value(0); !a.Equal(b) {
+					t.Errorf("%s in %s row %d: batch gives %v, the row alone %v", src, zone, r, a, b)
+				}
+			}
+		}
+	}
+}
+
+// FuzzDatetimePattern: any pattern compiles or is refused with an error,
+// never panics; a timestamp formatted with a pattern of numeric fields parses
+// back to itself.
+func FuzzDatetimePattern(f *testing.F) {
+	for _, s := range []string{"yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss.SSSSSS", "EEE, d MMM yyyy hh:mm a XXX", "''", "'a''b'",
+		"yyyyMMddHHmmss", "uuuu-MM-dd HH:mm:ss.SSSSSS", "D Q k K xx Z z VV G", "[yyyy]", "'unterminated", "yyyyyyyyyy", "uuuu-LL-dd"} {
+		f.Add(s, int64(1709212455123456))
+	}
+	f.Fuzz(func(t *testing.T, src string, us int64) {
+		p, err := compilePattern(src)
+		if err != nil {
+			return
+		}
+		us = us % (maxDays * microsPerDay)
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("x", -8*3600)} {
+			text := string(p.format(nil, us, loc))
+			back, ok := p.parse(text, loc)
+			if ok && roundTrips(p) && back != us {
+				t.Fatalf("pattern %q: %d formats as %q, parses back as %d", src, us, text, back)
+			}
+		}
+	})
+}
+
+// roundTrips reports whether a pattern names every field of a timestamp
+// to the microsecond, with separators between the numbers.
+func roundTrips(p pattern) bool {
+	have := map[byte]bool{}
+	for i, f := range p {
+		if f.letter != 0 && i+1 < len(p) && p[i+1].letter != 0 {
+			return false
+		}
+		have[f.letter] = true
+		if f.letter == 'S' && f.count != 6 || f.letter == 'y' || f.letter == 'X' || f.letter == 'x' || f.letter == 'Z' {
+			return false
+		}
+	}
+	return have['u'] && have['M'] && have['d'] && have['H'] && have['m'] && have['s'] && have['S']
+}
+
+// FuzzDateEval is FuzzEval's check, seeded with the datetime cases and run
+// in a zone with daylight saving: compile errors and evaluation errors carry
+// a known code, and results have one value per row.
+func FuzzDateEval(f *testing.F) {
+	for _, tc := range dateCases {
+		f.Add(tc.src)
+	}
+	for _, tc := range sessionCases {
+		f.Add(tc.src)
+	}
+	batch := fuzzBatch(f)
+	s, err := SessionFromConf(map[string]string{TimeZoneConf: "America/Los_Angeles"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := ParseExpr("fuzz", src)
+		if err != nil {
+			return
+		}
+		c, err := CompileSession(e, testSchema, s)
+		if err != nil {
+			if se, ok := err.(*Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
+				t.Fatalf("%q: compile error without a known code and position: %v", src, err)
+			}
+			return
+		}
+		col, err := c.Eval(batch)
+		if err != nil {
+			if domain.CodeMessage(domain.CodeOf(err)) == "" {
+				t.Fatalf("%q: evaluation error without a known code: %v", src, err)
+			}
+			return
+		}
+		if col.Len() != batch.Len() || col.Kind != c.Type().Kind {
+			t.Fatalf("%q: %d rows of %s for a batch of %d, type %s", src, col.Len(), col.Kind, batch.Len(), c.Type())
+		}
+	})
+}
