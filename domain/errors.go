@@ -156,7 +156,7 @@ var codeInfo = map[Code]codeText{
 	CodeInvalidDatetimePattern:    {"a datetime pattern uses a letter or form that is not supported", "see Spark's datetime pattern reference; quote literal text with single quotes"},
 	CodeInvalidIntervalFormat:     {"an interval is not written in a valid form", "write e.g. INTERVAL '1-2' YEAR TO MONTH or INTERVAL 3 HOURS; do not mix year-month with day-time units"},
 	CodeInvalidParameterValueUnit: {"a datetime function was given a unit it does not know", "use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND"},
-	CodeIllegalDayOfWeek:          {"next_day was given a day of the week it does not know", "use a day name or its first two or three letters: MO, TUE, WEDNESDAY, ..."},
+	CodeIllegalDayOfWeek:          {"next_day was given a day of the week it does not know", "use a day name or its first two or three letters: MO, TUE or WEDNESDAY"},
 	CodeInvalidExtractField:       {"EXTRACT or date_part names a field the value does not have", "use YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE or SECOND"},
 	CodeIntervalDividedByZero:     {"an interval was divided by zero", "guard the divisor with nullif(divisor, 0)"},
 	CodeInvalidTimeZone:           {"the session time zone cannot be resolved", "use a region id like America/Los_Angeles, UTC, or an offset like +02:00"},
