@@ -429,10 +429,19 @@ func implicit(n node, t domain.Type, p Pos) node {
 // strings, dates and timestamps.
 func (c *compiler) implicit(n node, t domain.Type, p Pos) node {
 	n = implicit(n, t, p)
-	if cn, ok := n.(*castNode); ok {
-		cn.loc = c.sess.TimeZone
-	}
+	c.zoned(n)
 	return n
+}
+
+// zoned gives the casts among ns that implicit, unify or asString made the
+// session's time zone: those functions know no session, so their casts are
+// in UTC until a compiler method passes them here.
+func (c *compiler) zoned(ns ...node) {
+	for _, n := range ns {
+		if cn, ok := n.(*castNode); ok && cn.loc == nil {
+			cn.loc = c.sess.TimeZone
+		}
+	}
 }
 
 // retype gives a NULL-typed node a concrete type.
@@ -577,6 +586,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.zoned(results...)
 	n.t = t
 	n.results = results
 	return n, nil

@@ -371,6 +371,7 @@ func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
 	if x, err = asString(x, e.Args[0].Position(), name); err != nil {
 		return nil, err
 	}
+	c.zoned(x)
 	n := &parseNode{x: x, loc: c.sess.TimeZone, date: date, try: name == "try_to_timestamp", pos: e.Pos}
 	p, isLit, err := c.patternArg(e.Args[1])
 	if err != nil {

@@ -281,6 +281,12 @@ var sessionCases = []struct{ zone, src, want string }{
 	{"America/Los_Angeles", "TIMESTAMP '2024-03-10 12:00:00' - TIMESTAMP '2024-03-09 12:00:00'", "interval day to second:INTERVAL '0 23:00:00' DAY TO SECOND"},
 	{"America/Los_Angeles", "hour(TIMESTAMP '2024-03-10 10:30:00Z')", "bigint:3"},
 	{"America/Los_Angeles", "to_timestamp('2024-03-10 02:30', 'yyyy-MM-dd HH:mm')", "timestamp:2024-03-10T10:30:00Z"},
+	{"America/Los_Angeles", "concat(ts, '')", "string:'2024-02-29 05:14:15.123456'"},
+	// the branches of a timestamp and a string are strings (commonType)
+	{"America/Los_Angeles", "coalesce(ts, '2024-01-01 00:00:00')", "string:'2024-02-29 05:14:15.123456'"},
+	{"America/Los_Angeles", "if(nb, '2024-01-01 00:00:00', ts)", "string:'2024-02-29 05:14:15.123456'"},
+	{"America/Los_Angeles", "CASE WHEN b THEN dt ELSE ts END", "timestamp:2024-02-29T08:00:00Z"},
+	{"America/Los_Angeles", "to_date(ts, 'yyyy-MM-dd HH:mm:ss.SSSSSS')", "date:2024-02-29"},
 	{"+02:00", "CAST(TIMESTAMP '2024-01-01 00:00:00Z' AS STRING)", "string:'2024-01-01 02:00:00'"},
 	{"UTC+05:30", "date_format(TIMESTAMP '2024-01-01 00:00:00Z', 'HH:mm xx')", "string:'05:30 +0530'"},
 }
