@@ -262,6 +262,9 @@ func (c *compiler) unary(e *Unary) (node, error) {
 		if e.Op == "+" {
 			return x, nil
 		}
+		if isDayOnly(x) {
+			return dayOnly{&negNode{x: x, pos: e.Pos}}, nil
+		}
 		return &negNode{x: x, pos: e.Pos}, nil
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)

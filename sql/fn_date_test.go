@@ -42,6 +42,7 @@ var dateCases = []struct{ src, want string }{
 	{"dt - 60", "date:2023-12-31"},
 	{"dt + INTERVAL 1 YEAR", "date:2025-02-28"},
 	{"dt + INTERVAL 2 DAYS", "date:2024-03-02"},
+	{"dt + -INTERVAL 1 DAY", "date:2024-02-28"},
 	{"dt + INTERVAL 1 HOUR", "timestamp:2024-02-29T01:00:00Z"},
 	{"dt - DATE '2024-01-01'", "interval day to second:INTERVAL '59 00:00:00' DAY TO SECOND"},
 	{"ts - TIMESTAMP '2024-02-29 00:00:00'", "interval day to second:INTERVAL '0 13:14:15.123456' DAY TO SECOND"},
