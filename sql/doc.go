@@ -69,8 +69,7 @@
 //     difference still adds to a date as days. make_interval mixing both
 //     kinds, sliding windows and casts to the narrower interval types are
 //     NOT_IMPLEMENTED. Datetime patterns: no week-based fields (w, W, Y, e,
-//     c, F) and no optional sections; a pattern given as a column is
-//     NOT_IMPLEMENTED in date_format, from_unixtime and unix_timestamp.
+//     c, F) and no optional sections.
 //   - A row-level error stops the whole batch at the first offending row,
 //     as Spark stops the query.
 package sql

@@ -373,22 +373,23 @@ func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
 	}
 	c.zoned(x)
 	n := &parseNode{x: x, loc: c.sess.TimeZone, date: date, try: name == "try_to_timestamp", pos: e.Pos}
-	p, isLit, err := c.patternArg(e.Args[1])
-	if err != nil {
-		return nil, err
-	}
-	if isLit {
+	return n, c.patternOf(n, e, 1, name)
+}
+
+// patternOf sets the pattern of n from argument i of e: a literal is
+// compiled once, a column row by row.
+func (c *compiler) patternOf(n *parseNode, e *FuncCall, i int, name string) error {
+	p, isLit, err := c.patternArg(e.Args[i])
+	if err != nil || isLit {
 		n.p = p
-	} else {
-		pat, err := c.compile(e.Args[1])
-		if err != nil {
-			return nil, err
-		}
-		if n.pat, err = asString(pat, e.Args[1].Position(), name); err != nil {
-			return nil, err
-		}
+		return err
 	}
-	return n, nil
+	pat, err := c.compile(e.Args[i])
+	if err != nil {
+		return err
+	}
+	n.pat, err = asString(pat, e.Args[i].Position(), name)
+	return err
 }
 
 func compileDateFormat(c *compiler, e *FuncCall, name string) (node, error) {
@@ -396,14 +397,42 @@ func compileDateFormat(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, isLit, err := c.patternArg(e.Args[1])
+	return c.formatWith(x, e, 1, name)
+}
+
+// formatWith formats the timestamps x with the pattern argument i of e: a
+// literal is compiled once, a column row by row.
+func (c *compiler) formatWith(x node, e *FuncCall, i int, name string) (node, error) {
+	p, isLit, err := c.patternArg(e.Args[i])
 	if err != nil {
 		return nil, err
 	}
-	if !isLit {
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
+	if isLit {
+		return c.formatNode(x, p), nil
 	}
-	return c.formatNode(x, p), nil
+	pat, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	if pat, err = asString(pat, e.Args[i].Position(), name); err != nil {
+		return nil, err
+	}
+	loc, pos := c.sess.TimeZone, e.Args[i].Position()
+	return &fnNode{args: []node{x, pat}, t: domain.TypeString, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+		var buf []byte
+		for r, us := range a[0].Ints {
+			if isNullAt(out.Nulls, r) {
+				continue
+			}
+			p, err := compilePattern(a[1].Strs[r])
+			if err != nil {
+				return exprErr(domain.CodeInvalidDatetimePattern, pos, "the datetime pattern '%s' is not valid: %v", a[1].Strs[r], err)
+			}
+			buf = p.format(buf[:0], us, loc)
+			out.Strs[r] = string(buf)
+		}
+		return nil
+	}}, nil
 }
 
 func (c *compiler) formatNode(x node, p pattern) node {
@@ -556,18 +585,13 @@ func compileUnixTimestamp(c *compiler, e *FuncCall, name string) (node, error) {
 		return nil, err
 	}
 	if k := x.typ().Kind; k == domain.KindString || k == domain.KindNull {
-		p := mustPattern(defaultTimestampPattern)
+		n := &parseNode{x: retype(x, domain.TypeString), p: mustPattern(defaultTimestampPattern), loc: c.sess.TimeZone, pos: e.Pos}
 		if len(e.Args) == 2 {
-			lp, isLit, err := c.patternArg(e.Args[1])
-			if err != nil {
+			if err := c.patternOf(n, e, 1, name); err != nil {
 				return nil, err
 			}
-			if !isLit {
-				return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
-			}
-			p = lp
 		}
-		x = &parseNode{x: retype(x, domain.TypeString), p: p, loc: c.sess.TimeZone, pos: e.Pos}
+		x = n
 	} else if x, err = c.tsArg(e, 0); err != nil {
 		return nil, err
 	}
@@ -587,17 +611,6 @@ func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := mustPattern(defaultTimestampPattern)
-	if len(e.Args) == 2 {
-		lp, isLit, err := c.patternArg(e.Args[1])
-		if err != nil {
-			return nil, err
-		}
-		if !isLit {
-			return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the pattern of %s must be a string literal", name)
-		}
-		p = lp
-	}
 	ts := &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(microsPerSecond)}, t: domain.TypeTimestamp, op: "*", pos: e.Pos,
 		fi: func(a, b int64) (int64, domain.Code) {
 			if overflows("*", a, b) {
@@ -605,7 +618,10 @@ func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
 			}
 			return a * b, ""
 		}}
-	return c.formatNode(ts, p), nil
+	if len(e.Args) == 2 {
+		return c.formatWith(ts, e, 1, name)
+	}
+	return c.formatNode(ts, mustPattern(defaultTimestampPattern)), nil
 }
 
 // compileUTCShift: from_utc_timestamp(ts, tz) gives the instant whose UTC
