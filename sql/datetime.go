@@ -444,11 +444,14 @@ func (c *compiler) datetimeArith(e *Binary, l, r node) (node, error) {
 			other = l
 		}
 		t := other.typ()
-		if t.Kind == domain.KindDate && (e.Op == "+" || e.Op == "-") {
+		switch {
+		case lk == domain.KindNull && e.Op == "-" && (t.Kind == domain.KindDate || t.Kind == domain.KindTimestamp):
+			// NULL - a date is a date difference
+		case t.Kind == domain.KindDate && (e.Op == "+" || e.Op == "-"):
 			t = domain.TypeInt64
-		} else if isInterval(t.Kind) && (e.Op == "*" || e.Op == "/") {
+		case isInterval(t.Kind) && (e.Op == "*" || e.Op == "/"):
 			t = domain.TypeFloat64
-		} else if !isInterval(t.Kind) {
+		case !isInterval(t.Kind):
 			t = typeDayTime
 		}
 		if lk == domain.KindNull {

@@ -270,7 +270,7 @@ func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 	s = strings.Replace(s, " UTC", "Z", 1)
 	for i, layout := range timestampLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			if i < zonedLayouts && strings.ContainsAny(s[10:], "Z+-") {
+			if i < zonedLayouts {
 				return t.UnixMicro(), true
 			}
 			return fromLocalMicros(t.UnixMicro(), loc), true

@@ -57,6 +57,11 @@ var dateCases = []struct{ src, want string }{
 	{"INTERVAL 1 DAY + INTERVAL 1 MONTH", "DATATYPE_MISMATCH"},
 	{"dt + n", "date:NULL"},
 	{"ts + NULL", "timestamp:NULL"},
+	{"NULL + dt", "date:NULL"},
+	{"NULL - ts", "interval day to second:NULL"},
+	{"NULL - dt", "interval day to second:NULL"},
+	{"INTERVAL 1 DAY * NULL", "interval day to second:NULL"},
+	{"NULL * INTERVAL 1 MONTH", "interval year to month:NULL"},
 	{"DATE '2024-01-01' + 2147483647", "DATETIME_OVERFLOW"},
 	{"INTERVAL 106751991 DAYS * 2", "ARITHMETIC_OVERFLOW"},
 	// functions: Spark's reference examples
