@@ -150,7 +150,7 @@ func (p pattern) format(b []byte, us int64, loc *time.Location) []byte {
 		case 'Q':
 			b = pad(b, (m+2)/3, f.count)
 		case 'E':
-			wd := time.Weekday((floorDiv(days, 1)%7 + 7 + 4) % 7).String()
+			wd := time.Weekday(((days+4)%7 + 7) % 7).String() // 1970-01-01 was a Thursday
 			if f.count < 4 {
 				wd = wd[:3]
 			}

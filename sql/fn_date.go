@@ -118,12 +118,12 @@ func compileField(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.field_(x, name, e.Pos)
+	return c.fieldOf(x, name, e.Pos)
 }
 
-// field_ extracts a named field (Spark's EXTRACT names) of a date, timestamp
+// fieldOf extracts a named field (Spark's EXTRACT names) of a date, timestamp
 // or interval.
-func (c *compiler) field_(x node, name string, p Pos) (node, error) {
+func (c *compiler) fieldOf(x node, name string, p Pos) (node, error) {
 	k := x.typ().Kind
 	if isInterval(k) {
 		return intervalField(x, name, p)
@@ -132,10 +132,16 @@ func (c *compiler) field_(x node, name string, p Pos) (node, error) {
 	if k == domain.KindTimestamp {
 		switch name {
 		case "hour", "minute", "second":
-			div, mod := map[string][2]int64{"hour": {microsPerHour, 24}, "minute": {microsPerMinute, 60}, "second": {microsPerSecond, 60}}[name][0], map[string]int64{"hour": 24, "minute": 60, "second": 60}[name]
+			unit, period := microsPerSecond, int64(60)
+			switch name {
+			case "hour":
+				unit, period = microsPerHour, 24
+			case "minute":
+				unit = microsPerMinute
+			}
 			return mapInts(x, domain.TypeInt64, func(us int64) int64 {
 				wall := localMicros(us, loc)
-				return floorDiv(wall-floorDiv(wall, microsPerDay)*microsPerDay, div) % mod
+				return (wall - floorDiv(wall, microsPerDay)*microsPerDay) / unit % period
 			}), nil
 		case "second_frac":
 			return &fnNode{args: []node{x}, t: domain.TypeFloat64, body: func(out *domain.Column, a []*domain.Column) error {
@@ -151,7 +157,7 @@ func (c *compiler) field_(x node, name string, p Pos) (node, error) {
 		x = c.implicit(x, domain.TypeDate, p)
 	} else if name == "hour" || name == "minute" || name == "second" || name == "second_frac" {
 		x = c.implicit(x, domain.TypeTimestamp, p)
-		return c.field_(x, name, p)
+		return c.fieldOf(x, name, p)
 	}
 	var f func(days int64) int64
 	switch name {
@@ -164,7 +170,7 @@ func (c *compiler) field_(x node, name string, p Pos) (node, error) {
 	case "day", "dayofmonth":
 		f = func(d int64) int64 { _, _, dd := civil(d); return dd }
 	case "dayofweek": // 1 = Sunday
-		f = func(d int64) int64 { return (d+4)%7 + 1 + 7*b2i((d+4)%7 < 0) }
+		f = func(d int64) int64 { return ((d+4)%7+7)%7 + 1 }
 	case "weekday", "dayofweek_iso": // 0 = Monday; ISO: 1 = Monday
 		off := int64(0)
 		if name == "dayofweek_iso" {
@@ -255,7 +261,7 @@ func (c *compiler) extractField(x node, field string, fp, xp Pos) (node, error) 
 	case !isDatetime(k):
 		return nil, exprErr(domain.CodeDatatypeMismatch, xp, "cannot extract %s from a %s", field, x.typ())
 	}
-	return c.field_(x, name, fp)
+	return c.fieldOf(x, name, fp)
 }
 
 func compileDatePart(c *compiler, e *FuncCall, _ string) (node, error) {

@@ -212,6 +212,8 @@ var addUnits = map[string]string{
 	"HOUR": "HOUR", "MINUTE": "MINUTE", "SECOND": "SECOND", "MILLISECOND": "MILLISECOND", "MICROSECOND": "MICROSECOND",
 }
 
+var unitMonths = map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}
+
 var unitLength = map[string]int64{"HOUR": microsPerHour, "MINUTE": microsPerMinute, "SECOND": microsPerSecond, "MILLISECOND": 1000, "MICROSECOND": 1}
 
 func unitArg(e *FuncCall, name string) (string, error) {
@@ -239,34 +241,23 @@ func compileTimestampAdd(c *compiler, e *FuncCall, name string) (node, error) {
 		return nil, err
 	}
 	loc := c.sess.TimeZone
+	length, fine := unitLength[unit]
+	monthsPer, daysPer := unitMonths[unit], map[string]int64{"WEEK": 7, "DAY": 1}[unit]
 	f := func(us, q int64) (int64, domain.Code) {
-		var months, days int64
-		switch unit {
-		case "YEAR", "QUARTER", "MONTH":
-			months = q * map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit]
-			if q != 0 && months/q != map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit] {
+		if fine {
+			if overflows("*", q, length) {
 				return 0, domain.CodeArithmeticOverflow
 			}
-		case "WEEK", "DAY":
-			days = q
-			if unit == "WEEK" {
-				days = q * 7
-			}
-			if q > maxDays || q < -maxDays {
-				return 0, domain.CodeArithmeticOverflow
-			}
-		default:
-			if overflows("*", q, unitLength[unit]) {
-				return 0, domain.CodeArithmeticOverflow
-			}
-			return checkedAdd(us, q*unitLength[unit])
+			return checkedAdd(us, q*length)
+		}
+		// more than the days of the timestamp range is an overflow, and
+		// keeps the products below from overflowing
+		if q > maxDays || q < -maxDays {
+			return 0, domain.CodeArithmeticOverflow
 		}
 		wall := localMicros(us, loc)
 		d := floorDiv(wall, microsPerDay)
-		if months > maxDays || months < -maxDays {
-			return 0, domain.CodeArithmeticOverflow
-		}
-		nd := addMonthsDays(d, months) + days
+		nd := addMonthsDays(d, q*monthsPer) + q*daysPer
 		if dateFits(nd) != "" {
 			return 0, domain.CodeArithmeticOverflow
 		}
@@ -315,8 +306,9 @@ func compileTimestampDiff(c *compiler, e *FuncCall, name string) (node, error) {
 		}
 		y1, m1, dd1 := civil(d1)
 		y2, m2, dd2 := civil(d2)
+		// java.time's LocalDate.until in months
 		months := ((y2*12+m2)*32 + dd2 - (y1*12+m1)*32 - dd1) / 32
-		return months / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit], ""
+		return months / unitMonths[unit], ""
 	}
 	return &intBinNode{l: a, r: b, t: domain.TypeInt64, op: "to", pos: e.Pos, fi: f}, nil
 }
