@@ -616,8 +616,6 @@ func divHalfUp(a, b int64) int64 {
 	return q
 }
 
-func ratOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
-
 // ratNumber parses a plain decimal number, [+-]digits[.digits]: not the
 // fractions and exponents big.Rat also reads.
 func ratNumber(s string) (*big.Rat, bool) {

@@ -406,6 +406,10 @@ func compileMakeInterval(c *compiler, e *FuncCall, name string) (node, error) {
 	if ym {
 		t = typeYearMonth
 	}
+	perUnit := map[string]int64{"YEAR": 12, "MONTH": 1}
+	for u, l := range unitMicros {
+		perUnit[u] = l
+	}
 	if len(args) == 0 {
 		zero := domain.DayTimeInterval(0)
 		if ym {
@@ -418,18 +422,34 @@ func compileMakeInterval(c *compiler, e *FuncCall, name string) (node, error) {
 			if isNullAt(out.Nulls, i) {
 				continue
 			}
-			var acc ivAcc
+			var sum int64
+			var code domain.Code
 			for j, col := range a {
-				if col.Kind == domain.KindFloat64 {
-					acc.add("MICROSECOND", ratOf(int64(math.Round(col.Floats[i]*1e6))))
-					continue
+				var part int64
+				if col.Kind == domain.KindFloat64 { // seconds, to the microsecond
+					f := math.Round(col.Floats[i] * 1e6)
+					if math.IsNaN(f) || math.Abs(f) >= 9.2e18 {
+						code = domain.CodeArithmeticOverflow
+						break
+					}
+					part = int64(f)
+				} else if per := perUnit[units[j]]; overflows("*", col.Ints[i], per) {
+					code = domain.CodeArithmeticOverflow
+					break
+				} else {
+					part = col.Ints[i] * per
 				}
-				acc.add(units[j], ratOf(col.Ints[i]))
+				if sum, code = checkedAdd(sum, part); code != "" {
+					break
+				}
 			}
-			if acc.overflow || (ym && acc.months != int64(int32(acc.months))) {
-				return exprErr(domain.CodeArithmeticOverflow, e.Pos, "%s: the interval is out of range", name)
+			if ym {
+				sum, code = monthsFit(sum, code)
 			}
-			out.Ints[i] = acc.months + acc.micros
+			if code != "" {
+				return exprErr(code, e.Pos, "%s: the interval is out of range", name)
+			}
+			out.Ints[i] = sum
 		}
 		return nil
 	}}, nil
