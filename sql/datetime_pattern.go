@@ -101,11 +101,12 @@ func pad(b []byte, v int64, width int) []byte {
 		b = append(b, '-')
 		v = -v
 	}
-	s := strconv.FormatInt(v, 10)
-	for i := len(s); i < width; i++ {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], v, 10)
+	for i := len(d); i < width; i++ {
 		b = append(b, '0')
 	}
-	return append(b, s...)
+	return append(b, d...)
 }
 
 // format renders the instant us (in loc) with the pattern.

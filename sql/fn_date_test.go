@@ -498,3 +498,41 @@ func FuzzDateEval(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDatetime: datetime functions over 64k timestamps, in UTC and in
+// a zone with daylight saving (where every row asks the zone its offset).
+func BenchmarkDatetime(b *testing.B) {
+	const rows = 1 << 16
+	schema := domain.NewSchema(domain.Field{Name: "ts", Type: domain.TypeTimestamp, Nullable: true})
+	col := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, rows)}
+	for i := range col.Ints {
+		col.Ints[i] = 1_700_000_000_000_000 + int64(i)*3_600_000_001
+	}
+	batch, err := domain.BatchOf(schema, []*domain.Column{col})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, zone := range []string{"UTC", "America/Los_Angeles"} {
+		s, err := SessionFromConf(map[string]string{TimeZoneConf: zone})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, src := range []string{"year(ts)", "hour(ts)", "ts + INTERVAL 1 MONTH", "date_format(ts, 'yyyy-MM-dd HH:mm:ss')", "date_trunc('DAY', ts)"} {
+			e, err := ParseExpr("bench", src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := CompileSession(e, schema, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(zone+"/"+src, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := c.Eval(batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
