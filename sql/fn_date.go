@@ -357,22 +357,22 @@ func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
 	date := name == "to_date"
-	if len(e.Args) == 1 {
-		if name == "try_to_timestamp" {
-			x, err := c.compile(e.Args[0])
-			if err != nil {
-				return nil, err
-			}
-			if k := x.typ().Kind; k == domain.KindString {
-				return &castNode{x: x, to: domain.KindTimestamp, try: true, pos: e.Pos, loc: c.sess.TimeZone}, nil
-			}
-			return c.convArg(e, 0, domain.TypeTimestamp)
-		}
-		return c.convArg(e, 0, map[bool]domain.Type{true: domain.TypeDate, false: domain.TypeTimestamp}[date])
+	target := domain.TypeTimestamp
+	if date {
+		target = domain.TypeDate
 	}
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
+	}
+	switch k := x.typ().Kind; {
+	case k == domain.KindDate || k == domain.KindTimestamp:
+		// as in Spark, a date or timestamp is converted; a pattern is ignored
+		return c.convArg(e, 0, target)
+	case len(e.Args) == 1 && name == "try_to_timestamp" && k == domain.KindString:
+		return &castNode{x: x, to: domain.KindTimestamp, try: true, pos: e.Pos, loc: c.sess.TimeZone}, nil
+	case len(e.Args) == 1:
+		return c.convArg(e, 0, target)
 	}
 	if x, err = asString(x, e.Args[0].Position(), name); err != nil {
 		return nil, err

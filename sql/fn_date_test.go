@@ -305,7 +305,9 @@ var sessionCases = []struct{ zone, src, want string }{
 	{"America/Los_Angeles", "coalesce(ts, '2024-01-01 00:00:00')", "string:'2024-02-29 05:14:15.123456'"},
 	{"America/Los_Angeles", "if(nb, '2024-01-01 00:00:00', ts)", "string:'2024-02-29 05:14:15.123456'"},
 	{"America/Los_Angeles", "CASE WHEN b THEN dt ELSE ts END", "timestamp:2024-02-29T08:00:00Z"},
-	{"America/Los_Angeles", "to_date(ts, 'yyyy-MM-dd HH:mm:ss.SSSSSS')", "date:2024-02-29"},
+	{"America/Los_Angeles", "to_date(ts, 'yyyy-MM-dd')", "date:2024-02-29"},
+	{"America/Los_Angeles", "to_date(TIMESTAMP '2024-03-01 03:00:00Z')", "date:2024-02-29"},
+	{"America/Los_Angeles", "to_timestamp(dt, 'yyyy')", "timestamp:2024-02-29T08:00:00Z"},
 	{"+02:00", "CAST(TIMESTAMP '2024-01-01 00:00:00Z' AS STRING)", "string:'2024-01-01 02:00:00'"},
 	{"UTC+05:30", "date_format(TIMESTAMP '2024-01-01 00:00:00Z', 'HH:mm xx')", "string:'05:30 +0530'"},
 }
