@@ -556,14 +556,13 @@ func (c *compiler) datetimeArith(e *Binary, l, r node) (node, error) {
 		}
 		if rk == domain.KindFloat64 {
 			n.ff = func(a int64, b float64) (int64, domain.Code) {
-				var f float64
-				if e.Op == "*" {
-					f = math.RoundToEven(float64(a) * b) // Spark: HALF_EVEN
-				} else {
+				// Spark rounds HALF_UP (away from zero), as math.Round does
+				f := math.Round(float64(a) * b)
+				if e.Op == "/" {
 					if b == 0 {
 						return 0, domain.CodeIntervalDividedByZero
 					}
-					f = roundHalfUp(float64(a)/b, 0) // Spark: HALF_UP
+					f = math.Round(float64(a) / b)
 				}
 				if math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
 					return 0, domain.CodeArithmeticOverflow
