@@ -128,7 +128,17 @@ func addMonthsDays(days, months int64) int64 {
 func addMonthsMicros(us, months int64, loc *time.Location) int64 {
 	wall := localMicros(us, loc)
 	days := floorDiv(wall, microsPerDay)
-	return fromLocalMicros(addMonthsDays(days, months)*microsPerDay+wall-days*microsPerDay, loc)
+	return shiftWall(us, wall, addMonthsDays(days, months)*microsPerDay+wall-days*microsPerDay, loc)
+}
+
+// shiftWall is the instant of the wall-clock time to, reached from the
+// instant us whose wall-clock time is from: in an overlap it keeps us's
+// offset, as java.time's ZonedDateTime.plusDays and plusMonths do.
+func shiftWall(us, from, to int64, loc *time.Location) int64 {
+	if r := to - (from - us); localMicros(r, loc) == to {
+		return r
+	}
+	return fromLocalMicros(to, loc)
 }
 
 // addDayTime adds a day-time interval to a timestamp as Spark's
@@ -142,7 +152,7 @@ func addDayTime(us, iv int64, loc *time.Location) (int64, domain.Code) {
 		if dateFits(floorDiv(wall, microsPerDay)+days) != "" {
 			return 0, domain.CodeArithmeticOverflow
 		}
-		us = fromLocalMicros(wall+days*microsPerDay, loc)
+		us = shiftWall(us, wall, wall+days*microsPerDay, loc)
 	}
 	return checkedAdd(us, iv-days*microsPerDay)
 }

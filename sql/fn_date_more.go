@@ -261,7 +261,7 @@ func compileTimestampAdd(c *compiler, e *FuncCall, name string) (node, error) {
 		if dateFits(nd) != "" {
 			return 0, domain.CodeArithmeticOverflow
 		}
-		return fromLocalMicros(nd*microsPerDay+wall-d*microsPerDay, loc), ""
+		return shiftWall(us, wall, nd*microsPerDay+wall-d*microsPerDay, loc), ""
 	}
 	return &intBinNode{l: ts, r: n, t: domain.TypeTimestamp, op: "+ " + strings.ToLower(unit) + "s", pos: e.Pos, fi: f}, nil
 }

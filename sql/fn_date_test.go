@@ -305,6 +305,13 @@ var sessionCases = []struct{ zone, src, want string }{
 	{"America/Los_Angeles", "TIMESTAMP '2024-02-10 12:00:00' + INTERVAL 1 MONTH", "timestamp:2024-03-10T19:00:00Z"},
 	{"America/Los_Angeles", "TIMESTAMP '2024-03-10 12:00:00' - TIMESTAMP '2024-03-09 12:00:00'", "interval day to second:INTERVAL '0 23:00:00' DAY TO SECOND"},
 	{"America/Los_Angeles", "hour(TIMESTAMP '2024-03-10 10:30:00Z')", "bigint:3"},
+	// into an overlap, the offset of the start is kept (PST here, PDT below)
+	{"America/Los_Angeles", "TIMESTAMP '2024-11-02 08:30:00Z' + INTERVAL 1 DAY", "timestamp:2024-11-03T08:30:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-11-04 09:30:00Z' - INTERVAL 1 DAY", "timestamp:2024-11-03T09:30:00Z"},
+	{"America/Los_Angeles", "TIMESTAMP '2024-10-03 08:30:00Z' + INTERVAL 1 MONTH", "timestamp:2024-11-03T08:30:00Z"},
+	{"America/Los_Angeles", "timestampadd(DAY, -1, TIMESTAMP '2024-11-04 09:30:00Z')", "timestamp:2024-11-03T09:30:00Z"},
+	// into a gap, the time moves forward by the gap
+	{"America/Los_Angeles", "TIMESTAMP '2024-03-09 10:30:00Z' + INTERVAL 1 DAY", "timestamp:2024-03-10T10:30:00Z"},
 	{"America/Los_Angeles", "to_timestamp('2024-03-10 02:30', 'yyyy-MM-dd HH:mm')", "timestamp:2024-03-10T10:30:00Z"},
 	{"America/Los_Angeles", "concat(ts, '')", "string:'2024-02-29 05:14:15.123456'"},
 	// the branches of a timestamp and a string are strings (commonType)
