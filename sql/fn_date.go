@@ -543,11 +543,37 @@ func compileUnixTime(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 func compileFromUnit(c *compiler, e *FuncCall, name string) (node, error) {
+	s := unitScale[strings.TrimPrefix(name, "timestamp_")]
+	if name == "timestamp_seconds" {
+		x, err := c.compile(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if x.typ().Kind == domain.KindFloat64 {
+			// fractional seconds; NaN and infinities are NULL, as in Spark
+			return &fnNode{args: []node{x}, t: domain.TypeTimestamp, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+				for i, f := range a[0].Floats {
+					switch us := f * 1e6; {
+					case isNullAt(out.Nulls, i):
+					case math.IsNaN(f) || math.IsInf(f, 0):
+						if out.Nulls == nil {
+							out.Nulls = make([]bool, len(a[0].Floats))
+						}
+						out.Nulls[i] = true
+					case us < -9.223372036854775808e18 || us >= 9.223372036854775808e18:
+						return exprErr(domain.CodeArithmeticOverflow, e.Pos, "timestamp_seconds(%s) overflows a timestamp", fmtFloat(f))
+					default:
+						out.Ints[i] = int64(us)
+					}
+				}
+				return nil
+			}}, nil
+		}
+	}
 	n, err := c.intArg(e, 0)
 	if err != nil {
 		return nil, err
 	}
-	s := unitScale[strings.TrimPrefix(name, "timestamp_")]
 	return &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(s)}, t: domain.TypeTimestamp, op: "*", pos: e.Pos,
 		fi: func(a, b int64) (int64, domain.Code) {
 			if overflows("*", a, b) {
