@@ -527,8 +527,18 @@ func compileUnixDate(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &intBinNode{l: n, r: &litNode{t: domain.TypeInt64, v: domain.Int(0)}, t: domain.TypeDate, op: "+", pos: e.Pos,
-		fi: func(a, _ int64) (int64, domain.Code) { return a, dateFits(a) }}, nil
+	return &fnNode{args: []node{n}, t: domain.TypeDate, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, d := range a[0].Ints {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			if dateFits(d) != "" {
+				return exprErr(domain.CodeDatetimeOverflow, e.Pos, "date_from_unix_date(%d) is beyond the range of dates", d)
+			}
+			out.Ints[i] = d
+		}
+		return nil
+	}}, nil
 }
 
 var unitScale = map[string]int64{"seconds": microsPerSecond, "millis": 1000, "micros": 1}

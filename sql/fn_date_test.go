@@ -130,6 +130,8 @@ var dateCases = []struct{ src, want string }{
 	{"date_part('MINUTE', INTERVAL '123 23:55:59.002001' DAY TO SECOND)", "bigint:55"},
 	{"unix_date(DATE '1970-01-02')", "bigint:1"},
 	{"date_from_unix_date(1)", "date:1970-01-02"},
+	{"date_from_unix_date(big)", "DATETIME_OVERFLOW"},
+	{"date_from_unix_date(n)", "date:NULL"},
 	{"unix_seconds(TIMESTAMP '1970-01-01 00:00:01Z')", "bigint:1"},
 	{"unix_millis(TIMESTAMP '1970-01-01 00:00:01Z')", "bigint:1000"},
 	{"unix_micros(TIMESTAMP '1970-01-01 00:00:01Z')", "bigint:1000000"},
