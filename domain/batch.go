@@ -29,7 +29,7 @@ type Column struct {
 func NewColumn(k Kind, capacity int) *Column {
 	c := &Column{Kind: k}
 	switch k {
-	case KindBool, KindInt64, KindTimestamp, KindDate:
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		c.Ints = make([]int64, 0, capacity)
 	case KindFloat64:
 		c.Floats = make([]float64, 0, capacity)
@@ -44,7 +44,7 @@ func NewColumn(k Kind, capacity int) *Column {
 // Len is the number of rows in the column.
 func (c *Column) Len() int {
 	switch c.Kind {
-	case KindBool, KindInt64, KindTimestamp, KindDate:
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		return len(c.Ints)
 	case KindFloat64:
 		return len(c.Floats)
@@ -68,7 +68,7 @@ func (c *Column) Value(i int) Value {
 		return Null()
 	}
 	switch c.Kind {
-	case KindBool, KindInt64, KindTimestamp, KindDate:
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		return Value{kind: c.Kind, i: c.Ints[i]}
 	case KindFloat64:
 		return Float(c.Floats[i])
@@ -88,7 +88,7 @@ func (c *Column) Append(v Value) error {
 		}
 		c.Nulls = append(c.Nulls, true)
 		switch c.Kind {
-		case KindBool, KindInt64, KindTimestamp, KindDate:
+		case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 			c.Ints = append(c.Ints, 0)
 		case KindFloat64:
 			c.Floats = append(c.Floats, 0)
@@ -106,7 +106,7 @@ func (c *Column) Append(v Value) error {
 		c.Nulls = append(c.Nulls, false)
 	}
 	switch c.Kind {
-	case KindBool, KindInt64, KindTimestamp, KindDate:
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		c.Ints = append(c.Ints, v.i)
 	case KindFloat64:
 		c.Floats = append(c.Floats, math.Float64frombits(uint64(v.i)))
@@ -196,7 +196,7 @@ func (c *Column) Truncate(n int) {
 		c.Nulls = c.Nulls[:n]
 	}
 	switch c.Kind {
-	case KindBool, KindInt64, KindTimestamp, KindDate:
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		c.Ints = c.Ints[:n]
 	case KindFloat64:
 		c.Floats = c.Floats[:n]
@@ -237,7 +237,7 @@ func (b *Batch) Select(keep []int) *Batch {
 			}
 		}
 		switch c.Kind {
-		case KindBool, KindInt64, KindTimestamp, KindDate:
+		case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 			nc.Ints = make([]int64, len(keep))
 			for k, i := range keep {
 				nc.Ints[k] = c.Ints[i]

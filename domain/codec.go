@@ -282,7 +282,7 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 				}
 				e.byte1(byte(x))
 			}
-		case KindInt64, KindTimestamp, KindDate:
+		case KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 			for _, x := range c.Ints[:n] {
 				e.varint(x)
 			}
@@ -404,7 +404,7 @@ func decodeValue(d *decoder, depth int) Value {
 			items = append(items, decodeValue(d, depth+1))
 		}
 		return Value{kind: k, l: items}
-	case KindInt64, KindTimestamp, KindDate:
+	case KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 		return Value{kind: k, i: d.varint()}
 	}
 	d.fail(fmt.Errorf("unknown value kind %d", k))
@@ -473,7 +473,7 @@ func DecodeBatch(p []byte) (*Batch, error) {
 				}
 				c.Ints[i] = int64(b)
 			}
-		case KindInt64, KindTimestamp, KindDate:
+		case KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
 			c.Ints = make([]int64, n)
 			for i := range c.Ints {
 				c.Ints[i] = d.varint()

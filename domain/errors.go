@@ -110,6 +110,17 @@ const (
 	CodeWindowInStreaming         Code = "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING"
 	CodeWindowFunctionWithoutOver Code = "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"
 	CodeNegativeFrequency         Code = "NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION"
+	// Dates, times and intervals.
+	CodeCannotParseTimestamp      Code = "CANNOT_PARSE_TIMESTAMP"
+	CodeDatetimeOverflow          Code = "DATETIME_OVERFLOW"
+	CodeDatetimeFieldOutOfRange   Code = "DATETIME_FIELD_OUT_OF_BOUNDS"
+	CodeInvalidDatetimePattern    Code = "INVALID_DATETIME_PATTERN"
+	CodeInvalidIntervalFormat     Code = "INVALID_INTERVAL_FORMAT"
+	CodeInvalidTimeZone           Code = "INVALID_CONF_VALUE.TIME_ZONE"
+	CodeIntervalDividedByZero     Code = "INTERVAL_DIVIDED_BY_ZERO"
+	CodeInvalidExtractField       Code = "INVALID_EXTRACT_FIELD"
+	CodeIllegalDayOfWeek          Code = "ILLEGAL_DAY_OF_WEEK"
+	CodeInvalidParameterValueUnit Code = "INVALID_PARAMETER_VALUE.DATETIME_UNIT"
 )
 
 type codeText struct {
@@ -211,6 +222,16 @@ var codeInfo = map[Code]codeText{
 		"add OVER (PARTITION BY ... ORDER BY ...) to the call"},
 	CodeNegativeFrequency: {"a frequency of percentile is negative",
 		"give every row a frequency of 0 or more (0 leaves the row out)"},
+	CodeCannotParseTimestamp:      {"a string does not match the datetime pattern it is parsed with", "correct the value or the pattern, or use try_to_timestamp to get NULL instead"},
+	CodeDatetimeOverflow:          {"a date or timestamp computation goes beyond the supported range", "check the operands; dates and timestamps end at the years -290308 and 294247"},
+	CodeDatetimeFieldOutOfRange:   {"a date or time field is out of its range", "correct the field (month 1-12, day 1-31, hour 0-23, ...), or use the try_ variant"},
+	CodeInvalidDatetimePattern:    {"a datetime pattern uses a letter or form that is not supported", "see Spark's datetime pattern reference; quote literal text with single quotes"},
+	CodeInvalidIntervalFormat:     {"an interval is not written in a valid form", "write e.g. INTERVAL '1-2' YEAR TO MONTH or INTERVAL 3 HOURS; do not mix year-month with day-time units"},
+	CodeInvalidParameterValueUnit: {"a datetime function was given a unit it does not know", "use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND"},
+	CodeIllegalDayOfWeek:          {"next_day was given a day of the week it does not know", "use a day name or its first two or three letters: MO, TUE or WEDNESDAY"},
+	CodeInvalidExtractField:       {"EXTRACT or date_part names a field the value does not have", "use YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE or SECOND"},
+	CodeIntervalDividedByZero:     {"an interval was divided by zero", "guard the divisor with nullif(divisor, 0)"},
+	CodeInvalidTimeZone:           {"the session time zone cannot be resolved", "use a region id like America/Los_Angeles, UTC, or an offset like +02:00"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

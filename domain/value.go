@@ -13,20 +13,23 @@ type Kind uint8
 
 // The kinds. Their numbers are part of the batch codec: never renumber.
 const (
-	KindNull      Kind = 0
-	KindBool      Kind = 1
-	KindInt64     Kind = 2
-	KindFloat64   Kind = 3
-	KindString    Kind = 4
-	KindBytes     Kind = 5
-	KindTimestamp Kind = 6 // microseconds since the Unix epoch, UTC
-	KindDate      Kind = 7 // days since the Unix epoch
-	KindList      Kind = 8
-	KindStruct    Kind = 9
-	KindMap       Kind = 10 // entries in insertion order, each a Struct(key, value)
+	KindNull              Kind = 0
+	KindBool              Kind = 1
+	KindInt64             Kind = 2
+	KindFloat64           Kind = 3
+	KindString            Kind = 4
+	KindBytes             Kind = 5
+	KindTimestamp         Kind = 6 // microseconds since the Unix epoch, UTC
+	KindDate              Kind = 7 // days since the Unix epoch
+	KindList              Kind = 8
+	KindStruct            Kind = 9
+	KindMap               Kind = 10 // entries in insertion order, each a Struct(key, value)
+	KindYearMonthInterval Kind = 11 // a number of months
+	KindDayTimeInterval   Kind = 12 // a number of microseconds
 )
 
-var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct", "map"}
+var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct",
+	"map", "interval year to month", "interval day to second"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -61,6 +64,12 @@ func Bytes(b []byte) Value           { return Value{kind: KindBytes, s: string(b
 func TimestampMicros(us int64) Value { return Value{kind: KindTimestamp, i: us} }
 func DateDays(d int64) Value         { return Value{kind: KindDate, i: d} }
 func List(items ...Value) Value      { return Value{kind: KindList, l: items} }
+
+// YearMonthInterval is an INTERVAL YEAR TO MONTH of the given months.
+func YearMonthInterval(months int64) Value { return Value{kind: KindYearMonthInterval, i: months} }
+
+// DayTimeInterval is an INTERVAL DAY TO SECOND of the given microseconds.
+func DayTimeInterval(us int64) Value { return Value{kind: KindDayTimeInterval, i: us} }
 
 // Struct builds a struct value; fields are positional, named by the type.
 func Struct(fields ...Value) Value { return Value{kind: KindStruct, l: fields} }
@@ -133,6 +142,10 @@ func (v Value) String() string {
 		return v.AsTime().Format("2006-01-02T15:04:05.999999Z")
 	case KindDate:
 		return time.Unix(v.i*86400, 0).UTC().Format("2006-01-02")
+	case KindYearMonthInterval:
+		return "INTERVAL '" + FormatYearMonth(v.i) + "' YEAR TO MONTH"
+	case KindDayTimeInterval:
+		return "INTERVAL '" + FormatDayTime(v.i) + "' DAY TO SECOND"
 	case KindList, KindStruct:
 		var b strings.Builder
 		open, close := "[", "]"
@@ -216,4 +229,30 @@ func Compare(a, b Value) int {
 		return 1
 	}
 	return 0
+}
+
+// FormatYearMonth renders months as Spark writes a year-month interval's
+// value: [-]y-m.
+func FormatYearMonth(months int64) string {
+	sign, m := "", uint64(months)
+	if months < 0 {
+		sign, m = "-", uint64(-months) // -MinInt64 wraps to its magnitude
+	}
+	return sign + strconv.FormatUint(m/12, 10) + "-" + strconv.FormatUint(m%12, 10)
+}
+
+// FormatDayTime renders microseconds as Spark writes a day-time interval's
+// value: [-]d hh:mm:ss[.ffffff], the fraction without trailing zeros.
+func FormatDayTime(us int64) string {
+	sign, u := "", uint64(us)
+	if us < 0 {
+		sign, u = "-", uint64(-us)
+	}
+	frac := u % 1e6
+	secs := u / 1e6
+	s := fmt.Sprintf("%s%d %02d:%02d:%02d", sign, secs/86400, secs/3600%24, secs/60%60, secs%60)
+	if frac != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
+	}
+	return s
 }

@@ -31,6 +31,8 @@ func TestKindString(t *testing.T) {
 		{KindList, "array"},
 		{KindStruct, "struct"},
 		{KindMap, "map"},
+		{KindYearMonthInterval, "interval year to month"},
+		{KindDayTimeInterval, "interval day to second"},
 		{Kind(13), "kind(13)"},
 		{Kind(255), "kind(255)"},
 	}
@@ -48,6 +50,9 @@ func TestKindNumbers(t *testing.T) {
 		if int(k) != i {
 			t.Errorf("kind %s is %d, want %d", k, k, i)
 		}
+	}
+	if KindYearMonthInterval != 11 || KindDayTimeInterval != 12 {
+		t.Error("the interval kinds are 11 and 12")
 	}
 }
 

@@ -76,7 +76,10 @@ type sqlDataset struct {
 	expectations []domain.Expectation
 	expectExprs  []sql.Expr
 	resolving    bool
-	failed       bool
+	// the session and namespace where it was declared (for a view's query)
+	conf   map[string]string
+	ns     namespace
+	failed bool
 }
 
 // sqlFlow is a query that fills a dataset: a dataset's own query, or a
@@ -212,7 +215,7 @@ func (l *sqlLoader) createDataset(f *sqlFile, st *sql.CreateDataset, conf map[st
 		l.problemAt(f, st.Name.Pos, domain.CodeDuplicateIdentifiers, "%s is already declared at %s:%d", name, prev.file.Path, prev.stmt.Pos.Line)
 		return
 	}
-	ds := &sqlDataset{name: name, stmt: st, file: f, kind: st.Kind()}
+	ds := &sqlDataset{name: name, stmt: st, file: f, kind: st.Kind(), conf: conf, ns: ns}
 	l.datasets[strings.ToLower(name)] = ds
 	l.order = append(l.order, ds)
 	if ds.kind == sql.View && st.Query == nil {
@@ -334,7 +337,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 	ds.resolving = true
 	defer func() { ds.resolving = false }()
 	if ds.kind == sql.View {
-		p, ok := l.planQuery(ds.stmt.Query, ds.file, namespace{l.opts.Catalog, l.opts.Schema}, ds)
+		p, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
 		if !ok {
 			ds.failed = true
 			return nil, false
@@ -397,7 +400,7 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 	}
 	f.planning = true
 	defer func() { f.planning = false }()
-	p, ok := l.planQuery(f.query, f.file, f.ns, f.target)
+	p, ok := l.planQuery(f.query, f.file, f.ns, f.target, f.conf)
 	if !ok {
 		f.failed = true
 		return
@@ -406,9 +409,14 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 }
 
 // planQuery plans a query of a file against the pipeline's datasets.
-func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset) (*sql.Plan, bool) {
+func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, bool) {
+	sess, err := sql.SessionFromConf(conf)
+	if err != nil {
+		l.problemAt(file, q.Pos, domain.CodeOf(err), "%v", err)
+		return nil, false
+	}
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target}
-	p, err := sql.PlanQuery(q, cat)
+	p, err := sql.PlanQuery(q, cat, sess)
 	if err != nil {
 		if !cat.reported {
 			l.problem(file, err)

@@ -62,11 +62,18 @@ func checkBatch(b *domain.Batch, in domain.Schema, e Expr) error {
 // Errors are *Error with the code UNRESOLVED_COLUMN, UNRESOLVED_ROUTINE,
 // DATATYPE_MISMATCH, WRONG_NUM_ARGS or NOT_IMPLEMENTED, and the position of
 // the offending part of e.
+//
+// The session is the default one: UTC, and now the time of compilation; see
+// CompileSession.
 func Compile(e Expr, in domain.Schema) (*Compiled, error) {
+	return CompileSession(e, in, Session{})
+}
+
+func compileWith(e Expr, in domain.Schema, s *Session) (*Compiled, error) {
 	if e == nil {
 		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no expression to compile")
 	}
-	c := &compiler{in: in}
+	c := &compiler{in: in, sess: s}
 	n, err := c.compile(e)
 	if err != nil {
 		return nil, err
@@ -88,6 +95,8 @@ type compiler struct {
 	params int
 	// seen, when set, is told every input column an expression reads.
 	seen func(idx int)
+	// sess is the session the expression is compiled under
+	sess *Session
 }
 
 // exprErr builds a position-carrying error about an expression.
@@ -152,6 +161,10 @@ func (c *compiler) compile(e Expr) (node, error) {
 		return c.jsonPath(e)
 	case *Lambda:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "a lambda function is only allowed as an argument of a higher-order function such as transform or filter")
+	case *Interval:
+		return c.interval(e)
+	case *Extract:
+		return c.extract(e)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
 }
@@ -200,7 +213,7 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 		}
 		return &litNode{t: domain.TypeDate, v: domain.DateDays(d)}, nil
 	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
-		us, ok := parseTimestamp(e.Value)
+		us, ok := parseTimestampIn(e.Value, c.sess.TimeZone)
 		if !ok {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP", e.Value)
 		}
@@ -223,6 +236,13 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 func (c *compiler) column(e *ColumnRef) (node, error) {
 	idx, used, err := c.resolveColumn(e.Parts)
 	if err != nil {
+		// current_date and current_timestamp may be written without
+		// parentheses, when no column has the name
+		if len(e.Parts) == 1 {
+			if n, ok := c.niladic(e.Parts[0].Name); ok {
+				return n, nil
+			}
+		}
 		return nil, err
 	}
 	var n node = &colNode{idx: idx, t: c.in.Fields[idx].Type}
@@ -340,11 +360,14 @@ func (c *compiler) unary(e *Unary) (node, error) {
 			x = retype(x, domain.TypeFloat64)
 			k = domain.KindFloat64
 		}
-		if !isNumeric(k) {
+		if !isNumeric(k) && !isInterval(k) {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "unary %s needs a number, found %s", e.Op, x.typ())
 		}
 		if e.Op == "+" {
 			return x, nil
+		}
+		if isDayOnly(x) {
+			return dayOnly{&negNode{x: x, pos: e.Pos}}, nil
 		}
 		return &negNode{x: x, pos: e.Pos}, nil
 	}
@@ -420,6 +443,9 @@ func (c *compiler) arith(e *Binary) (node, error) {
 		return nil, err
 	}
 	lk, rk := l.typ().Kind, r.typ().Kind
+	if isDatetime(lk) || isDatetime(rk) {
+		return c.datetimeArith(e, l, r)
+	}
 	numOrNull := func(k domain.Kind) bool { return isNumeric(k) || k == domain.KindNull || k == domain.KindString }
 	if !numOrNull(lk) || !numOrNull(rk) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "%s cannot be applied to %s and %s", e.Op, l.typ(), r.typ())
@@ -451,7 +477,7 @@ func (c *compiler) comparable(a, b Expr, p Pos) (node, node, error) {
 	if !ok {
 		return nil, nil, exprErr(domain.CodeDatatypeMismatch, p, "cannot compare %s with %s", l.typ(), r.typ())
 	}
-	return implicit(l, t, a.Position()), implicit(r, t, b.Position()), nil
+	return c.implicit(l, t, a.Position()), c.implicit(r, t, b.Position()), nil
 }
 
 // commonType is the type two values are brought to for comparison (cmp) or
@@ -509,6 +535,25 @@ func implicit(n node, t domain.Type, p Pos) node {
 		return retype(n, t)
 	}
 	return &castNode{x: n, to: t.Kind, pos: p, implicit: true}
+}
+
+// implicit is implicit with the session's time zone, for the casts between
+// strings, dates and timestamps.
+func (c *compiler) implicit(n node, t domain.Type, p Pos) node {
+	n = implicit(n, t, p)
+	c.zoned(n)
+	return n
+}
+
+// zoned gives the casts among ns that implicit, unify or asString made the
+// session's time zone: those functions know no session, so their casts are
+// in UTC until a compiler method passes them here.
+func (c *compiler) zoned(ns ...node) {
+	for _, n := range ns {
+		if cn, ok := n.(*castNode); ok && cn.loc == nil {
+			cn.loc = c.sess.TimeZone
+		}
+	}
 }
 
 // retype gives a NULL-typed node a concrete type.
@@ -570,9 +615,9 @@ func (c *compiler) in_(e *In) (node, error) {
 		}
 		t = nt
 	}
-	x = implicit(x, t, e.X.Position())
+	x = c.implicit(x, t, e.X.Position())
 	for i := range items {
-		items[i] = implicit(items[i], t, e.List[i].Position())
+		items[i] = c.implicit(items[i], t, e.List[i].Position())
 	}
 	in := &inNode{x: x, list: items}
 	in.constSet()
@@ -621,7 +666,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 			if !ok {
 				return nil, exprErr(domain.CodeDatatypeMismatch, w.Cond.Position(), "cannot compare %s with %s", operand.typ(), v.typ())
 			}
-			cond = &cmpNode{op: "=", l: implicit(operand, t, e.Operand.Position()), r: implicit(v, t, w.Cond.Position())}
+			cond = &cmpNode{op: "=", l: c.implicit(operand, t, e.Operand.Position()), r: c.implicit(v, t, w.Cond.Position())}
 		} else {
 			if cond, err = c.compile(w.Cond); err != nil {
 				return nil, err
@@ -653,6 +698,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.zoned(results...)
 	n.t = t
 	n.results = results
 	return n, nil
@@ -698,6 +744,9 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(e.Type.Name, "INTERVAL") {
+		return c.castInterval(e, x)
+	}
 	to, ok := castTarget(e.Type)
 	if !ok {
 		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)
@@ -712,12 +761,12 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if !castable(from, to) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
-	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos}, nil
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone}, nil
 }
 
 func castable(from, to domain.Kind) bool {
 	if to == domain.KindString {
-		return scalarCastable(from) || from == domain.KindBytes
+		return scalarCastable(from) || from == domain.KindBytes || isInterval(from)
 	}
 	if from == domain.KindString {
 		return scalarCastable(to)

@@ -69,7 +69,19 @@
 //     literal, CAST(x AS INT) gives a bigint without INT's range check.
 //   - upper follows Java for ß (SS) but not for Unicode's other one-to-many
 //     mappings; lower('İ') is 'i', not Java's 'i̇'.
-//   - Timestamps are UTC; the session time zone is not consulted yet.
+//   - TIMESTAMP is TIMESTAMP_LTZ (UTC microseconds); CompileSession sets
+//     the session time zone (spark.sql.session.timeZone, UTC by default)
+//     that renders timestamps, extracts their fields and reads strings
+//     without an offset. Casts that shared helpers (implicit, unify,
+//     asString) make take it only where a compiler method passes them to
+//     zoned; elsewhere they are UTC.
+//   - Intervals are of two kinds: year-month (INTERVAL YEAR, MONTH, YEAR TO
+//     MONTH) and day-time (every unit from DAY to SECOND), printed as YEAR
+//     TO MONTH and DAY TO SECOND; a day-only interval literal or date
+//     difference still adds to a date as days. make_interval mixing both
+//     kinds, sliding windows and casts to the narrower interval types are
+//     NOT_IMPLEMENTED. Datetime patterns: no week-based fields (w, W, Y, e,
+//     c, F) and no optional sections.
 //   - A row-level error stops the whole batch at the first offending row,
 //     as Spark stops the query.
 //   - sequence takes whole-number steps only (days for dates; no intervals,

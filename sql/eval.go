@@ -22,7 +22,7 @@ type node interface {
 func newCol(k domain.Kind, n int) *domain.Column {
 	c := &domain.Column{Kind: k}
 	switch k {
-	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate:
+	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 		c.Ints = make([]int64, n)
 	case domain.KindFloat64:
 		c.Floats = make([]float64, n)
@@ -105,7 +105,7 @@ func gatherCol(c *domain.Column, sel []int) *domain.Column {
 		}
 	}
 	switch c.Kind {
-	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate:
+	case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 		out.Ints = make([]int64, len(sel))
 		for j, i := range sel {
 			out.Ints[j] = c.Ints[i]
@@ -162,7 +162,7 @@ func zeroNulls(c *domain.Column) {
 			continue
 		}
 		switch c.Kind {
-		case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate:
+		case domain.KindBool, domain.KindInt64, domain.KindTimestamp, domain.KindDate, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 			c.Ints[i] = 0
 		case domain.KindFloat64:
 			c.Floats[i] = 0
@@ -248,7 +248,7 @@ func (n *litNode) eval(b *domain.Batch) (*domain.Column, error) {
 		for i := range c.Strs {
 			c.Strs[i] = s
 		}
-	case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp:
+	case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 		x := n.v.AsInt()
 		for i := range c.Ints {
 			c.Ints[i] = x
@@ -436,7 +436,7 @@ func (n *cmpNode) eval(b *domain.Batch) (*domain.Column, error) {
 	// a literal right side is compared as a scalar, without building a column
 	if lit, ok := n.r.(*litNode); ok && !lit.v.IsNull() && n.op != "<=>" {
 		switch l.Kind {
-		case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool:
+		case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 			cmpScalar(n.op, l.Ints, lit.v.AsInt(), out.Ints)
 		case domain.KindFloat64:
 			cmpFloatScalar(n.op, l.Floats, lit.v.AsFloat(), out.Ints)
@@ -465,7 +465,7 @@ general:
 		op = "="
 	}
 	switch l.Kind {
-	case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool:
+	case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 		cmpVec(op, l.Ints, r.Ints, out.Ints)
 	case domain.KindFloat64:
 		cmpFloatVec(op, l.Floats, r.Floats, out.Ints)
@@ -666,7 +666,7 @@ func (n *inNode) constSet() {
 	k := n.x.typ().Kind
 	s := &inSet{}
 	switch k {
-	case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool:
+	case domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindBool, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
 		s.ints = map[int64]struct{}{}
 	case domain.KindFloat64:
 		s.floats = map[float64]struct{}{}

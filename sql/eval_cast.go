@@ -18,6 +18,7 @@ type castNode struct {
 	try      bool
 	implicit bool
 	pos      Pos
+	loc      *time.Location // the session time zone; nil is UTC
 }
 
 func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to} }
@@ -49,13 +50,21 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		return exprErr(code, n.pos, "the value %s of type %s cannot be cast to %s", q, x.Kind, n.to)
 	}
 	from := x.Kind
+	loc := n.loc
+	if loc == nil {
+		loc = time.UTC
+	}
 	for i := 0; i < rows; i++ {
 		if isNullAt(x.Nulls, i) {
 			continue
 		}
 		switch n.to {
 		case domain.KindString:
-			out.Strs[i] = toString(x, i)
+			if from == domain.KindTimestamp {
+				out.Strs[i] = formatTimestamp(x.Ints[i], loc)
+			} else {
+				out.Strs[i] = toString(x, i)
+			}
 		case domain.KindInt64:
 			switch from {
 			case domain.KindBool:
@@ -117,7 +126,7 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		case domain.KindDate:
 			switch from {
 			case domain.KindTimestamp:
-				out.Ints[i] = floorDiv(x.Ints[i], 86400*1e6)
+				out.Ints[i] = floorDiv(localMicros(x.Ints[i], loc), microsPerDay)
 			case domain.KindString:
 				d, ok := parseDate(x.Strs[i])
 				if !ok {
@@ -131,9 +140,9 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		case domain.KindTimestamp:
 			switch from {
 			case domain.KindDate:
-				out.Ints[i] = x.Ints[i] * 86400 * 1e6
+				out.Ints[i] = fromLocalMicros(x.Ints[i]*microsPerDay, loc)
 			case domain.KindString:
-				us, ok := parseTimestamp(x.Strs[i])
+				us, ok := parseTimestampIn(x.Strs[i], loc)
 				if !ok {
 					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
 						return nil, err
@@ -169,7 +178,7 @@ func toString(c *domain.Column, i int) string {
 	case domain.KindDate:
 		return time.Unix(c.Ints[i]*86400, 0).UTC().Format("2006-01-02")
 	case domain.KindTimestamp:
-		return time.UnixMicro(c.Ints[i]).UTC().Format("2006-01-02 15:04:05.999999")
+		return formatTimestamp(c.Ints[i], time.UTC)
 	}
 	return c.Value(i).String()
 }
@@ -234,6 +243,9 @@ func parseDate(s string) (int64, bool) {
 	return floorDiv(t.Unix(), 86400), true
 }
 
+// timestampLayouts: the first zonedLayouts carry an offset.
+const zonedLayouts = 2
+
 var timestampLayouts = []string{
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02 15:04:05.999999999Z0700",
@@ -242,23 +254,26 @@ var timestampLayouts = []string{
 	"2006-01-02 15",
 }
 
-// parseTimestamp accepts yyyy-mm-dd[ |T]hh:mm[:ss[.ffffff]][Z|±hh:mm] and the
-// date forms (midnight). Without a zone the value is in UTC, the session
-// time zone.
-func parseTimestamp(s string) (int64, bool) {
+// parseTimestampIn accepts yyyy-mm-dd[ |T]hh:mm[:ss[.ffffff]][Z|±hh:mm] and
+// the date forms (midnight). Without an offset the value is in loc, the
+// session time zone.
+func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) > 10 && s[10] == 'T' {
 		s = s[:10] + " " + s[11:]
 	}
 	if !strings.Contains(s, ":") {
 		if d, ok := parseDate(s); ok && !strings.ContainsAny(s, " ") {
-			return d * 86400 * 1e6, true
+			return fromLocalMicros(d*microsPerDay, loc), true
 		}
 	}
 	s = strings.Replace(s, " UTC", "Z", 1)
-	for _, layout := range timestampLayouts {
+	for i, layout := range timestampLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixMicro(), true
+			if i < zonedLayouts {
+				return t.UnixMicro(), true
+			}
+			return fromLocalMicros(t.UnixMicro(), loc), true
 		}
 	}
 	return 0, false

@@ -133,6 +133,7 @@ func compileCoalesce(c *compiler, e *FuncCall, _ string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.zoned(args...)
 	return &coalesceNode{args: args, t: t}, nil
 }
 
@@ -162,6 +163,7 @@ func compileIf(c *compiler, e *FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.zoned(res...)
 	return &caseNode{conds: []node{cond}, results: res, t: t}, nil
 }
 
@@ -263,6 +265,7 @@ func (c *compiler) concat(args []Expr, p Pos) (node, error) {
 			return nil, err
 		}
 	}
+	c.zoned(ns...)
 	return &fnNode{args: ns, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
 		var sb strings.Builder
 		for i := range out.Strs {

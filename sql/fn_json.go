@@ -429,7 +429,7 @@ func jsonToValue(v *jsonValue, t domain.Type) domain.Value {
 			return domain.DateDays(d)
 		}
 	case domain.KindTimestamp:
-		if us, ok := parseTimestamp(v.str); ok && v.kind == jsonString {
+		if us, ok := parseTimestampIn(v.str, time.UTC); ok && v.kind == jsonString {
 			return domain.TimestampMicros(us)
 		}
 	case domain.KindBytes:

@@ -58,7 +58,7 @@ func (g *Generator) Schema() domain.Schema { return g.schema }
 // call of a function that is not a generator is NOT_IMPLEMENTED (in Spark a
 // scalar in LATERAL VIEW is not allowed either).
 func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
-	return compileGeneratorWith(call, &compiler{in: in})
+	return compileGeneratorWith(call, &compiler{in: in, sess: Session{}.resolved()})
 }
 
 // compileGeneratorWith compiles a generator call with the compiler of its

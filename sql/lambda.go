@@ -60,7 +60,7 @@ func (c *compiler) lambda(e *FuncCall, i int, name string, types []domain.Type, 
 	fields = append(fields, c.in.Fields...)
 	n := len(l.Params)
 	fn := &lambdaFn{params: n, outer: c.in.Fields, used: make([]bool, len(c.in.Fields))}
-	lc := &compiler{in: domain.Schema{Fields: fields}, params: n}
+	lc := &compiler{in: domain.Schema{Fields: fields}, params: n, sess: c.sess}
 	if c.quals != nil {
 		lc.quals = append(make([]string, n), c.quals...)
 	}

@@ -85,13 +85,15 @@ func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
 // micro-batch of a stream gives the rows running it on the whole would.
 func (p *Plan) RowWise() bool { return len(p.Inputs) == 1 && p.root.rowWise() }
 
-// PlanQuery resolves q against the catalog and compiles it. Every error is a
-// *Error with the position of the offending part of q.
-func PlanQuery(q *Query, cat Catalog) (*Plan, error) {
+// PlanQuery resolves q against the catalog and compiles it under the
+// session (its time zone; current_timestamp is the session's Now, fixed for
+// the plan). Every error is a *Error with the position of the offending part
+// of q.
+func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 	if errs := CheckQuery(q); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	pl := &planner{cat: cat, run: &runHolder{}}
+	pl := &planner{cat: cat, run: &runHolder{}, sess: s.resolved()}
 	root, err := pl.query(q)
 	if err != nil {
 		return nil, err
@@ -118,6 +120,7 @@ type planner struct {
 	// streamAll makes every table read a stream: the query of a view read
 	// with STREAM(view)
 	streamAll bool
+	sess      *Session
 }
 
 // scope is what an expression at one point of a query can read: the columns
@@ -156,7 +159,7 @@ func qualified(sch domain.Schema, qual string) scope {
 
 // compile compiles e against sc; subst may stand in for parts of e.
 func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*Compiled, error) {
-	c := &compiler{in: sc.schema, quals: sc.quals}
+	c := &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess}
 	c.subst = func(x Expr) (node, error) {
 		if subst != nil {
 			if n, err := subst(x); n != nil || err != nil {

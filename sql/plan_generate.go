@@ -30,7 +30,7 @@ func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, er
 // generate appends a generator's columns to the rows of src, named by names
 // when given.
 func (pl *planner) generate(src op, sc scope, call *FuncCall, names []*Ident, qual string, p Pos) (op, scope, error) {
-	g, err := compileGeneratorWith(call, &compiler{in: sc.schema, quals: sc.quals})
+	g, err := compileGeneratorWith(call, &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess})
 	if err != nil {
 		return nil, scope{}, err
 	}

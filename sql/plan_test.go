@@ -70,7 +70,7 @@ func runQuery(t testing.TB, src string) (string, error) {
 		t.Fatalf("%s: not a query", src)
 	}
 	cat := planTables(t)
-	p, err := PlanQuery(qs.Query, cat)
+	p, err := PlanQuery(qs.Query, cat, Session{})
 	if err != nil {
 		return "", err
 	}
