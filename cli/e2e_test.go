@@ -421,11 +421,14 @@ func TestSluiceBinary(t *testing.T) {
 	}
 	must(t, 2, sluice, work, "init", "demo") // not empty
 	must(t, 2, sluice, work, "init", "9lives")
-	// The SQL loader is not wired in yet: validate reports it, exit 2.
-	r = must(t, 2, sluice, filepath.Join(work, "demo"), "validate")
-	if !strings.Contains(r.stderr, "NOT_IMPLEMENTED") {
-		t.Errorf("validate:\n%s", r.stderr)
+	// the pipeline init writes runs, from its directory or from the parent
+	must(t, 0, sluice, filepath.Join(work, "demo"), "validate")
+	must(t, 0, sluice, filepath.Join(work, "demo"), "run")
+	r = must(t, 0, sluice, work, "-p", "demo", "table", "daily_totals", "--format", "jsonl")
+	if got := strings.Count(r.stdout, "\n"); got != 3 || !strings.Contains(r.stdout, `"order_date":"2026-12-01","orders":3`) {
+		t.Errorf("daily_totals after the first run:\n%s", r.stdout)
 	}
+	must(t, 0, sluice, work, "-p", "demo", "run")
 	r = must(t, 2, sluice, work, "validate")
 	if !strings.Contains(r.stderr, "PIPELINE_NOT_FOUND") || !strings.Contains(r.stderr, "sluice init") {
 		t.Errorf("validate outside a pipeline:\n%s", r.stderr)

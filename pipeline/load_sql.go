@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -657,4 +658,31 @@ func (l *sqlLoader) relPath(p string) string {
 		return p
 	}
 	return filepath.Join(l.opts.Dir, p)
+}
+
+// LoadSQLProject declares the pipeline of a project: its settings from
+// pipeline.yaml and its datasets and flows from the .sql files it lists. A
+// Go program can add its own flows and sinks to the result before running
+// it (see the cli package).
+func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
+	p := New(proj.Name)
+	p.Continuous, p.Development, p.MaxConcurrentFlows = proj.Continuous, proj.Development, proj.MaxConcurrentFlows
+	var files []SQLFile
+	var problems domain.Problems
+	for _, path := range proj.Libraries {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			problems = append(problems, domain.Wrap(domain.CodeLibraryNotFound, err, "reading a library of "+proj.File).At(path, 0, 0))
+			continue
+		}
+		shown := path
+		if rel, err := filepath.Rel(proj.Dir, path); err == nil {
+			shown = rel
+		}
+		files = append(files, SQLFile{Path: shown, Text: string(text)})
+	}
+	problems = append(problems, p.LoadSQL(files, SQLOptions{
+		Configuration: proj.Configuration, Catalog: proj.Catalog, Schema: proj.Schema, Dir: proj.Dir,
+	})...)
+	return p, problems
 }
