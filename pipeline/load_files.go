@@ -15,7 +15,7 @@ import (
 // fileRelation resolves read_files('path', format => 'json', ...) or the
 // older cloud_files('path', 'json', map('header', 'true')): a file source,
 // with the schema given or inferred from the files there now.
-func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string) (sql.Relation, error) {
+func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, metadata bool) (sql.Relation, error) {
 	fail := func(p sql.Pos, format string, args ...any) (sql.Relation, error) {
 		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
 	}
@@ -114,7 +114,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string) (sql
 		}
 		fo.Schema = &inferred
 	}
-	fo.Metadata = true
+	fo.Metadata = metadata
 	sch, err := fileSchema(fo)
 	if err != nil {
 		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: err.Error()}
@@ -122,7 +122,11 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string) (sql
 	// one source per read: two reads of the same files are two inputs
 	name := fmt.Sprintf("%s %s (%s:%d)", fo.Format, path, f.Path, call.Pos.Line)
 	l.sources[name] = sources.Files(dir, fo)
-	return sql.Relation{Name: name, Schema: sch, Hidden: 1}, nil
+	hidden := 0
+	if metadata {
+		hidden = 1
+	}
+	return sql.Relation{Name: name, Schema: sch, Hidden: hidden}, nil
 }
 
 // fileSchema is the schema of the batches a file source with fo reads: the
@@ -148,7 +152,9 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 	if fo.RescueBadRecords {
 		fields = append(fields, domain.Field{Name: sources.RescuedDataColumn, Type: domain.TypeString, Nullable: true})
 	}
-	fields = append(fields, sources.MetadataColumn)
+	if fo.Metadata {
+		fields = append(fields, sources.MetadataColumn)
+	}
 	return domain.NewSchema(fields...), nil
 }
 

@@ -416,7 +416,7 @@ func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target 
 		l.problemAt(file, q.Pos, domain.CodeOf(err), "%v", err)
 		return nil, false
 	}
-	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target}
+	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target, metadata: readsMetadata(q)}
 	p, err := sql.PlanQuery(q, cat, sess)
 	if err != nil {
 		if !cat.reported {
@@ -434,6 +434,23 @@ type sqlCatalog struct {
 	ns       namespace
 	target   *sqlDataset
 	reported bool // the error returned was recorded already
+	// metadata: the query (or a view it reads) names _metadata, so file
+	// reads add it (it costs a value per row)
+	metadata bool
+}
+
+// readsMetadata reports whether a query names the file metadata column.
+func readsMetadata(q *sql.Query) bool {
+	found := false
+	sql.Inspect(q, func(n sql.Node) bool {
+		if ref, ok := n.(*sql.ColumnRef); ok {
+			for _, p := range ref.Parts {
+				found = found || strings.EqualFold(p.Name, "_metadata")
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
@@ -463,6 +480,7 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 			c.reported = true
 			return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
 		}
+		c.metadata = c.metadata || readsMetadata(ds.stmt.Query)
 		return sql.Relation{Name: ds.name, View: ds.stmt.Query}, nil
 	}
 	s, ok := c.l.schemaOf(ds)
@@ -477,7 +495,7 @@ func (c *sqlCatalog) TableFunc(call *sql.FuncCall, stream bool) (sql.Relation, e
 	name := strings.ToLower(call.Name.Last().Name)
 	switch name {
 	case "read_files", "cloud_files":
-		return c.l.fileRelation(c.file, call, name)
+		return c.l.fileRelation(c.file, call, name, c.metadata)
 	}
 	return sql.Relation{}, &sql.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
 		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files or range", name)}
