@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -158,4 +159,87 @@ func BenchmarkReplay(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(benchRows*b.N)/time.Since(start).Seconds(), "rows/s")
+}
+
+// sql100 is a pipeline of 100 statements in the shapes real pipelines
+// have: ingestion with expectations and file metadata, cleaning with casts,
+// JSON paths and CASE, aggregates with GROUP BY ALL and WITHIN GROUP,
+// windows with QUALIFY over a CTE, joins, and temporary views.
+func sql100(data string) string {
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, `CREATE OR REFRESH STREAMING TABLE raw_%[1]d (
+  CONSTRAINT valid_id EXPECT (id IS NOT NULL) ON VIOLATION DROP ROW,
+  CONSTRAINT valid_amount EXPECT (amount >= 0 AND amount < 1e9)
+)
+COMMENT 'raw events of source %[1]d'
+TBLPROPERTIES ('quality' = 'bronze')
+AS SELECT *, _metadata.file_path AS source_file
+FROM STREAM read_files('%[2]s', format => 'json');
+
+CREATE OR REFRESH STREAMING TABLE clean_%[1]d
+AS SELECT id, CAST(amount AS DECIMAL(18, 2)) AS amount, lower(trim(user)) AS user,
+  to_timestamp(ts) AS event_time, payload:device.os::string AS os,
+  CASE WHEN country IN ('FR', 'DE', 'ES') THEN 'eu' WHEN country = 'US' THEN 'us' ELSE 'other' END AS region
+FROM STREAM(LIVE.raw_%[1]d)
+WHERE event NOT IN ('test', 'void') AND user LIKE 'user-%%';
+
+CREATE OR REFRESH MATERIALIZED VIEW totals_%[1]d
+AS SELECT region, date_trunc('DAY', event_time) AS day, count(*) AS n, sum(amount) AS total,
+  approx_count_distinct(user) AS customers, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) AS median
+FROM clean_%[1]d
+GROUP BY ALL
+HAVING count(*) > 0;
+
+CREATE OR REFRESH MATERIALIZED VIEW ranked_%[1]d
+AS WITH t AS (SELECT user, sum(amount) AS spent FROM clean_%[1]d GROUP BY user)
+SELECT t.user, spent, rank() OVER (ORDER BY spent DESC) AS r,
+  sum(spent) OVER (ORDER BY spent DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running,
+  c.region
+FROM t LEFT JOIN recent_%[1]d c ON t.user = c.user
+QUALIFY r <= 100;
+
+CREATE TEMPORARY VIEW recent_%[1]d AS
+SELECT * FROM clean_%[1]d WHERE event_time > current_timestamp() - INTERVAL 7 DAYS;
+
+`, i, data)
+	}
+	return b.String()
+}
+
+// BenchmarkLoadSQL100 parses and resolves a 100-statement pipeline: every
+// query planned against the schemas of what it reads (file schemas
+// inferred from a small sample file, as at the start of an update).
+func BenchmarkLoadSQL100(b *testing.B) {
+	data := b.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "a.json"), []byte(`{"id": 1, "amount": 2.5, "user": "user-1", "ts": "2026-11-01T10:00:00Z", "event": "view", "country": "FR", "payload": "{\"device\": {\"os\": \"linux\"}}"}`+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	files := []SQLFile{{Path: "pipeline.sql", Text: sql100(data)}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := New("bench")
+		if problems := p.LoadSQL(files, SQLOptions{}); len(problems) > 0 {
+			b.Fatal(problems)
+		}
+		if problems := p.Validate(); len(problems) > 0 {
+			b.Fatal(problems)
+		}
+	}
+}
+
+// TestSQL100Loads keeps the benchmark's pipeline valid.
+func TestSQL100Loads(t *testing.T) {
+	data := t.TempDir()
+	writeFile(t, data, "a.json", `{"id": 1, "amount": 2.5, "user": "user-1", "ts": "2026-11-01T10:00:00Z", "event": "view", "country": "FR", "payload": "{}"}`+"\n")
+	p := New("bench")
+	if problems := p.LoadSQL([]SQLFile{{Path: "pipeline.sql", Text: sql100(data)}}, SQLOptions{}); len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if problems := p.Validate(); len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if n := strings.Count(sql100(data), ";"); n != 100 {
+		t.Fatalf("%d statements, want 100", n)
+	}
 }
