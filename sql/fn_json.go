@@ -283,80 +283,6 @@ func (c *compiler) jsonPath(e *JSONPath) (node, error) {
 
 // ---- from_json ----
 
-// parseSchemaText reads a schema given as text: a column list ('a INT, b
-// STRING') or a type ('STRUCT<a: INT>', 'ARRAY<INT>', 'MAP<STRING, INT>').
-func parseSchemaText(text string) (domain.Type, error) {
-	s := newSource("schema", text)
-	toks, err := s.lex(text, nil)
-	if err != nil {
-		return domain.Type{}, err
-	}
-	p := &parser{s: s, text: text, toks: toks}
-	var t *Type
-	if perr := p.run(func() {
-		if p.peek().kind == tIdent && p.isOpAt(1, "<") {
-			t = p.dataType()
-		} else {
-			t = &Type{Pos: p.pos(), Name: "STRUCT"}
-			for {
-				f := &StructField{Pos: p.pos(), Name: p.ident("a column name")}
-				p.acceptOp(":")
-				f.Type = p.dataType()
-				if p.acceptKws("NOT", "NULL") {
-					f.NotNull = true
-				}
-				if p.isKw("COMMENT") {
-					p.next()
-					f.Comment = p.stringLit("a string")
-				}
-				t.Fields = append(t.Fields, f)
-				if !p.acceptOp(",") {
-					break
-				}
-			}
-		}
-		if p.peek().kind != tEOF {
-			p.fail("the end of the schema")
-		}
-	}); perr != nil {
-		return domain.Type{}, perr
-	}
-	return domainType(t)
-}
-
-// domainType maps a SQL type to the type sluice stores it as.
-func domainType(t *Type) (domain.Type, error) {
-	switch t.Name {
-	case "ARRAY":
-		e, err := domainType(t.Elems[0])
-		return domain.ListOf(e), err
-	case "MAP":
-		k, err := domainType(t.Elems[0])
-		if err != nil {
-			return k, err
-		}
-		v, err := domainType(t.Elems[1])
-		return domain.MapOf(k, v), err
-	case "STRUCT":
-		fields := make([]domain.Field, len(t.Fields))
-		for i, f := range t.Fields {
-			ft, err := domainType(f.Type)
-			if err != nil {
-				return ft, err
-			}
-			fields[i] = domain.Field{Name: f.Name.Name, Type: ft, Nullable: !f.NotNull}
-		}
-		return domain.StructOf(fields...), nil
-	case "BINARY":
-		return domain.TypeBytes, nil
-	}
-	k, ok := castTarget(t)
-	if !ok {
-		return domain.Type{}, exprErr(domain.CodeInvalidSchema, t.Pos, "the type %s is not supported in a schema", t.Name)
-	}
-	return domain.Type{Kind: k}, nil
-}
-
 // compileFromJSON: from_json(json, schema[, options]) parses JSON into the
 // schema, a string literal. As Spark's PERMISSIVE mode does, JSON that does
 // not parse gives a struct of NULLs (a NULL for an array or map schema),
@@ -371,7 +297,7 @@ func compileFromJSON(c *compiler, e *FuncCall, name string) (node, error) {
 	if !ok {
 		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "%s needs the schema as a string literal", name)
 	}
-	t, err := parseSchemaText(text)
+	t, err := parseTypeText("schema", text)
 	if err != nil {
 		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "the schema %q cannot be read: %v", text, err)
 	}

@@ -144,7 +144,7 @@ func FuzzFromJSON(f *testing.F) {
 	}
 	f.Add(`{"a":1,"b":[{"x":1.5}],"c":{"d":"2024-01-01","e":true}}`, "a INT, b ARRAY<MAP<STRING, DOUBLE>>, c STRUCT<d: DATE, e: BOOLEAN>")
 	f.Fuzz(func(t *testing.T, js, schema string) {
-		typ, err := parseSchemaText(schema)
+		typ, err := parseTypeText("schema", schema)
 		if err != nil || typ.Kind != domain.KindStruct {
 			return
 		}

@@ -19,6 +19,19 @@ func DomainType(t *Type) (domain.Type, error) {
 			return domain.Type{}, err
 		}
 		return domain.ListOf(elem), nil
+	case "MAP":
+		if len(t.Elems) != 2 {
+			return domain.Type{}, exprErr(domain.CodeDatatypeMismatch, t.Pos, "MAP needs a key type and a value type")
+		}
+		k, err := DomainType(t.Elems[0])
+		if err != nil {
+			return domain.Type{}, err
+		}
+		v, err := DomainType(t.Elems[1])
+		if err != nil {
+			return domain.Type{}, err
+		}
+		return domain.MapOf(k, v), nil
 	case "STRUCT":
 		fields := make([]domain.Field, len(t.Fields))
 		for i, f := range t.Fields {
@@ -44,17 +57,32 @@ func DomainType(t *Type) (domain.Type, error) {
 
 // ParseSchema parses a schema written as Spark's DDL: a column list such as
 // `id BIGINT, name STRING NOT NULL, tags ARRAY<STRING>` (or the same inside
-// STRUCT<...>), as read_files' schema option and from_json take it.
+// STRUCT<...>), as read_files' schema option takes it.
 func ParseSchema(name, src string) (domain.Schema, error) {
-	s := newSource(name, src)
-	toks, err := s.lex(src, nil)
+	t, err := parseTypeText(name, src)
 	if err != nil {
 		return domain.Schema{}, err
 	}
-	p := &parser{s: s, text: src, toks: toks}
+	if t.Kind != domain.KindStruct {
+		return domain.Schema{}, exprErr(domain.CodeInvalidSchema, Pos{Line: 1, Col: 1}, "a schema is a list of columns, not %s", t)
+	}
+	return domain.NewSchema(t.Fields...), nil
+}
+
+// parseTypeText reads a type given as text: a column list ('a INT, b
+// STRING', a struct of those columns) or a type ('STRUCT<a: INT>',
+// 'ARRAY<INT>', 'MAP<STRING, INT>'), as schemas are given to read_files and
+// from_json.
+func parseTypeText(name, text string) (domain.Type, error) {
+	s := newSource(name, text)
+	toks, err := s.lex(text, nil)
+	if err != nil {
+		return domain.Type{}, err
+	}
+	p := &parser{s: s, text: text, toks: toks}
 	var t *Type
 	if perr := p.run(func() {
-		if p.isKw("STRUCT") && p.isOpAt(1, "<") {
+		if p.peek().kind == tIdent && p.isOpAt(1, "<") {
 			t = p.dataType()
 		} else {
 			t = &Type{Pos: p.pos(), Name: "STRUCT"}
@@ -74,15 +102,15 @@ func ParseSchema(name, src string) (domain.Schema, error) {
 				}
 			}
 		}
-		if !p.atEnd() {
+		if p.peek().kind != tEOF {
 			p.fail("`,` or the end of the schema")
 		}
 	}); perr != nil {
-		return domain.Schema{}, perr
+		return domain.Type{}, perr
 	}
 	dt, terr := DomainType(t)
 	if terr != nil {
-		return domain.Schema{}, Locate(terr, name, src)
+		return domain.Type{}, Locate(terr, name, text)
 	}
-	return domain.NewSchema(dt.Fields...), nil
+	return dt, nil
 }
