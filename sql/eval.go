@@ -131,23 +131,28 @@ func gatherCol(c *domain.Column, sel []int) *domain.Column {
 	return out
 }
 
+// copyAt sets row i of dst to row j of src; dst.Nulls must be set.
+func copyAt(dst *domain.Column, i int, src *domain.Column, j int) {
+	dst.Nulls[i] = src.Kind == domain.KindNull || src.IsNull(j)
+	if dst.Nulls[i] {
+		return
+	}
+	switch {
+	case dst.Ints != nil:
+		dst.Ints[i] = src.Ints[j]
+	case dst.Floats != nil:
+		dst.Floats[i] = src.Floats[j]
+	case dst.Strs != nil:
+		dst.Strs[i] = src.Strs[j]
+	default:
+		dst.Values[i] = src.Value(j)
+	}
+}
+
 // scatter writes src's rows into dst at rows sel; dst.Nulls must be set.
 func scatter(dst, src *domain.Column, sel []int) {
 	for j, i := range sel {
-		dst.Nulls[i] = isNullAt(src.Nulls, j) || src.Kind == domain.KindNull
-		if dst.Nulls[i] {
-			continue
-		}
-		switch {
-		case dst.Ints != nil:
-			dst.Ints[i] = src.Ints[j]
-		case dst.Floats != nil:
-			dst.Floats[i] = src.Floats[j]
-		case dst.Strs != nil:
-			dst.Strs[i] = src.Strs[j]
-		default:
-			dst.Values[i] = src.Values[j]
-		}
+		copyAt(dst, i, src, j)
 	}
 }
 

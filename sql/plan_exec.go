@@ -204,6 +204,19 @@ func (o *limitOp) run(rs *runState) (*domain.Batch, error) {
 	return gather(b, keep), nil
 }
 
+// runBoth runs the two inputs of a join or a set operation.
+func runBoth(rs *runState, l, r op) (*domain.Batch, *domain.Batch, error) {
+	lb, err := l.run(rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rb, err := r.run(rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lb, rb, nil
+}
+
 // ---- hashing rows ----
 
 // appendKey appends an encoding of row i of cols that is equal for equal
@@ -303,11 +316,7 @@ func (o *joinOp) schema() domain.Schema { return o.out }
 func (o *joinOp) rowWise() bool         { return false }
 
 func (o *joinOp) run(rs *runState) (*domain.Batch, error) {
-	lb, err := o.l.run(rs)
-	if err != nil {
-		return nil, err
-	}
-	rb, err := o.r.run(rs)
+	lb, rb, err := runBoth(rs, o.l, o.r)
 	if err != nil {
 		return nil, err
 	}
@@ -517,11 +526,7 @@ type setOpOp struct {
 func (o *setOpOp) schema() domain.Schema { return o.out }
 func (o *setOpOp) rowWise() bool         { return false }
 func (o *setOpOp) run(rs *runState) (*domain.Batch, error) {
-	lb, err := o.l.run(rs)
-	if err != nil {
-		return nil, err
-	}
-	rb, err := o.r.run(rs)
+	lb, rb, err := runBoth(rs, o.l, o.r)
 	if err != nil {
 		return nil, err
 	}
@@ -628,7 +633,7 @@ func columnOrder(c *domain.Column, desc, nullsFirst bool) func(i, j int) int {
 	case c.Kind == domain.KindString || c.Kind == domain.KindBytes:
 		cmp = func(i, j int) int { return strings.Compare(c.Strs[i], c.Strs[j]) }
 	case c.Floats != nil:
-		cmp = func(i, j int) int { return compareFloat(c.Floats[i], c.Floats[j]) }
+		cmp = func(i, j int) int { return cmpFloat(c.Floats[i], c.Floats[j]) }
 	case c.Ints != nil:
 		cmp = func(i, j int) int {
 			switch a, b := c.Ints[i], c.Ints[j]; {
@@ -659,23 +664,6 @@ func columnOrder(c *domain.Column, desc, nullsFirst bool) func(i, j int) int {
 		}
 		return r
 	}
-}
-
-func compareFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ---- subqueries ----

@@ -430,24 +430,6 @@ func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Col
 	return nil
 }
 
-// copyAt sets row i of dst to row j of src.
-func copyAt(dst *domain.Column, i int, src *domain.Column, j int) {
-	if src.Kind == domain.KindNull || src.IsNull(j) {
-		dst.Nulls[i] = true
-		return
-	}
-	switch {
-	case dst.Ints != nil:
-		dst.Ints[i] = src.Ints[j]
-	case dst.Floats != nil:
-		dst.Floats[i] = src.Floats[j]
-	case dst.Strs != nil:
-		dst.Strs[i] = src.Strs[j]
-	default:
-		dst.Values[i] = src.Value(j)
-	}
-}
-
 // aggregate computes an aggregate over each row's frame within one
 // partition (rows in window order).
 func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) int, out *domain.Column) error {
