@@ -362,15 +362,15 @@ func (d *distinctSet) firstOccurrences(cols []*domain.Column, groups []int32) []
 // when Spark treats them as the same value for DISTINCT and grouping: -0.0
 // is 0.0 and every NaN is one NaN.
 func appendKey(k []byte, c *domain.Column, i int) []byte {
-	if c.IsNull(i) {
+	if c.Kind == domain.KindNull || c.IsNull(i) {
 		return append(k, 0)
 	}
-	switch c.Kind {
-	case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp:
+	switch {
+	case c.Ints != nil: // bool, bigint, date, timestamp, intervals
 		return binary.LittleEndian.AppendUint64(append(k, 1), uint64(c.Ints[i]))
-	case domain.KindFloat64:
+	case c.Floats != nil:
 		return binary.LittleEndian.AppendUint64(append(k, 1), normalFloatBits(c.Floats[i]))
-	case domain.KindString, domain.KindBytes:
+	case c.Strs != nil:
 		k = binary.AppendUvarint(append(k, 1), uint64(len(c.Strs[i])))
 		return append(k, c.Strs[i]...)
 	}
@@ -387,7 +387,7 @@ func appendValueKey(k []byte, v domain.Value) []byte {
 	case domain.KindString, domain.KindBytes:
 		k = binary.AppendUvarint(k, uint64(len(v.AsString())))
 		return append(k, v.AsString()...)
-	case domain.KindList, domain.KindStruct:
+	case domain.KindList, domain.KindStruct, domain.KindMap:
 		items := v.AsList()
 		k = binary.AppendUvarint(k, uint64(len(items)))
 		for _, x := range items {

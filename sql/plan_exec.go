@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -219,58 +218,12 @@ func runBoth(rs *runState, l, r op) (*domain.Batch, *domain.Batch, error) {
 
 // ---- hashing rows ----
 
-// appendKey appends an encoding of row i of cols that is equal for equal
+// appendRowKey appends an encoding of row i of cols that is equal for equal
 // rows and different otherwise (NULL equals NULL here, as GROUP BY,
 // DISTINCT and set operations treat it; -0.0 equals 0.0 and NaN equals NaN).
 func appendRowKey(buf []byte, cols []*domain.Column, i int) []byte {
 	for _, c := range cols {
-		if c.Kind == domain.KindNull || isNullAt(c.Nulls, i) {
-			buf = append(buf, 0)
-			continue
-		}
-		buf = append(buf, 1)
-		switch {
-		case c.Ints != nil:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.Ints[i]))
-		case c.Floats != nil:
-			buf = binary.LittleEndian.AppendUint64(buf, floatKey(c.Floats[i]))
-		case c.Strs != nil:
-			buf = binary.AppendUvarint(buf, uint64(len(c.Strs[i])))
-			buf = append(buf, c.Strs[i]...)
-		case c.Values != nil:
-			buf = valueKey(buf, c.Values[i])
-		}
-	}
-	return buf
-}
-
-func floatKey(f float64) uint64 {
-	switch {
-	case f == 0:
-		return 0
-	case math.IsNaN(f):
-		return math.Float64bits(math.NaN())
-	}
-	return math.Float64bits(f)
-}
-
-func valueKey(buf []byte, v domain.Value) []byte {
-	buf = append(buf, byte(v.Kind()))
-	switch v.Kind() {
-	case domain.KindNull:
-	case domain.KindFloat64:
-		buf = binary.LittleEndian.AppendUint64(buf, floatKey(v.AsFloat()))
-	case domain.KindString, domain.KindBytes:
-		buf = binary.AppendUvarint(buf, uint64(len(v.AsString())))
-		buf = append(buf, v.AsString()...)
-	case domain.KindList, domain.KindStruct:
-		l := v.AsList()
-		buf = binary.AppendUvarint(buf, uint64(len(l)))
-		for _, x := range l {
-			buf = valueKey(buf, x)
-		}
-	default:
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.AsInt()))
+		buf = appendKey(buf, c, i)
 	}
 	return buf
 }
