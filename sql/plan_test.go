@@ -179,6 +179,7 @@ var planCases = []struct{ src, want string }{
 	{"SELECT count(DISTINCT cust), count(cust), count_if(amount > 5) FROM orders", "count(DISTINCT cust),count(cust),count_if(amount > 5)|3,4,3"},
 	{"SELECT cust, amount FROM orders ORDER BY amount LIMIT 2", "cust,amount|NULL,1;ann,5"},
 	{"SELECT region, count(*) FROM orders GROUP BY region ORDER BY count(*) DESC, region LIMIT 1", "region,count(1)|eu,2"},
+	{"SELECT count(DISTINCT INTERVAL 1 DAY * n) AS d, count(DISTINCT map('k', n)) AS m FROM nums", "d,m|3,4"},
 	// windows
 	{"SELECT id, row_number() OVER (PARTITION BY cust ORDER BY amount DESC) AS rn FROM orders WHERE cust = 'ann' ORDER BY id", "id,rn|1,1;3,2"},
 	{"SELECT id, rank() OVER (ORDER BY region) AS r, dense_rank() OVER (ORDER BY region) AS d FROM orders ORDER BY id", "id,r,d|1,2,2;2,4,3;3,2,2;4,1,1;5,4,3"},
