@@ -129,9 +129,11 @@ func (l *sqlLoader) problemAt(f *sqlFile, pos sql.Pos, code domain.Code, format 
 
 func (l *sqlLoader) parse(in SQLFile) {
 	f := &sqlFile{SQLFile: in}
-	parsed, err := sql.ParseFile(in.Path, in.Text, l.opts.Configuration)
-	if err != nil {
+	parsed, errs := sql.ParseFileAll(in.Path, in.Text, l.opts.Configuration)
+	for _, err := range errs {
 		l.problem(f, err)
+	}
+	if parsed == nil {
 		return
 	}
 	conf := map[string]string{}

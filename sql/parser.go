@@ -12,14 +12,19 @@ import (
 // error stops the parse; it is a *Error with the file, line and column in the
 // original text.
 func ParseFile(name, src string, conf map[string]string) (*File, error) {
-	f, err := parseFile(name, src, conf)
-	if err != nil {
-		return nil, err
+	f, errs := ParseFileAll(name, src, conf)
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	return f, nil
 }
 
-func parseFile(name, src string, conf map[string]string) (*File, *Error) {
+// ParseFileAll is ParseFile that goes on after a syntax error: it skips to
+// the end of the statement (the next `;` or notebook cell) and parses the
+// rest, returning the statements that parsed and every error, so that a
+// pipeline's validation reports every problem of a file at once. An error
+// in a ${key} or in lexing still stops it.
+func ParseFileAll(name, src string, conf map[string]string) (*File, []*Error) {
 	s := newSource(name, src)
 	f := &File{Name: name}
 	text := src
@@ -29,20 +34,39 @@ func parseFile(name, src string, conf map[string]string) (*File, *Error) {
 	}
 	text, err := s.substitute(text, conf)
 	if err != nil {
-		return nil, err
+		return nil, []*Error{err}
 	}
 	toks, err := s.lex(text, cellEnds)
 	if err != nil {
-		return nil, err
+		return nil, []*Error{err}
 	}
 	p := &parser{s: s, text: text, toks: toks}
-	err = p.run(func() {
-		f.Statements = p.statements()
-	})
-	if err != nil {
-		return nil, err
+	var errs []*Error
+	for {
+		done := false
+		err := p.run(func() {
+			for p.acceptOp(";") {
+			}
+			if p.peek().kind == tEOF {
+				done = true
+				return
+			}
+			st := p.statement()
+			if !p.atEnd() {
+				p.fail(`";" or the end of the statement`)
+			}
+			f.Statements = append(f.Statements, st)
+		})
+		if done {
+			return f, errs
+		}
+		if err != nil {
+			errs = append(errs, err)
+			for t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.text == ";"); t = p.peek() {
+				p.i++
+			}
+		}
 	}
-	return f, nil
 }
 
 // ParseExpr parses a single expression, such as an expectation's condition.
@@ -324,20 +348,4 @@ func init() {
 func (p *parser) aliasNext() bool {
 	t := p.peek()
 	return t.kind == tQIdent || (t.kind == tIdent && !notAlias[t.upper])
-}
-
-// statements parses statements separated by semicolons.
-func (p *parser) statements() []Statement {
-	var out []Statement
-	for {
-		for p.acceptOp(";") {
-		}
-		if p.peek().kind == tEOF {
-			return out
-		}
-		out = append(out, p.statement())
-		if !p.atEnd() {
-			p.fail(`";" or the end of the statement`)
-		}
-	}
 }

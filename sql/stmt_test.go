@@ -63,3 +63,17 @@ func TestSetForms(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFileAllGoesOn(t *testing.T) {
+	src := "SELECT 1;\nSELEC 2;\nCREATE VIEW v AS SELECT FROM;\nSELECT 3"
+	f, errs := ParseFileAll("all.sql", src, nil)
+	if len(errs) != 2 || errs[0].Pos.Line != 2 || errs[1].Pos.Line != 3 {
+		t.Fatalf("errors %v, want one on line 2 and one on line 3", errs)
+	}
+	if len(f.Statements) != 2 {
+		t.Fatalf("%d statements parsed, want the 2 good ones", len(f.Statements))
+	}
+	if _, err := ParseFile("all.sql", src, nil); err != errs[0] && err.Error() != errs[0].Error() {
+		t.Fatalf("ParseFile gives %v, want the first error", err)
+	}
+}
