@@ -273,11 +273,36 @@ func (c *compiler) niladic(name string) (node, bool) {
 }
 
 func compileNow(c *compiler, _ *FuncCall, name string) (node, error) {
-	us := c.sess.Now.UnixMicro()
+	t := domain.TypeTimestamp
 	if name == "current_date" || name == "curdate" {
-		return &litNode{t: domain.TypeDate, v: domain.DateDays(floorDiv(localMicros(us, c.sess.TimeZone), microsPerDay))}, nil
+		t = domain.TypeDate
 	}
-	return &litNode{t: domain.TypeTimestamp, v: domain.TimestampMicros(us)}, nil
+	return &nowNode{sess: c.sess, t: t}, nil
+}
+
+// nowNode is the session's current date, timestamp or unix time: the same
+// for every row of an evaluation, read when it runs, so that a plan run at
+// each micro-batch sees the time of that micro-batch (as Spark's
+// current_timestamp is fixed per micro-batch).
+type nowNode struct {
+	sess *Session
+	t    domain.Type
+}
+
+func (n *nowNode) typ() domain.Type { return n.t }
+func (n *nowNode) mayFail() bool    { return false }
+func (n *nowNode) eval(b *domain.Batch) (*domain.Column, error) {
+	us := n.sess.Now.UnixMicro()
+	var v domain.Value
+	switch n.t.Kind {
+	case domain.KindDate:
+		v = domain.DateDays(floorDiv(localMicros(us, n.sess.TimeZone), microsPerDay))
+	case domain.KindInt64:
+		v = domain.Int(floorDiv(us, microsPerSecond))
+	default:
+		v = domain.TimestampMicros(us)
+	}
+	return (&litNode{t: n.t, v: v}).eval(b)
 }
 
 // parseNode parses strings with a pattern into timestamps (or dates).
@@ -606,7 +631,7 @@ const defaultTimestampPattern = "yyyy-MM-dd HH:mm:ss"
 
 func compileUnixTimestamp(c *compiler, e *FuncCall, name string) (node, error) {
 	if len(e.Args) == 0 {
-		return &litNode{t: domain.TypeInt64, v: domain.Int(floorDiv(c.sess.Now.UnixMicro(), microsPerSecond))}, nil
+		return &nowNode{sess: c.sess, t: domain.TypeInt64}, nil
 	}
 	x, err := c.compile(e.Args[0])
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
@@ -48,7 +49,8 @@ type Plan struct {
 	Inputs []Input
 	root   op
 	run    *runHolder
-	mu     sync.Mutex // one Run at a time: subquery results live in the plan
+	sess   *Session   // its Now is set at each Run
+	mu     sync.Mutex // one Run at a time: subquery results and the time live in the plan
 }
 
 // Run evaluates the query over complete inputs, one batch per input in the
@@ -72,6 +74,7 @@ func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
 	}
 	p.run.cur = rs
 	defer func() { p.run.cur = nil }()
+	p.sess.Now = time.Now() // current_timestamp is the time of this run
 	out, err := p.root.run(rs)
 	if err != nil {
 		return nil, err
@@ -86,9 +89,10 @@ func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
 func (p *Plan) RowWise() bool { return len(p.Inputs) == 1 && p.root.rowWise() }
 
 // PlanQuery resolves q against the catalog and compiles it under the
-// session (its time zone; current_timestamp is the session's Now, fixed for
-// the plan). Every error is a *Error with the position of the offending part
-// of q.
+// session's time zone. current_timestamp and current_date are the time of
+// each Run (of each micro-batch), as in Spark; a query that uses them gives
+// other rows when a micro-batch runs again after a crash. Every error is a
+// *Error with the position of the offending part of q.
 func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 	if errs := CheckQuery(q); len(errs) > 0 {
 		return nil, errs[0]
@@ -98,7 +102,7 @@ func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run}, nil
+	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run, sess: pl.sess}, nil
 }
 
 // runHolder lets nodes that run sub-plans (subqueries) reach the inputs of
