@@ -356,10 +356,22 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		if f.plan == nil && !f.failed {
 			l.planFlow(f)
 		}
-		if ds.schema == nil && f.plan != nil {
-			s := f.plan.Schema
-			ds.schema = &s
+		if f.plan == nil || ds.declared != nil {
+			continue
 		}
+		// several flows: the table takes the columns of all of them, as
+		// its schema evolves when their batches come
+		s := f.plan.Schema
+		if ds.schema != nil {
+			evolved, err := domain.EvolveSchema(ds.name, *ds.schema, s, false)
+			if err != nil {
+				l.problemAt(f.file, f.pos, domain.CodeOf(err), "flow %s does not fit the columns of the other flows into %s: %v", f.name, ds.name, err)
+				f.failed = true
+				continue
+			}
+			s = evolved
+		}
+		ds.schema = &s
 	}
 	if ds.schema == nil {
 		if len(ds.flows) == 0 {

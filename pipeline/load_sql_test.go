@@ -173,3 +173,25 @@ CREATE OR REFRESH STREAMING TABLE clean (
 		t.Errorf("misspelt column: %v", probs)
 	}
 }
+
+// Two flows with different columns fill one table; its reader is planned
+// on the columns of both, whichever flow commits first.
+func TestLoadSQLFlowsWithOtherColumns(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a"), "a.json", `{"id": 1, "x": "a"}`+"\n")
+	writeFile(t, filepath.Join(dir, "b"), "b.json", `{"id": 2, "y": 2.5}`+"\n")
+	p, probs := loadSQL(t, dir, `
+CREATE STREAMING TABLE t;
+CREATE FLOW fb AS INSERT INTO t BY NAME SELECT id, y FROM STREAM read_files('b', format => 'json');
+CREATE FLOW fa AS INSERT INTO t BY NAME SELECT id, x FROM STREAM read_files('a', format => 'json');
+CREATE MATERIALIZED VIEW v AS SELECT id, x, y FROM t;
+`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	h.mustComplete(p, processors.Options{})
+	if got := rowsOf(t, h, "v"); strings.Join(got, "|") != "1,a,NULL|2,NULL,2.5" {
+		t.Errorf("v holds %v", got)
+	}
+}

@@ -66,9 +66,9 @@ func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
 		if b == nil {
 			b = domain.NewBatch(p.Inputs[i].Schema, 0)
 		}
-		if len(b.Columns) != len(p.Inputs[i].Schema.Fields) {
-			return nil, domain.Errorf(domain.CodeSchemaDrift, "input %s has %d columns, the query was planned for %d (%s)",
-				p.Inputs[i].Name, len(b.Columns), len(p.Inputs[i].Schema.Fields), p.Inputs[i].Schema)
+		b, err := alignInput(b, p.Inputs[i])
+		if err != nil {
+			return nil, err
 		}
 		rs.inputs[i] = b
 	}
@@ -81,6 +81,43 @@ func (p *Plan) Run(inputs []*domain.Batch) (*domain.Batch, error) {
 	}
 	out.Schema = p.Schema
 	return out, nil
+}
+
+// alignInput gives a batch the columns its input was planned with, by name:
+// a table's columns may come in another order (its schema evolved as its
+// flows' batches came) or be more (columns added since the planning, which
+// the query does not read). A planned column the batch lacks is NULL; one of
+// another type is SCHEMA_DRIFT.
+func alignInput(b *domain.Batch, in Input) (*domain.Batch, error) {
+	want := in.Schema
+	same := len(b.Columns) == len(want.Fields)
+	for i := 0; same && i < len(want.Fields); i++ {
+		same = b.Schema.Fields[i].Name == want.Fields[i].Name && b.Columns[i].Kind == want.Fields[i].Type.Kind
+	}
+	if same {
+		return b, nil
+	}
+	var fields []domain.Field
+	var cols []*domain.Column
+	for _, f := range want.Fields {
+		if k := b.Schema.Index(f.Name); k >= 0 {
+			fields = append(fields, b.Schema.Fields[k])
+			cols = append(cols, b.Columns[k])
+		}
+	}
+	picked := domain.NoColumns(b.Len())
+	if len(cols) > 0 {
+		var err error
+		if picked, err = domain.BatchOf(domain.NewSchema(fields...), cols); err != nil {
+			return nil, err
+		}
+	}
+	nullable := make([]domain.Field, len(want.Fields))
+	for i, f := range want.Fields {
+		f.Nullable = true
+		nullable[i] = f
+	}
+	return domain.Conform(in.Name, picked, domain.NewSchema(nullable...))
 }
 
 // RowWise reports whether the plan maps each row of a single input on its
