@@ -76,11 +76,21 @@ type sqlDataset struct {
 	// expectations from CONSTRAINT ... EXPECT, with their parsed conditions
 	expectations []domain.Expectation
 	expectExprs  []sql.Expr
-	resolving    bool
+	// computed are the GENERATED ALWAYS AS and DEFAULT columns
+	computed  []computedColumn
+	resolving bool
 	// the session and namespace where it was declared (for a view's query)
 	conf   map[string]string
 	ns     namespace
 	failed bool
+}
+
+// computedColumn is a column a table computes from each row it is given:
+// always (GENERATED ALWAYS AS), or when the flow gives no value (DEFAULT).
+type computedColumn struct {
+	name   string
+	expr   sql.Expr
+	always bool
 }
 
 // sqlFlow is a query that fills a dataset: a dataset's own query, or a
@@ -258,8 +268,15 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 			if el.Comment != nil {
 				fd.Comment = el.Comment.Value
 			}
-			if el.Generated != nil || el.Default != nil || el.Mask != nil {
-				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "generated, default and masked columns do not run yet; compute %s in the query", el.Name.Name)
+			switch {
+			case el.Mask != nil:
+				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "column masks do not run yet")
+			case el.Generated != nil && el.Generated.Identity:
+				l.problemAt(ds.file, el.Pos, domain.CodeNotImplemented, "identity columns do not run yet; compute %s in the query", el.Name.Name)
+			case el.Generated != nil:
+				ds.computed = append(ds.computed, computedColumn{name: el.Name.Name, expr: el.Generated.Expr, always: true})
+			case el.Default != nil:
+				ds.computed = append(ds.computed, computedColumn{name: el.Name.Name, expr: el.Default})
 			}
 			fields = append(fields, fd)
 		case *sql.Constraint:
@@ -558,6 +575,14 @@ func (l *sqlLoader) declare() {
 			l.problem(f.file, err)
 			continue
 		}
+		if len(f.target.computed) > 0 {
+			t, err := computeColumns(f.target.name, f.target.computed, f.plan.Schema, f.conf)
+			if err != nil {
+				l.problem(f.target.file, err)
+				continue
+			}
+			q = q.with(t)
+		}
 		fl := domain.Flow{Name: f.name, Target: f.target.name, Once: f.once, DependsOn: f.dependsOn, Comment: f.comment}
 		if len(f.conf) > 0 {
 			fl.Conf = f.conf
@@ -717,4 +742,45 @@ func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
 		Configuration: proj.Configuration, Catalog: proj.Catalog, Schema: proj.Schema, Dir: proj.Dir,
 	})...)
 	return p, problems
+}
+
+// computeColumns is the transform that adds a table's generated and default
+// columns to a flow's rows, compiled against the flow's output.
+func computeColumns(table string, cols []computedColumn, in domain.Schema, conf map[string]string) (domain.Transform, error) {
+	sess, err := sql.SessionFromConf(conf)
+	if err != nil {
+		return nil, err
+	}
+	type step struct {
+		name string
+		c    *sql.Compiled
+	}
+	var steps []step
+	for _, col := range cols {
+		if !col.always && in.Index(col.name) >= 0 {
+			continue
+		}
+		c, err := sql.CompileSession(col.expr, in, sess)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, step{name: col.name, c: c})
+	}
+	return domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		fields := append([]domain.Field{}, b.Schema.Fields...)
+		cols := append([]*domain.Column{}, b.Columns...)
+		for _, s := range steps {
+			v, err := s.c.Eval(b)
+			if err != nil {
+				return nil, fmt.Errorf("column %s of %s: %w", s.name, table, err)
+			}
+			f := domain.Field{Name: s.name, Type: s.c.Type(), Nullable: true}
+			if i := b.Schema.Index(s.name); i >= 0 {
+				fields[i], cols[i] = f, v
+			} else {
+				fields, cols = append(fields, f), append(cols, v)
+			}
+		}
+		return domain.BatchOf(domain.NewSchema(fields...), cols)
+	}), nil
 }

@@ -195,3 +195,31 @@ CREATE MATERIALIZED VIEW v AS SELECT id, x, y FROM t;
 		t.Errorf("v holds %v", got)
 	}
 }
+
+func TestLoadSQLComputedColumns(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "ts": "2026-03-04T05:06:07Z"}
+{"id": 2, "ts": "2026-03-05T23:00:00Z", "source": "b"}
+`)
+	p, probs := loadSQL(t, dir, `
+CREATE STREAMING TABLE t (
+  id BIGINT,
+  ts TIMESTAMP,
+  day DATE GENERATED ALWAYS AS (CAST(ts AS DATE)),
+  source STRING DEFAULT 'feed'
+);
+CREATE FLOW a AS INSERT INTO t BY NAME
+SELECT id, CAST(ts AS TIMESTAMP) AS ts FROM STREAM read_files('in', format => 'json') WHERE id = 1;
+CREATE FLOW b AS INSERT INTO t BY NAME
+SELECT id, CAST(ts AS TIMESTAMP) AS ts, source FROM STREAM read_files('in', format => 'json') WHERE id = 2;
+`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	h.mustComplete(p, processors.Options{})
+	want := "1,2026-03-04T05:06:07Z,2026-03-04,feed|2,2026-03-05T23:00:00Z,2026-03-05,b"
+	if got := rowsOf(t, h, "t"); strings.Join(got, "|") != want {
+		t.Errorf("t holds %v, want %s", got, want)
+	}
+}
