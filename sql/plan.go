@@ -952,3 +952,27 @@ func children(o op) []op {
 	}
 	return nil
 }
+
+// exprKey is e's text with its names in lower case (SQL names ignore case)
+// and its string literals as written: two expressions with one key are the
+// same expression, as GROUP BY matches the select list against its keys.
+func exprKey(e Expr) string {
+	s := Format(e)
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString && c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			c = s[i]
+		case c == '\'':
+			inString = !inString
+		case !inString && 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

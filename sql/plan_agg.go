@@ -24,7 +24,7 @@ func exprCalls(e Expr, pick func(*FuncCall) bool, into *[]*FuncCall, seen map[st
 			}
 		case *FuncCall:
 			if pick(n) {
-				if k := Format(n); !seen[k] {
+				if k := exprKey(n); !seen[k] {
 					seen[k] = true
 					*into = append(*into, n)
 				}
@@ -107,7 +107,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		}
 		post.schema.Fields = append(post.schema.Fields, domain.Field{Name: name, Type: c.Type(), Nullable: true})
 		post.quals = append(post.quals, qual)
-		keyIndex[Format(k)] = i
+		keyIndex[exprKey(k)] = i
 	}
 	calls := aggregateCalls(s, items, orderBy)
 	aggIndex := map[string]int{}
@@ -119,7 +119,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		ag.aggs = append(ag.aggs, a)
 		post.schema.Fields = append(post.schema.Fields, domain.Field{Name: "__a" + strconv.Itoa(i), Type: a.Type(), Nullable: true})
 		post.quals = append(post.quals, "")
-		aggIndex[Format(call)] = len(keyExprs) + i
+		aggIndex[exprKey(call)] = len(keyExprs) + i
 	}
 	ag.out = post.schema
 	pre := &compiler{in: sc.schema, quals: sc.quals}
@@ -127,7 +127,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 	subst := func(e Expr) (node, error) {
 		switch e := e.(type) {
 		case *FuncCall:
-			if i, ok := aggIndex[Format(e)]; ok && e.Over == nil {
+			if i, ok := aggIndex[exprKey(e)]; ok && e.Over == nil {
 				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
 			}
 		case *ColumnRef:
@@ -139,7 +139,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 			}
 			return nil, nil
 		}
-		if i, ok := keyIndex[Format(e)]; ok {
+		if i, ok := keyIndex[exprKey(e)]; ok {
 			return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
 		}
 		return nil, nil

@@ -260,9 +260,9 @@ func (pl *planner) orderKeys(orderBy []*OrderItem, items []item, sc scope, subst
 		}
 		if col < 0 {
 			// an expression equal to a select item reads that item
-			f := Format(o.Expr)
+			f := exprKey(o.Expr)
 			for i, it := range items {
-				if Format(it.expr) == f {
+				if exprKey(it.expr) == f {
 					col = i
 					break
 				}

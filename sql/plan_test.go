@@ -169,6 +169,8 @@ var planCases = []struct{ src, want string }{
 	{"SELECT count(*), sum(amount) FROM orders WHERE id > 100", "count(1),sum(amount)|0,NULL"},
 	{"SELECT region, count(*) FROM orders WHERE id > 100 GROUP BY region", "region,count(1)|"},
 	{"SELECT o.region AS r, round(sum(o.amount) / count(*), 2) AS mean FROM orders o GROUP BY o.region ORDER BY r NULLS LAST", "r,mean|eu,7.5;us,10.5;NULL,7.5"},
+	{"SELECT UPPER(Region) AS r, COUNT(*) FROM orders GROUP BY upper(region) HAVING upper(REGION) <> 'EU' ORDER BY r", "r,count(1)|US,2"},
+	{"SELECT region = 'eu' AS e, count(*) FROM orders GROUP BY region = 'EU'", "MISSING_AGGREGATION"},
 	{"SELECT upper(region), count(*) FROM orders GROUP BY 1 ORDER BY 1", "upper(region),count(1)|NULL,1;EU,2;US,2"},
 	{"SELECT region, count(*) AS n FROM orders GROUP BY ALL HAVING count(*) > 1 ORDER BY n DESC, region", "region,n|eu,2;us,2"},
 	{"SELECT region AS r FROM orders GROUP BY r HAVING max(amount) > 15", "r|us"},

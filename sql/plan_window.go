@@ -47,14 +47,14 @@ func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst
 			return nil, scope{}, nil, err
 		}
 		wo.funcs = append(wo.funcs, wf)
-		index[Format(call)] = len(out.schema.Fields)
+		index[exprKey(call)] = len(out.schema.Fields)
 		out.schema.Fields = append(out.schema.Fields, domain.Field{Name: "__w" + strconv.Itoa(i), Type: wf.t, Nullable: true})
 		out.quals = append(out.quals, "")
 	}
 	wo.out = out.schema
 	next := func(e Expr) (node, error) {
 		if f, ok := e.(*FuncCall); ok && f.Over != nil {
-			if i, ok := index[Format(f)]; ok {
+			if i, ok := index[exprKey(f)]; ok {
 				return &colNode{idx: i, t: out.schema.Fields[i].Type}, nil
 			}
 		}
