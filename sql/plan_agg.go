@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,11 +87,11 @@ func needsAggregate(s *Select, items []item, orderBy []*OrderItem) bool {
 // reports a column that is neither grouped nor aggregated as
 // MISSING_AGGREGATION.
 func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src op, sc scope) (op, scope, func(Expr) (node, error), error) {
-	keyExprs, err := groupKeys(s, items, sc)
+	keyExprs, sets, err := groupKeys(s, items, sc)
 	if err != nil {
 		return nil, scope{}, nil, err
 	}
-	ag := &aggOp{child: src, global: s.GroupBy == nil}
+	ag := &aggOp{child: src, global: s.GroupBy == nil, sets: sets}
 	var post scope
 	keyIndex := map[string]int{}
 	for i, k := range keyExprs {
@@ -121,6 +122,12 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		post.quals = append(post.quals, "")
 		aggIndex[exprKey(call)] = len(keyExprs) + i
 	}
+	gid := -1 // the column of grouping_id, with grouping sets
+	if sets != nil {
+		gid = len(post.schema.Fields)
+		post.schema.Fields = append(post.schema.Fields, domain.Field{Name: "__grouping_id", Type: domain.TypeInt64})
+		post.quals = append(post.quals, "")
+	}
 	ag.out = post.schema
 	pre := &compiler{in: sc.schema, quals: sc.quals}
 	postC := &compiler{in: post.schema, quals: post.quals}
@@ -129,6 +136,9 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		case *FuncCall:
 			if i, ok := aggIndex[exprKey(e)]; ok && e.Over == nil {
 				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
+			}
+			if n := strings.ToLower(e.Name.Last().Name); n == "grouping" || n == "grouping_id" {
+				return groupingCall(e, n, gid, keyIndex, len(keyExprs))
 			}
 		case *ColumnRef:
 			if _, _, err := postC.resolveColumn(e.Parts); err == nil {
@@ -160,13 +170,11 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 
 // groupKeys lists the GROUP BY expressions: ordinals and select-list
 // aliases stand for their items, GROUP BY ALL for every item that holds no
-// aggregate.
-func groupKeys(s *Select, items []item, sc scope) ([]Expr, error) {
+// aggregate. With GROUPING SETS, ROLLUP or CUBE it also lists the sets, each
+// the indexes of the keys it groups by (nil: one set of every key).
+func groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
 	if s.GroupBy == nil {
-		return nil, nil
-	}
-	if s.GroupBy.With != "" {
-		return nil, planErr(domain.CodeUnsupportedQuery, s.GroupBy.Pos, "GROUP BY ... WITH %s is not supported yet; list the groups with UNION ALL", s.GroupBy.With)
+		return nil, nil, nil
 	}
 	if s.GroupBy.All {
 		var keys []Expr
@@ -177,28 +185,121 @@ func groupKeys(s *Select, items []item, sc scope) ([]Expr, error) {
 				keys = append(keys, it.expr)
 			}
 		}
-		return keys, nil
+		return keys, nil, nil
 	}
-	var keys []Expr
-	for _, k := range s.GroupBy.Items {
-		switch k := k.(type) {
-		case *GroupingSets:
-			return nil, planErr(domain.CodeUnsupportedQuery, k.Pos, "GROUPING SETS are not supported yet; list the groups with UNION ALL")
-		case *FuncCall:
-			if n := strings.ToLower(k.Name.Last().Name); n == "rollup" || n == "cube" {
-				return nil, planErr(domain.CodeUnsupportedQuery, k.Pos, "%s is not supported yet; list the groups with UNION ALL", strings.ToUpper(n))
-			}
-		}
+	g := &grouping{index: map[string]int{}}
+	resolve := func(k Expr) (Expr, error) {
 		if n, ok := ordinal(k); ok {
 			if n < 1 || n > len(items) {
 				return nil, planErr(domain.CodeGroupOrdinalRange, k.Position(), "GROUP BY %d, but the select list has %d columns", n, len(items))
 			}
-			keys = append(keys, items[n-1].expr)
-			continue
+			return items[n-1].expr, nil
 		}
-		keys = append(keys, withAliases(k, items, sc))
+		return withAliases(k, items, sc), nil
 	}
-	return keys, nil
+	// each item is a list of alternative sets; the sets of the clause are
+	// every combination of one alternative per item
+	sets := [][]int{{}}
+	var plain []Expr
+	for _, k := range s.GroupBy.Items {
+		var alts [][]Expr
+		switch k := k.(type) {
+		case *GroupingSets:
+			alts = k.Sets
+		case *FuncCall:
+			switch n := strings.ToLower(k.Name.Last().Name); {
+			case n == "rollup" && len(k.Name.Parts) == 1:
+				alts = rollup(k.Args)
+			case n == "cube" && len(k.Name.Parts) == 1:
+				alts = cube(k.Args)
+			}
+		}
+		if alts == nil {
+			alts = [][]Expr{{k}}
+			plain = append(plain, k)
+		}
+		var next [][]int
+		for _, set := range sets {
+			for _, alt := range alts {
+				combined := append([]int{}, set...)
+				for _, e := range alt {
+					r, err := resolve(e)
+					if err != nil {
+						return nil, nil, err
+					}
+					combined = append(combined, g.key(r))
+				}
+				next = append(next, combined)
+			}
+		}
+		sets = next
+	}
+	if s.GroupBy.With != "" {
+		// GROUP BY a, b WITH ROLLUP | CUBE is ROLLUP(a, b) | CUBE(a, b)
+		var alts [][]Expr
+		if strings.EqualFold(s.GroupBy.With, "WITH ROLLUP") || strings.EqualFold(s.GroupBy.With, "ROLLUP") {
+			alts = rollup(plain)
+		} else {
+			alts = cube(plain)
+		}
+		sets = nil
+		for _, alt := range alts {
+			var set []int
+			for _, e := range alt {
+				r, err := resolve(e)
+				if err != nil {
+					return nil, nil, err
+				}
+				set = append(set, g.key(r))
+			}
+			sets = append(sets, set)
+		}
+	}
+	if len(sets) == 1 && len(sets[0]) == len(g.keys) {
+		sets = nil // plain GROUP BY
+	}
+	return g.keys, sets, nil
+}
+
+// grouping collects the distinct keys of a GROUP BY.
+type grouping struct {
+	keys  []Expr
+	index map[string]int
+}
+
+func (g *grouping) key(e Expr) int {
+	k := exprKey(e)
+	if i, ok := g.index[k]; ok {
+		return i
+	}
+	g.index[k] = len(g.keys)
+	g.keys = append(g.keys, e)
+	return len(g.keys) - 1
+}
+
+// rollup is ROLLUP(a, b): the sets (a, b), (a), ().
+func rollup(args []Expr) [][]Expr {
+	var out [][]Expr
+	for n := len(args); n >= 0; n-- {
+		out = append(out, args[:n])
+	}
+	return out
+}
+
+// cube is CUBE(a, b): every subset, (a, b), (a), (b), ().
+func cube(args []Expr) [][]Expr {
+	var out [][]Expr
+	n := len(args)
+	for mask := (1 << n) - 1; mask >= 0; mask-- {
+		var set []Expr
+		for i := 0; i < n; i++ {
+			if mask&(1<<(n-1-i)) != 0 {
+				set = append(set, args[i])
+			}
+		}
+		out = append(out, set)
+	}
+	return out
 }
 
 // aggOp groups its input by keys and computes aggregates per group. A global
@@ -208,6 +309,7 @@ type aggOp struct {
 	keys   []node
 	aggs   []*Aggregate
 	global bool
+	sets   [][]int // grouping sets (indexes of keys), nil for one set of every key
 	out    domain.Schema
 }
 
@@ -222,17 +324,49 @@ func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.sets == nil {
+		all := make([]int, len(keys))
+		for i := range all {
+			all[i] = i
+		}
+		return o.group(b, keys, all, -1)
+	}
+	// each grouping set is a GROUP BY of its own; their rows one after the
+	// other, with the grouping id that tells them apart
+	var parts []*domain.Batch
+	for _, set := range o.sets {
+		part, err := o.group(b, keys, set, groupingID(set, len(keys)))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, part)
+	}
+	out, err := domain.Concat(parts...)
+	if err != nil {
+		return nil, err
+	}
+	out.Schema = o.out
+	return out, nil
+}
+
+// group computes the aggregates of b grouped by the keys of set; the other
+// keys are NULL. gid >= 0 adds the grouping id column.
+func (o *aggOp) group(b *domain.Batch, keys []*domain.Column, set []int, gid int64) (*domain.Batch, error) {
+	setKeys := make([]*domain.Column, len(set))
+	for i, k := range set {
+		setKeys[i] = keys[k]
+	}
 	groups := make([]int32, b.Len())
 	var firsts []int
-	if len(o.keys) == 0 {
-		if b.Len() > 0 || o.global {
+	if len(set) == 0 {
+		if b.Len() > 0 || o.global || o.sets != nil {
 			firsts = []int{0}
 		}
 	} else {
 		index := map[string]int32{}
 		var buf []byte
 		for i := 0; i < b.Len(); i++ {
-			buf = appendRowKey(buf[:0], keys, i)
+			buf = appendRowKey(buf[:0], setKeys, i)
 			g, ok := index[string(buf)]
 			if !ok {
 				g = int32(len(firsts))
@@ -242,13 +376,21 @@ func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 			groups[i] = g
 		}
 	}
+	n := len(firsts)
 	cols := make([]*domain.Column, 0, len(o.out.Fields))
 	for k, c := range keys {
-		cols = append(cols, fill(gatherCol(c, firsts), len(firsts), o.out.Fields[k].Type.Kind))
+		kind := o.out.Fields[k].Type.Kind
+		if slices.Contains(set, k) && b.Len() > 0 {
+			cols = append(cols, fill(gatherCol(c, firsts), n, kind))
+			continue
+		}
+		nulls := newCol(kind, n)
+		nulls.Nulls = allNulls(n)
+		cols = append(cols, nulls)
 	}
 	for _, a := range o.aggs {
 		st := a.NewState()
-		if err := st.Add(b, groups, len(firsts)); err != nil {
+		if err := st.Add(b, groups, n); err != nil {
 			return nil, err
 		}
 		c, err := st.Result()
@@ -257,7 +399,55 @@ func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 		}
 		cols = append(cols, c)
 	}
-	return batchOf(o.out, cols, len(firsts))
+	if gid >= 0 {
+		ids := make([]int64, n)
+		for i := range ids {
+			ids[i] = gid
+		}
+		cols = append(cols, &domain.Column{Kind: domain.KindInt64, Ints: ids})
+	}
+	return batchOf(o.out, cols, n)
+}
+
+// groupingID is Spark's grouping_id of a set: a bit per key, the first key
+// the highest, set when the key is not grouped (aggregated over).
+func groupingID(set []int, keys int) int64 {
+	var id int64
+	for k := 0; k < keys; k++ {
+		if !slices.Contains(set, k) {
+			id |= 1 << (keys - 1 - k)
+		}
+	}
+	return id
+}
+
+// groupingCall compiles grouping(key) (1 when the row aggregates over key)
+// and grouping_id() (the bits of every key) over the grouping id column.
+func groupingCall(e *FuncCall, name string, gid int, keyIndex map[string]int, keys int) (node, error) {
+	if gid < 0 {
+		return nil, planErr(domain.CodeUnsupportedQuery, e.Pos, "%s needs GROUPING SETS, ROLLUP or CUBE in GROUP BY", name)
+	}
+	col := &colNode{idx: gid, t: domain.TypeInt64}
+	if name == "grouping_id" {
+		if len(e.Args) != 0 {
+			return nil, wrongArgs(e, name, "0")
+		}
+		return col, nil
+	}
+	if len(e.Args) != 1 {
+		return nil, wrongArgs(e, name, "1")
+	}
+	k, ok := keyIndex[exprKey(e.Args[0])]
+	if !ok {
+		return nil, planErr(domain.CodeUnsupportedQuery, e.Args[0].Position(), "grouping(%s): the argument must be a GROUP BY key", Format(e.Args[0]))
+	}
+	shift := int64(keys - 1 - k)
+	return &fnNode{args: []node{col}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			out.Ints[i] = (v >> shift) & 1
+		}
+		return nil
+	}}, nil
 }
 
 // compileAggregate compiles an aggregate call whose arguments read the

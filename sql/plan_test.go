@@ -182,6 +182,12 @@ var planCases = []struct{ src, want string }{
 	{"SELECT cust, amount FROM orders ORDER BY amount LIMIT 2", "cust,amount|NULL,1;ann,5"},
 	{"SELECT region, count(*) FROM orders GROUP BY region ORDER BY count(*) DESC, region LIMIT 1", "region,count(1)|eu,2"},
 	{"SELECT count(DISTINCT INTERVAL 1 DAY * n) AS d, count(DISTINCT map('k', n)) AS m FROM nums", "d,m|3,4"},
+	{"SELECT region, cust, count(*) AS n FROM orders WHERE cust IS NOT NULL GROUP BY ROLLUP(region, cust) ORDER BY grouping_id(), region, cust",
+		"region,cust,n|NULL,cy,1;eu,ann,2;us,bob,1;NULL,NULL,1;eu,NULL,2;us,NULL,1;NULL,NULL,4"},
+	{"SELECT region, grouping(region) AS g, sum(amount) FROM orders GROUP BY CUBE(region) ORDER BY g, region", "region,g,sum(amount)|NULL,0,7.5;eu,0,15;us,0,21;NULL,1,43.5"},
+	{"SELECT cust, region, count(*) FROM orders WHERE id < 3 GROUP BY GROUPING SETS ((cust), (region), ()) ORDER BY 1, 2", "cust,region,count(1)|NULL,NULL,2;NULL,eu,1;NULL,us,1;ann,NULL,1;bob,NULL,1"},
+	{"SELECT region, count(*) FROM orders WHERE id > 100 GROUP BY region WITH ROLLUP", "region,count(1)|NULL,0"},
+	{"SELECT grouping(region) FROM orders GROUP BY region", "UNSUPPORTED_QUERY_FEATURE"},
 	// windows
 	{"SELECT id, row_number() OVER (PARTITION BY cust ORDER BY amount DESC) AS rn FROM orders WHERE cust = 'ann' ORDER BY id", "id,rn|1,1;3,2"},
 	{"SELECT id, rank() OVER (ORDER BY region) AS r, dense_rank() OVER (ORDER BY region) AS d FROM orders ORDER BY id", "id,r,d|1,2,2;2,4,3;3,2,2;4,1,1;5,4,3"},
