@@ -619,7 +619,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 		if in.Stream {
 			if main >= 0 {
 				return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: in.Pos,
-					Message: "a query that reads two streams (a stream-stream join or union) does not run yet"}
+					Message: "a query that reads two streams (a stream-stream join or union) does not run yet; for a union, write one flow per stream into the table (CREATE FLOW name AS INSERT INTO table BY NAME SELECT ... FROM STREAM(source))"}
 			}
 			main = i
 		}
