@@ -78,8 +78,11 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 		switch key {
 		case "header":
 			fo.Header = isTrue(v)
-		case "inferschema", "inferschemas", "schemaevolutionmode":
-			fo.InferSchema = key != "schemaevolutionmode" && isTrue(v)
+		case "inferschema", "inferschemas":
+			fo.InferSchema = isTrue(v)
+		case "schemaevolutionmode":
+			// new columns always go to _rescued_data: the schema is fixed
+			// when the pipeline loads
 		case "sep", "delimiter":
 			r := []rune(v)
 			if len(r) != 1 {

@@ -564,6 +564,7 @@ func (l *sqlLoader) declare() {
 			typ = domain.MaterializedView
 		}
 		l.p.addDataset(d, typ)
+		l.p.declared(ds.name, ds.file, ds.stmt.Pos)
 	}
 	for _, f := range l.flows {
 		if f.failed || f.plan == nil || f.target == nil || f.target.failed || f.target.kind == sql.View {
@@ -588,7 +589,18 @@ func (l *sqlLoader) declare() {
 			fl.Conf = f.conf
 		}
 		l.p.addFlow(fl, q)
+		if f.name != f.target.name {
+			l.p.declared(f.name, f.file, f.pos)
+		}
 	}
+}
+
+// declared records where a dataset or flow was declared.
+func (p *Pipeline) declared(name string, f *sqlFile, pos sql.Pos) {
+	if p.declaredAt == nil {
+		p.declaredAt = map[string]place{}
+	}
+	p.declaredAt[name] = place{File: f.Path, Line: pos.Line, Column: pos.Col}
 }
 
 func properties(p *sql.Properties) map[string]string {

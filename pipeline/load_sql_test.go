@@ -223,3 +223,21 @@ SELECT id, CAST(ts AS TIMESTAMP) AS ts, source FROM STREAM read_files('in', form
 		t.Errorf("t holds %v, want %s", got, want)
 	}
 }
+
+// Problems the engine's validation finds in SQL declarations carry the
+// place of the declaration.
+func TestLoadSQLValidationPlaces(t *testing.T) {
+	p, probs := loadSQL(t, t.TempDir(), `
+CREATE STREAMING TABLE t;
+CREATE MATERIALIZED VIEW m AS SELECT 1 AS x;
+CREATE FLOW f DEPENDS ON (nothing) AS INSERT INTO t BY NAME SELECT 1 AS x;
+`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	probs = p.Validate()
+	if len(probs) != 1 || probs[0].Code != domain.CodeUnknownDependsOn || probs[0].File != "f1.sql" || probs[0].Line != 4 ||
+		!strings.HasPrefix(probs[0].Message, "f1.sql:4:1: ") {
+		t.Fatalf("problems %v", probs)
+	}
+}

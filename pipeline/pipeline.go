@@ -35,6 +35,15 @@ type Pipeline struct {
 	datasets []*domain.Dataset
 	flows    []*domain.Flow
 	problems domain.Problems // found while declaring, reported by Resolve
+	// declaredAt places the datasets and flows declared in files (by
+	// LoadSQL), for the problems Resolve finds about them
+	declaredAt map[string]place
+}
+
+// place is a position in a definition file.
+type place struct {
+	File         string
+	Line, Column int
 }
 
 // New starts a pipeline declaration.

@@ -17,7 +17,23 @@ import (
 // the graph is nil when there is any.
 func (p *Pipeline) Resolve() (*domain.Graph, domain.Problems) {
 	r := resolver{p: p, problems: append(domain.Problems(nil), p.problems...)}
-	return r.resolve()
+	g, problems := r.resolve()
+	for _, e := range problems {
+		p.place(e)
+	}
+	return g, problems
+}
+
+// place gives a problem about a dataset or flow declared in a file (by the
+// SQL loader) the place of that declaration, when it has none.
+func (p *Pipeline) place(e *domain.Error) {
+	if e.File != "" || len(e.Names) == 0 {
+		return
+	}
+	if at, ok := p.declaredAt[e.Names[0]]; ok {
+		e.At(at.File, at.Line, at.Column)
+		e.Message = fmt.Sprintf("%s:%d:%d: %s", at.File, at.Line, at.Column, e.Message)
+	}
 }
 
 type resolver struct {
