@@ -363,10 +363,13 @@ type intBinNode struct {
 	pos  Pos
 	fi   func(a, b int64) (int64, domain.Code)
 	ff   func(a int64, b float64) (int64, domain.Code)
+	// try: a row that fails is NULL instead (try_add and the other try_
+	// forms of the operators).
+	try bool
 }
 
 func (n *intBinNode) typ() domain.Type { return n.t }
-func (n *intBinNode) mayFail() bool    { return true }
+func (n *intBinNode) mayFail() bool    { return !n.try || n.l.mayFail() || n.r.mayFail() }
 
 func (n *intBinNode) eval(b *domain.Batch) (*domain.Column, error) {
 	l, err := n.l.eval(b)
@@ -394,7 +397,9 @@ func (n *intBinNode) eval(b *domain.Batch) (*domain.Column, error) {
 		} else {
 			out.Ints[i], code = n.fi(l.Ints[i], r.Ints[i])
 		}
-		if code != "" {
+		if code != "" && n.try {
+			setNull(out, i)
+		} else if code != "" {
 			return nil, exprErr(code, n.pos, "%s %s %s: %s", l.Value(i), n.op, r.Value(i), codeWhy(code, n.t))
 		}
 	}

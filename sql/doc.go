@@ -1,12 +1,26 @@
 // Package sql is sluice's language: the SQL of Databricks / Spark declarative
 // pipelines, as real users write it. It is pure: it imports only the standard
-// library and domain, and knows nothing of pipelines.
+// library and domain, and knows nothing of pipelines (the pipeline package
+// turns a file's statements into datasets and flows).
 //
-// This part holds the front half: ${key} substitution, the lexer, the parser
-// and the syntax tree. ParseFile parses a .sql file or a notebook export into
-// a File of statements; ParseExpr parses one expression. Format and String
-// print any node back as canonical SQL, and parsing that text gives the same
-// tree.
+// It runs in four stages:
+//
+//   - Lexer and parser: ${key} substitution, tokens, the syntax tree.
+//     ParseFile parses a .sql file or a notebook export into a File of
+//     statements; ParseExpr parses one expression. Format and String print
+//     any node back as canonical SQL, and parsing that text gives the same
+//     tree.
+//   - Compiler: Compile (CompileSession, under a session time zone)
+//     resolves an expression against an input schema and type-checks it
+//     with Spark 4's ANSI rules.
+//   - Evaluator: a Compiled expression evaluates over a whole domain.Batch
+//     at a time, one typed loop per operator; lambdas and aggregates run a
+//     column at a time too.
+//   - Planner: PlanQuery resolves a query against a Catalog into a Plan of
+//     operators (scans, filters, projections, joins, aggregates, windows,
+//     generators, set operations, sorts, limits) that Run evaluates over
+//     batches; RowWiseIn says whether a plan can run on each micro-batch of
+//     a stream.
 //
 // # What is accepted
 //
@@ -16,7 +30,30 @@
 // BY NAME query, with DEPENDS ON); AUTO CDC and APPLY CHANGES with all their
 // clauses; SET; USE; and queries standing alone.
 //
-// # Caveats
+// Queries: SELECT with DISTINCT, * EXCEPT, WHERE, GROUP BY (ordinals,
+// aliases, ALL, GROUPING SETS, ROLLUP, CUBE) and HAVING, window functions with named windows and
+// QUALIFY, ORDER BY, LIMIT and OFFSET; joins (INNER, LEFT, RIGHT, FULL,
+// CROSS, LEFT SEMI, LEFT ANTI, NATURAL, USING, equi- and other conditions);
+// UNION, INTERSECT and EXCEPT / MINUS with or without ALL; WITH; scalar,
+// IN and EXISTS subqueries (not correlated); LATERAL VIEW [OUTER] and a
+// generator in the select list; VALUES; range(...); and table functions the
+// Catalog resolves (read_files in pipelines).
+//
+// # Functions
+//
+// Scalars are registered by the file of their family (builtins.go):
+// conditional (eval_funcs.go, fn_math.go), math and try_ arithmetic
+// (fn_math.go), strings (eval_funcs.go, fn_string.go, fn_string_more.go),
+// format_string (fn_format.go), regular expressions (fn_regex.go on
+// regex.go), hashes and encodings (fn_hash.go), dates, timestamps and
+// intervals (fn_date.go, fn_date_more.go), arrays, maps and structs
+// (fn_collection.go), higher-order functions with lambdas (lambda.go) and
+// JSON (fn_json.go). Aggregates are in agg.go and agg_*.go (all take
+// FILTER, and DISTINCT except with WITHIN GROUP), generators in generator.go (Compile refuses them
+// with UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS), ranking and offset
+// window functions in plan_window.go.
+//
+// # Caveats of the syntax
 //
 //   - ${key} is replaced before lexing, everywhere except inside -- and /* */
 //     comments; inside a string, \${key} is kept as text. Positions stay
@@ -38,53 +75,52 @@
 //     parse as column references; resolution treats them as calls.
 //   - The parser stops at the first error of a file.
 //
-// # Expressions
+// # Differences from Spark
 //
-// Compile resolves an expression against an input schema and type-checks it
-// with Spark 4's ANSI rules; the Compiled result evaluates over a whole
-// domain.Batch at a time, one typed loop per operator. Covered so far:
-// literals, columns and struct fields, + - * / % and unary minus,
-// comparisons (with <=>), AND / OR / NOT, IS [NOT] NULL | TRUE | FALSE |
-// UNKNOWN, IS [NOT] DISTINCT FROM, [NOT] IN (list), [NOT] BETWEEN, [NOT]
-// LIKE / ILIKE with ESCAPE, CASE, CAST / :: / TRY_CAST between bigint,
-// double, string, boolean, date and timestamp, and the functions coalesce,
-// nvl, ifnull, nullif, if, upper, lower, length, trim (all forms), ltrim,
-// rtrim, concat (and ||), substring / substr, abs, round, floor, ceil.
-// Anything else is NOT_IMPLEMENTED at compile time.
-//
-// Arrays, maps and structs (held as domain.Values): array, map, struct,
-// named_struct, map_from_arrays, subscripts (a[0], m['k'], st['f']),
-// element_at, size, the array_* and map_* functions, concat of arrays; the
-// higher-order functions with lambdas (transform, filter, exists, forall,
-// aggregate, zip_with, map_filter, transform_keys, transform_values,
-// array_sort with a comparator), whose body runs once per batch over the
-// flattened elements; and JSON: get_json_object, col:path, from_json,
-// to_json, schema_of_json, json_object_keys, json_array_length. Generators
-// (explode, posexplode, inline and their _outer forms, stack, json_tuple)
-// make rows: CompileGenerator compiles them, and Compile refuses them with
-// UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS.
-//
-// Differences from Spark, for now:
-//   - All integer types are bigint and DECIMAL is double: 1.5 is a double
-//     literal, CAST(x AS INT) gives a bigint without INT's range check.
-//   - upper follows Java for ß (SS) but not for Unicode's other one-to-many
-//     mappings; lower('İ') is 'i', not Java's 'i̇'.
-//   - TIMESTAMP is TIMESTAMP_LTZ (UTC microseconds); CompileSession sets
-//     the session time zone (spark.sql.session.timeZone, UTC by default)
-//     that renders timestamps, extracts their fields and reads strings
-//     without an offset. Casts that shared helpers (implicit, unify,
+//   - Types: all integer types are bigint and DECIMAL is double (1.5 is a
+//     double literal, CAST(x AS INT) gives a bigint without INT's range
+//     check, mod(2, 1.8) is 0.19999999999999996, sum and avg of decimals
+//     are doubles). TIMESTAMP and TIMESTAMP_NTZ are TIMESTAMP_LTZ (UTC
+//     microseconds); the session time zone (spark.sql.session.timeZone, UTC
+//     by default) renders timestamps, extracts their fields and reads
+//     strings without an offset. Casts that shared helpers (implicit, unify,
 //     asString) make take it only where a compiler method passes them to
 //     zoned; elsewhere they are UTC.
-//   - Intervals are of two kinds: year-month (INTERVAL YEAR, MONTH, YEAR TO
-//     MONTH) and day-time (every unit from DAY to SECOND), printed as YEAR
-//     TO MONTH and DAY TO SECOND; a day-only interval literal or date
-//     difference still adds to a date as days. make_interval mixing both
-//     kinds, sliding windows and casts to the narrower interval types are
-//     NOT_IMPLEMENTED. Datetime patterns: no week-based fields (w, W, Y, e,
-//     c, F) and no optional sections.
+//   - Intervals are year-month or day-time (printed as YEAR TO MONTH and DAY
+//     TO SECOND); a day-only interval literal or date difference still adds
+//     to a date as days. make_interval mixing both kinds, casts to the
+//     narrower interval types, sliding windows (window with a slide other
+//     than its duration) and sequence of timestamps or with interval steps
+//     are NOT_IMPLEMENTED; sequence builds at most 2^20 elements.
+//   - Datetime patterns: no week-based fields (w, W, Y, e, c, F), no zone
+//     names O, no optional sections (INVALID_DATETIME_PATTERN).
+//   - Regular expressions are Java's syntax run by Go's RE2 (regex.go):
+//     lookahead, lookbehind, backreferences, possessive quantifiers, atomic
+//     groups, class unions and intersections, the escapes \G \Z \R \X \h \H
+//     \v \V \e \c \N and inline flags other than i, m and s are
+//     UNSUPPORTED_REGEX rather than a different match. Left: with the i flag
+//     RE2 folds all of Unicode (Java only ASCII), \s does not match \x0B,
+//     with m only \n breaks lines, \b is ASCII, and regexp_replace counts
+//     positions in characters, not UTF-16 units.
+//   - format_string supports %s %S %d %x %X %o %f %c %b %B %n %% with the
+//     flags - + space 0 , and argument indexes; anything else (%e, %g, %t,
+//     %h, #, () is UNSUPPORTED_FORMAT_STRING.
+//   - approx_count_distinct and percentile_approx are exact (within any
+//     error bound, but their memory grows with the data). Where Spark's
+//     answer depends on the order rows arrive in (collect_list, first,
+//     last, any_value, listagg without WITHIN GROUP, max_by of equal keys,
+//     mode of equally frequent values), sluice gives one of Spark's
+//     possible answers.
+//   - rand(seed) restarts its sequence for every batch and differs from
+//     Spark's values; without a seed every evaluation draws new values.
+//   - lpad, rpad and repeat stop at a smaller length than Spark's 2 GiB
+//     (INVALID_PARAMETER_VALUE.LENGTH).
+//   - upper follows Java for ß (SS) but not for Unicode's other one-to-many
+//     mappings; lower('İ') is 'i', not Java's 'i̇'.
+//   - The JSON functions (from_json, to_json, schema_of_json) take no
+//     options; maps refuse duplicate keys (Spark's default policy).
+//   - Queries: no correlated subqueries, LATERAL subqueries, RANGE frames
+//     with offsets, PIVOT, TABLESAMPLE, SORT BY or CLUSTER BY.
 //   - A row-level error stops the whole batch at the first offending row,
 //     as Spark stops the query.
-//   - sequence takes whole-number steps only (days for dates; no intervals,
-//     no timestamps) and builds at most 2^20 elements; the JSON functions
-//     take no options; maps refuse duplicate keys (Spark's default policy).
 package sql

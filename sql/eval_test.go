@@ -171,6 +171,8 @@ var evalCases = []struct{ src, want string }{
 	{"nullif(2, 2)", "bigint:NULL"}, {"nullif(i, 2)", "bigint:5"}, {"nullif(n, 2)", "bigint:NULL"}, {"nullif(i, n)", "bigint:5"},
 	{"if(1 < 2, 'a', 'b')", "string:'a'"}, {"if(nb, 'a', 'b')", "string:'b'"}, {"if(z = 0, 0, i / z)", "double:0.0"},
 	{"if(i, 1, 2)", "DATATYPE_MISMATCH"}, {"if(b, 1)", "WRONG_NUM_ARGS"},
+	{"iff(1 < 2, 'a', 'b')", "string:'a'"}, {"iff(nb, 'a', 'b')", "string:'b'"}, {"iff(b, i, n)", "bigint:5"},
+	{"iff(i, 1, 2)", "DATATYPE_MISMATCH"}, {"iff(b, 1)", "WRONG_NUM_ARGS"},
 	// string functions
 	{"upper('SparkSql')", "string:'SPARKSQL'"}, {"lower('SparkSql')", "string:'sparksql'"}, {"upper(u)", "string:'ÄRGER ÜBER Ĳ'"},
 	{"lower(u)", "string:'ärger über ĳ'"}, {"upper(ns)", "string:NULL"}, {"upper(e)", "string:''"}, {"ucase(i)", "string:'5'"},

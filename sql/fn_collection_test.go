@@ -177,6 +177,16 @@ var collectionCases = []struct{ src, want string }{
 	{"array_distinct(array(u, 'Ärger über Ĳ', e, ''))", "array<string>:[Ärger über Ĳ, ]"},
 	{"map(u, 1)[u]", "bigint:1"},
 	{"st:a", "DATATYPE_MISMATCH"},
+	// reverse of arrays; strings are in stringFnCases
+	{"reverse(array(2, 1, 4, 3))", "array<bigint>:[3, 4, 1, 2]"},
+	{"reverse(array('a', NULL, 'b'))", "array<string>:[b, NULL, a]"},
+	{"reverse(array())", "array<null>:[]"},
+	{"reverse(array(array(1, 2), NULL))", "array<array<bigint>>:[NULL, [1, 2]]"},
+	{"reverse(slice(array(1), n, 1))", "array<bigint>:NULL"},
+	{"reverse(reverse(array(1, 2, 3)))", "array<bigint>:[1, 2, 3]"},
+	{"reverse(split('a,b,c', ','))", "array<string>:[c, b, a]"},
+	{"reverse(map(1, 2))", "DATATYPE_MISMATCH"},
+	{"reverse(NULL)", "string:NULL"},
 }
 
 func TestCollectionFunctions(t *testing.T) { checkCollCases(t, collectionCases) }

@@ -296,6 +296,8 @@ var sessionCases = []struct{ zone, src, want string }{
 	{"America/Los_Angeles", "date_format(ts, 'yyyy-MM-dd HH:mm XXX z')", "string:'2024-02-29 05:14 -08:00 PST'"},
 	{"America/Los_Angeles", "current_date()", "date:2024-03-10"},
 	{"America/Los_Angeles", "current_timestamp()", "timestamp:2024-03-10T09:30:00Z"},
+	{"America/Los_Angeles", "now()", "timestamp:2024-03-10T09:30:00Z"},
+	{"UTC", "now() = current_timestamp()", "boolean:true"},
 	{"Asia/Tokyo", "current_date", "date:2024-03-10"},
 	{"-10:00", "current_date()", "date:2024-03-09"},
 	// the gap: 02:30 does not exist and moves forward to 03:30 PDT

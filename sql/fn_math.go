@@ -208,15 +208,32 @@ var tryOps = map[string]string{"try_add": "+", "try_subtract": "-", "try_multipl
 
 // compileTryArith: the try_ forms of + - * / % type as the operators do and
 // give NULL where the operator fails with an overflow or a division by zero.
-// Spark's try_add also adds intervals to dates; sluice has no intervals, so
-// that is a DATATYPE_MISMATCH.
+// Datetime and interval arithmetic (a date plus days or an interval, an
+// interval times a number) is NULL where the operator's result overflows.
 func compileTryArith(c *compiler, e *FuncCall, name string) (node, error) {
 	op := tryOps[name]
 	n, err := c.arith(&Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]})
 	if err != nil {
 		return nil, err
 	}
-	a := n.(*arithNode)
+	var a *arithNode
+	switch n := n.(type) {
+	case *arithNode:
+		a = n
+	case *intBinNode:
+		t := *n
+		t.try = true
+		return &t, nil
+	case dayOnly:
+		if ib, ok := n.node.(*intBinNode); ok {
+			t := *ib
+			t.try = true
+			return dayOnly{&t}, nil
+		}
+	}
+	if a == nil {
+		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s of these argument types is not supported yet", name)
+	}
 	return &fnNode{args: []node{a.l, a.r}, t: a.t, body: func(out *domain.Column, cols []*domain.Column) error {
 		l, r := cols[0], cols[1]
 		if out.Kind == domain.KindFloat64 {

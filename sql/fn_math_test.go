@@ -30,6 +30,18 @@ var mathFnCases = []struct{ src, want string }{
 	{"try_divide(n, 0)", "double:NULL"}, {"try_divide(i, z)", "double:NULL"}, {"try_divide(i, '2')", "double:2.5"},
 	{"try_mod(3, 2)", "bigint:1"}, {"try_mod(2, 0)", "bigint:NULL"}, {"try_mod(d, 0)", "double:NULL"}, {"try_mod(-big - 1, -1)", "bigint:0"},
 	{"try_mod(-7, 3)", "bigint:-1"}, {"try_add('a', 1)", "CAST_INVALID_INPUT"},
+	// try_ arithmetic of dates, timestamps and intervals (Spark's examples, then overflows)
+	{"try_add(date'2021-01-01', 1)", "date:2021-01-02"}, {"try_add(date'2021-01-01', interval 1 year)", "date:2022-01-01"},
+	{"try_add(timestamp'2021-01-01 00:00:00', interval 1 day)", "timestamp:2021-01-02T00:00:00Z"},
+	{"try_add(interval 1 year, interval 2 year)", "interval year to month:INTERVAL '3-0' YEAR TO MONTH"},
+	{"try_subtract(date'2021-01-02', 1)", "date:2021-01-01"}, {"try_subtract(date'2021-01-01', interval 1 year)", "date:2020-01-01"},
+	{"try_subtract(timestamp'2021-01-02 00:00:00', interval 1 day)", "timestamp:2021-01-01T00:00:00Z"},
+	{"try_multiply(interval 2 year, 3)", "interval year to month:INTERVAL '6-0' YEAR TO MONTH"},
+	{"try_multiply(interval 178956970 years, 2)", "interval year to month:NULL"},
+	{"try_divide(interval 2 month, 2)", "interval year to month:INTERVAL '0-1' YEAR TO MONTH"},
+	{"try_divide(interval 1 day, 0)", "interval day to second:NULL"}, {"try_add(dt, n)", "date:NULL"},
+	{"try_add(timestamp'9999-12-31 00:00:00', interval 106751991 day)", "timestamp:NULL"},
+	{"try_add(dt, ts)", "DATATYPE_MISMATCH"},
 	// mod, pmod
 	{"mod(2, 1.8)", "double:0.19999999999999996"}, {"mod(7, 3)", "bigint:1"}, {"mod(-7, 3)", "bigint:-1"}, {"mod(i, 0)", "DIVIDE_BY_ZERO"},
 	{"mod(n, 0)", "bigint:NULL"}, {"pmod(10, 3)", "bigint:1"}, {"pmod(-10, 3)", "bigint:2"}, {"pmod(10, -3)", "bigint:1"},
@@ -68,7 +80,8 @@ func TestMathFunctionsRows(t *testing.T) {
 		"least(d, i)", "greatest(dt, ts)", "nullifzero(z)", "nullifzero(i)", "zeroifnull(n)", "zeroifnull(d)",
 		"try_add(i, big)", "try_subtract(big, n)", "try_multiply(big, z)", "try_divide(i, z)", "try_mod(big, z)",
 		"try_mod(i, n)", "mod(i, 7)", "pmod(big, 7)", "pow(d, i)", "sqrt(d)", "ln(z)", "log(i, d)", "log10(i)",
-		"sign(big)", "bround(d, 1)", "bround(big, -2)", "exp(d)",
+		"sign(big)", "bround(d, 1)", "bround(big, -2)", "exp(d)", "try_add(dt, n)", "try_add(ts, interval 1 month)",
+		"try_multiply(interval 1 day, big)",
 	})
 }
 

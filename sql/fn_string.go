@@ -2,6 +2,7 @@ package sql
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -484,14 +485,33 @@ func compileRepeat(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileReverse: reverse of a string, by characters. Arrays are reversed
 // by the array functions.
-func compileReverse(c *compiler, e *FuncCall, _ string) (node, error) {
-	return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) {
-		r := []rune(in.Strs[i])
-		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
-			r[a], r[b] = r[b], r[a]
+// compileReverse: reverse(s) reverses the characters of a string and
+// reverse(a) the elements of an array.
+func compileReverse(c *compiler, e *FuncCall, name string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if x.typ().Kind == domain.KindList {
+		return &valuesNode{args: []node{x}, t: x.typ(), row: func(a []domain.Value) (domain.Value, error) {
+			out := slices.Clone(a[0].AsList())
+			slices.Reverse(out)
+			return domain.List(out...), nil
+		}}, nil
+	}
+	if x, err = asString(x, e.Args[0].Position(), name); err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{x}, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if !isNullAt(out.Nulls, i) {
+				r := []rune(s)
+				slices.Reverse(r)
+				out.Strs[i] = string(r)
+			}
 		}
-		out.Strs[i] = string(r)
-	})
+		return nil
+	}}, nil
 }
 
 // compileASCII: ascii(s) is the code point of the first character, 0 for the empty string.

@@ -69,6 +69,6 @@ func TestStringFunctionsRows(t *testing.T) {
 		"initcap(u)", "left(s, i)", "right(u, 3)", "concat_ws(',', s, ns, u)", "concat_ws(ns, s)", "replace(s, 'S', ns)",
 		"translate(u, 'ß', 's')", "split_part(s, ' ', 1)", "instr(u, 'ß')", "locate('S', s, z)", "position(e, ns)",
 		"contains(s, ns)", "startswith(u, 'ß')", "lpad(s, i, ns)", "rpad(u, 12, '-')", "repeat(ns, i)", "reverse(u)",
-		"ascii(u)", "chr(i)", "btrim(e)",
+		"ascii(u)", "chr(i)", "btrim(e)", "reverse(array(s, ns, u))", "reverse(split(u, ' '))",
 	})
 }
