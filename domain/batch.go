@@ -307,6 +307,31 @@ func Concat(batches ...*Batch) (*Batch, error) {
 	return out, nil
 }
 
+// ConcatByPosition stacks batches whose columns match schema by position
+// (SQL's UNION ALL): names do not matter, kinds must match the schema's.
+func ConcatByPosition(schema Schema, batches ...*Batch) (*Batch, error) {
+	total := 0
+	for _, b := range batches {
+		if len(b.Columns) != len(schema.Fields) {
+			return nil, fmt.Errorf("a batch of %d columns stacked under a schema of %d", len(b.Columns), len(schema.Fields))
+		}
+		for j, c := range b.Columns {
+			if k := schema.Fields[j].Type.Kind; c.Kind != k && c.Kind != KindNull {
+				return nil, fmt.Errorf("column %d is %s in a batch stacked under %s", j+1, c.Kind, k)
+			}
+		}
+		total += b.Len()
+	}
+	out := NewBatch(schema, total)
+	for j := range schema.Fields {
+		for _, b := range batches {
+			appendColumn(out.Columns[j], b.Columns[j], b.Len())
+		}
+	}
+	out.rows = total
+	return out, nil
+}
+
 func unifySchemas(parts []*Batch) (Schema, error) {
 	var fields []Field
 	for bi, b := range parts {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -361,5 +362,22 @@ func TestBatchOf(t *testing.T) {
 				t.Errorf("error %q does not mention %q", err, tt.msg)
 			}
 		})
+	}
+}
+
+func TestConcatByPosition(t *testing.T) {
+	a := NewBatch(NewSchema(Field{Name: "x", Type: TypeInt64}, Field{Name: "x", Type: TypeString}), 1)
+	_ = a.AppendRow(Int(1), String("a"))
+	b := NewBatch(NewSchema(Field{Name: "y", Type: TypeInt64}, Field{Name: "z", Type: TypeString}), 1)
+	_ = b.AppendRow(Int(2), Null())
+	out, err := ConcatByPosition(a.Schema, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(out.Rows()); got != "[[1 a] [2 NULL]]" {
+		t.Fatalf("rows %s", got)
+	}
+	if _, err := ConcatByPosition(a.Schema, a, NewBatch(NewSchema(Field{Name: "y", Type: TypeInt64}), 0)); err == nil {
+		t.Fatal("a batch of another width was stacked")
 	}
 }

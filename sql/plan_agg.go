@@ -341,12 +341,7 @@ func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 		}
 		parts = append(parts, part)
 	}
-	out, err := domain.Concat(parts...)
-	if err != nil {
-		return nil, err
-	}
-	out.Schema = o.out
-	return out, nil
+	return domain.ConcatByPosition(o.out, parts...)
 }
 
 // group computes the aggregates of b grouped by the keys of set; the other

@@ -490,11 +490,10 @@ func (o *setOpOp) run(rs *runState) (*domain.Batch, error) {
 		return nil, err
 	}
 	if o.op == "UNION" {
-		u, err := domain.Concat(lb, rb)
+		u, err := domain.ConcatByPosition(o.out, lb, rb)
 		if err != nil {
 			return nil, err
 		}
-		u.Schema = o.out
 		if o.all {
 			return u, nil
 		}
