@@ -585,7 +585,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	order := append([]int{main}, others(len(inputs), main)...)
 	q := domain.Query{Input: inputs[main]}
-	run := &planRun{plan: p, order: order}
+	run := &planRun{plan: p, order: order, file: f.file}
 	if len(p.Inputs) <= 1 {
 		q.Transforms = []domain.Transform{run}
 	} else {
@@ -616,17 +616,21 @@ func (l *sqlLoader) input(in sql.Input) domain.Input {
 
 // planRun runs a plan over a micro-batch (as a transform) or over the
 // batches of all its inputs (as a combiner); order maps the query's inputs
-// (main first) to the plan's.
+// (main first) to the plan's. file is the flow's file: a row-level error
+// (a cast, an overflow, a division by zero) is placed in it.
 type planRun struct {
 	plan  *sql.Plan
 	order []int
+	file  *sqlFile
 }
 
 func (r *planRun) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
 	if len(r.plan.Inputs) == 0 {
-		return r.plan.Run(nil) // the batch is the constant source's empty row
+		out, err := r.plan.Run(nil) // the batch is the constant source's empty row
+		return out, r.locate(err)
 	}
-	return r.plan.Run([]*domain.Batch{b})
+	out, err := r.plan.Run([]*domain.Batch{b})
+	return out, r.locate(err)
 }
 
 func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.Batch, error) {
@@ -634,7 +638,19 @@ func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.B
 	for k, i := range r.order {
 		in[i] = batches[k]
 	}
-	return r.plan.Run(in)
+	out, err := r.plan.Run(in)
+	return out, r.locate(err)
+}
+
+// locate places an error of an expression at its position in the flow's
+// file, with the file's name and line, rather than the compiler's
+// placeholder name.
+func (r *planRun) locate(err error) error {
+	var se *sql.Error
+	if err == nil || r.file == nil || !errors.As(err, &se) {
+		return err
+	}
+	return sql.Locate(se, r.file.Path, r.file.Text)
 }
 
 // constantSource is the input of a query that reads no table: one range,

@@ -173,3 +173,23 @@ CREATE OR REFRESH STREAMING TABLE clean (
 		t.Errorf("misspelt column: %v", probs)
 	}
 }
+
+// A row-level error of a flow names the flow's file and the line of the
+// expression, for a flow reading one input and for one joining two.
+func TestLoadSQLRowErrorPlacedInFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "qty": 0, "n": "x7"}`+"\n")
+	for _, c := range []struct{ sql, where, code string }{
+		{"CREATE OR REFRESH STREAMING TABLE t AS\nSELECT id,\n  10 / qty AS per\nFROM STREAM read_files('in', format => 'json');", "f1.sql:3:6:", "DIVIDE_BY_ZERO"},
+		{"CREATE MATERIALIZED VIEW m AS\nSELECT a.id,\n    CAST(b.n AS INT) AS n\nFROM read_files('in', format => 'json') a JOIN read_files('in', format => 'json') b ON a.id = b.id;", "f1.sql:3:5:", "CAST_INVALID_INPUT"},
+	} {
+		p, probs := loadSQL(t, dir, c.sql)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		res := newHarness(t).run(p, processors.Options{Development: true})
+		if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.Code(c.code) || !strings.Contains(res.Err.Error(), c.where) {
+			t.Errorf("%s: %s %v, want %s at %s", c.sql, res.State, res.Err, c.code, c.where)
+		}
+	}
+}
