@@ -1,0 +1,309 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The end-to-end tests of SQL pipelines: the sluice binary on the pipelines
+// under testdata/sql, each a pipeline.yaml, .sql files and data.
+
+// newSQLPipeline copies testdata/sql/name into a fresh directory.
+func newSQLPipeline(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "sql", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editFile replaces old with new in a file of the pipeline, once.
+func editFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), old) {
+		t.Fatalf("%s does not hold %q", path, old)
+	}
+	writeFile(t, path, strings.Replace(string(text), old, new, 1))
+}
+
+// sqlEvents is `sluice events --format jsonl` with args, decoded.
+func sqlEvents(t *testing.T, dir string, args ...string) []event {
+	t.Helper()
+	out := must(t, 0, sluice, dir, append([]string{"events", "--format", "jsonl"}, args...)...).stdout
+	var evs []event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var ev event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("events line %q: %v", line, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// flowProgress is the details of a flow_progress event.
+type flowProgress struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Metrics struct {
+		NumOutputRows int64 `json:"num_output_rows"`
+		NumBatches    int64 `json:"num_batches"`
+	} `json:"metrics"`
+	DataQuality *struct {
+		DroppedRecords int64 `json:"dropped_records"`
+		Expectations   []struct {
+			Name          string `json:"name"`
+			Dataset       string `json:"dataset"`
+			PassedRecords int64  `json:"passed_records"`
+			FailedRecords int64  `json:"failed_records"`
+		} `json:"expectations"`
+	} `json:"data_quality"`
+}
+
+// progress is one flow_progress event of a flow, with its seq.
+type progress struct {
+	seq uint64
+	flowProgress
+	err *struct{ Code, Message, Hint string }
+}
+
+// flowProgresses gives the flow_progress events of an update ("last" or an
+// id) by flow, in log order.
+func flowProgresses(t *testing.T, dir, update string) map[string][]progress {
+	t.Helper()
+	out := map[string][]progress{}
+	for _, ev := range sqlEvents(t, dir, "--type", "flow_progress", "--update", update) {
+		var fp flowProgress
+		if err := json.Unmarshal(ev.Details["flow_progress"], &fp); err != nil {
+			t.Fatal(err)
+		}
+		flow := ev.Origin["flow_name"].(string)
+		out[flow] = append(out[flow], progress{seq: ev.Seq, flowProgress: fp, err: ev.Error})
+	}
+	return out
+}
+
+// final is each flow's last status in an update: "STATUS" or
+// "STATUS (REASON)".
+func final(fps map[string][]progress) map[string]string {
+	out := map[string]string{}
+	for flow, ps := range fps {
+		p := ps[len(ps)-1]
+		out[flow] = p.Status
+		if p.Reason != "" {
+			out[flow] += " (" + p.Reason + ")"
+		}
+	}
+	return out
+}
+
+// seqOf is the seq of a flow's first event with status in an update.
+func seqOf(t *testing.T, fps map[string][]progress, flow, status string) uint64 {
+	t.Helper()
+	for _, p := range fps[flow] {
+		if p.Status == status {
+			return p.seq
+		}
+	}
+	t.Fatalf("flow %s has no %s event: %+v", flow, status, fps[flow])
+	return 0
+}
+
+// tableRows is `sluice table NAME --format jsonl` with args.
+func tableRows(t *testing.T, dir, table string, args ...string) string {
+	t.Helper()
+	return must(t, 0, sluice, dir, append([]string{"table", table, "--format", "jsonl"}, args...)...).stdout
+}
+
+func lines(s string) int { return strings.Count(s, "\n") }
+
+func wantFinal(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for flow, st := range want {
+		if got[flow] != st {
+			t.Errorf("%s: flow %s is %q, want %q (all: %v)", what, flow, got[flow], st, got)
+		}
+	}
+}
+
+// TestSQLTablesAndEvents runs an SQL pipeline (a streaming table from
+// read_files with expectations, a temporary view, a materialized view with a
+// join and an aggregate) and reads its tables and events back.
+func TestSQLTablesAndEvents(t *testing.T) {
+	dir := newSQLPipeline(t, "shop")
+	r := must(t, 0, sluice, dir, "run")
+	for _, s := range []string{"flows: 2 COMPLETED", "rows written: by_country 3, orders 5"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("run's stderr does not say %q:\n%s", s, r.stderr)
+		}
+	}
+	golden(t, "sql_shop_orders.jsonl", tableRows(t, dir, "orders"))
+	golden(t, "sql_shop_by_country.jsonl", tableRows(t, dir, "by_country"))
+	golden(t, "sql_shop_by_country.table", must(t, 0, sluice, dir, "table", "by_country").stdout)
+	golden(t, "sql_shop_events_orders.jsonl", normalize(must(t, 0, sluice, dir, "events", "--flow", "orders", "--format", "jsonl").stdout, dir))
+
+	evs := sqlEvents(t, dir)
+	datasets := map[string]bool{}
+	for i, ev := range evs {
+		if ev.Seq != uint64(i+1) || ev.ID == "" || ev.Timestamp.IsZero() || ev.Level == "" || ev.Message == "" || ev.Details[ev.Type] == nil {
+			t.Errorf("event %d has an incomplete envelope: %+v", i, ev)
+		}
+		if ev.Origin["pipeline_name"] != "shop" {
+			t.Errorf("event %d: origin %v", ev.Seq, ev.Origin)
+		}
+		if ev.Type == "dataset_definition" {
+			datasets[ev.Origin["dataset_name"].(string)] = true
+		}
+	}
+	// The temporary view is inlined into its reader: no dataset, no table.
+	if len(datasets) != 2 || !datasets["orders"] || !datasets["by_country"] {
+		t.Errorf("datasets defined: %v, want orders and by_country", datasets)
+	}
+	r = must(t, 2, sluice, dir, "table", "customers")
+	if !strings.Contains(r.stderr, "TABLE_OR_VIEW_NOT_FOUND") {
+		t.Errorf("table customers (a temporary view):\n%s", r.stderr)
+	}
+
+	// The expectations: one row without a customer dropped, one with a
+	// quantity of 0 kept and counted.
+	fps := flowProgresses(t, dir, "last")
+	last := fps["orders"][len(fps["orders"])-1]
+	if last.Status != "COMPLETED" || last.Metrics.NumOutputRows != 5 || last.DataQuality == nil {
+		t.Fatalf("the last flow_progress of orders: %+v", last)
+	}
+	dq := last.DataQuality
+	got := map[string][2]int64{}
+	for _, e := range dq.Expectations {
+		if e.Dataset != "orders" {
+			t.Errorf("expectation %s of dataset %q", e.Name, e.Dataset)
+		}
+		got[e.Name] = [2]int64{e.PassedRecords, e.FailedRecords}
+	}
+	if dq.DroppedRecords != 1 || len(got) != 2 || got["has_customer"][1] != 1 || got["enough_qty"][1] != 1 ||
+		got["has_customer"][0]+got["has_customer"][1] != 6 || got["enough_qty"][0]+got["enough_qty"][1] != 6 {
+		t.Errorf("data_quality of orders: dropped %d, expectations (passed, failed) %v", dq.DroppedRecords, got)
+	}
+	if st := final(fps)["by_country"]; st != "COMPLETED" {
+		t.Errorf("by_country: %s", st)
+	}
+	must(t, 0, sluice, dir, "replay", "--verify")
+
+	// A second run with nothing new: the view is not recomputed, the
+	// tables are unchanged.
+	must(t, 0, sluice, dir, "run")
+	if fp := flowProgresses(t, dir, "last")["by_country"]; fp[len(fp)-1].Metrics.NumBatches != 0 {
+		t.Errorf("by_country was recomputed with no new input: %+v", fp[len(fp)-1])
+	}
+	golden(t, "sql_shop_by_country.jsonl", tableRows(t, dir, "by_country"))
+}
+
+// TestSQLValidateProblems validates a pipeline with problems in three files
+// at once: each has its code, message, file, line, column and hint.
+func TestSQLValidateProblems(t *testing.T) {
+	dir := newSQLPipeline(t, "broken")
+	r := must(t, 2, sluice, dir, "validate", "--format", "json")
+	golden(t, "sql_validate_problems.json", normalize(r.stdout, dir))
+	var problems []struct {
+		Code, Message, File, Hint string
+		Line, Column              int
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &problems); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	codes := map[string]string{}
+	for _, p := range problems {
+		if p.Code == "" || p.Message == "" || p.File == "" || p.Line == 0 || p.Column == 0 || p.Hint == "" {
+			t.Errorf("incomplete problem: %+v", p)
+		}
+		codes[p.Code] = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	}
+	for code, at := range map[string]string{
+		"UNRESOLVED_COLUMN":       "ingest.sql:3:15",
+		"TABLE_OR_VIEW_NOT_FOUND": "ingest.sql:7:39",
+		"NOT_IMPLEMENTED":         "ingest.sql:11:1",
+		"PARSE_SYNTAX_ERROR":      "syntax.sql:3:1",
+		"DATATYPE_MISMATCH":       "types.sql:3:21",
+		"WRONG_NUM_ARGS":          "types.sql:7:8",
+	} {
+		if codes[code] != at {
+			t.Errorf("%s at %q, want %s", code, codes[code], at)
+		}
+	}
+	// The text form, on stderr, for people.
+	r = must(t, 2, sluice, dir, "validate")
+	for _, s := range []string{"6 problem(s)", "ingest.sql:3:15", "did you mean `customer`?", "did you mean SELECT?", "hint:"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("validate's text does not say %q:\n%s", s, r.stderr)
+		}
+	}
+	// Neither validate nor a refused run touches the storage.
+	must(t, 2, sluice, dir, "run")
+	if _, err := os.Stat(filepath.Join(dir, ".sluice")); !os.IsNotExist(err) {
+		t.Errorf("an invalid pipeline got a storage: %v", err)
+	}
+
+	// A bad field of pipeline.yaml.
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: broken\ndevelopement: true\n")
+	r = must(t, 2, sluice, dir, "validate", "--format", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &problems); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if len(problems) == 0 || problems[0].Code != "PIPELINE_CONFIG_INVALID" || !strings.HasSuffix(problems[0].File, "pipeline.yaml") ||
+		problems[0].Line != 2 || problems[0].Column != 1 || !strings.Contains(problems[0].Message, "did you mean development?") || problems[0].Hint == "" {
+		t.Errorf("a bad pipeline.yaml field: %+v", problems)
+	}
+}
+
+// TestSQLAsOf reads SQL tables as of a seq and a time between two runs.
+func TestSQLAsOf(t *testing.T) {
+	dir := newSQLPipeline(t, "shop")
+	must(t, 0, sluice, dir, "run")
+	evs := sqlEvents(t, dir)
+	seq := strconv.FormatUint(evs[len(evs)-1].Seq, 10)
+	orders, byCountry := tableRows(t, dir, "orders"), tableRows(t, dir, "by_country")
+	time.Sleep(20 * time.Millisecond)
+	between := time.Now().UTC().Format(time.RFC3339Nano)
+	time.Sleep(20 * time.Millisecond)
+	writeFile(t, filepath.Join(dir, "data", "orders", "part-0002.json"),
+		`{"id": 7, "customer": "bob", "qty": 2, "price": "5.00", "ts": "2026-12-04T08:00:00Z"}`+"\n")
+	must(t, 0, sluice, dir, "run")
+	if got := tableRows(t, dir, "orders"); lines(got) != 6 || !strings.HasPrefix(got, orders) {
+		t.Errorf("orders after the second run:\n%s", got)
+	}
+	if got := tableRows(t, dir, "by_country"); got == byCountry {
+		t.Errorf("by_country was not recomputed:\n%s", got)
+	}
+	for _, at := range []string{seq, between} {
+		if got := tableRows(t, dir, "orders", "--as-of", at); got != orders {
+			t.Errorf("orders as of %s:\n%s\nwant\n%s", at, got, orders)
+		}
+		if got := tableRows(t, dir, "by_country", "--as-of", at); got != byCountry {
+			t.Errorf("by_country as of %s:\n%s\nwant\n%s", at, got, byCountry)
+		}
+	}
+	must(t, 2, sluice, dir, "table", "orders", "--as-of", "2000-01-01")
+}
