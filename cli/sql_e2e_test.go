@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -275,6 +276,190 @@ func TestSQLValidateProblems(t *testing.T) {
 	if len(problems) == 0 || problems[0].Code != "PIPELINE_CONFIG_INVALID" || !strings.HasSuffix(problems[0].File, "pipeline.yaml") ||
 		problems[0].Line != 2 || problems[0].Column != 1 || !strings.Contains(problems[0].Message, "did you mean development?") || problems[0].Hint == "" {
 		t.Errorf("a bad pipeline.yaml field: %+v", problems)
+	}
+}
+
+// TestSQLRowErrors fails an SQL flow on a row-level error: exit 1, stderr
+// names the code, the flow, the .sql file and line of the expression and the
+// values; nothing of the batch is committed. After the fix, --refresh-failed
+// reruns the flow.
+func TestSQLRowErrors(t *testing.T) {
+	bad := `{"id": 3, "code": "x7", "qty": 0, "amount": 5, "big": 9223372036854775800}` + "\n"
+	for _, c := range []struct {
+		pipeline, table, flow string
+		want                  []string // in stderr
+		file, old, new        string   // the fix
+		fixed                 string   // the bad row, after the fix
+	}{
+		{"cast_error", "orders", "orders", []string{"[CAST_INVALID_INPUT]", "orders.sql:4:3:", "'x7'", "try_cast"},
+			"orders.sql", "CAST(code AS INT)", "TRY_CAST(code AS INT)", `{"id":3,"code":null}`},
+		{"divide_by_zero", "orders", "orders", []string{"[DIVIDE_BY_ZERO]", "orders.sql:4:10:", "5.0 / 0.0", "try_divide"},
+			"orders.sql", "amount / qty", "try_divide(amount, qty)", `{"id":3,"amount":5,"unit":null}`},
+		// a materialized view joining two inputs
+		{"overflow", "totals", "totals", []string{"[ARITHMETIC_OVERFLOW]", "totals.sql:4:14:", "9223372036854775800 + 30", "overflows bigint"},
+			"totals.sql", "o.big + l.cap", "try_add(o.big, l.cap)", `{"id":3,"cap":30,"total":null}`},
+	} {
+		t.Run(c.pipeline, func(t *testing.T) {
+			dir := newSQLPipeline(t, c.pipeline)
+			must(t, 0, sluice, dir, "run")
+			before := tableRows(t, dir, c.table)
+			if lines(before) != 2 {
+				t.Fatalf("%s after the first run:\n%s", c.table, before)
+			}
+			writeFile(t, filepath.Join(dir, "data", "orders", "part-0002.json"), bad)
+			r := must(t, 1, sluice, dir, "run")
+			for _, s := range append(c.want, fmt.Sprintf("flow %q failed", c.flow), "hint:", "FAILED") {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("stderr does not say %q:\n%s", s, r.stderr)
+				}
+			}
+			if strings.Contains(r.stderr, "expression:") {
+				t.Errorf("the error is not placed in the .sql file:\n%s", r.stderr)
+			}
+			if got := tableRows(t, dir, c.table); got != before {
+				t.Errorf("the failed batch was committed: %s is\n%s\nwas\n%s", c.table, got, before)
+			}
+			fp := flowProgresses(t, dir, "last")[c.flow]
+			if last := fp[len(fp)-1]; last.Status != "FAILED" || last.err == nil || !strings.Contains(c.want[0], last.err.Code) || last.err.Hint == "" {
+				t.Errorf("the last flow_progress of %s: %+v %+v", c.flow, last, last.err)
+			}
+			editFile(t, filepath.Join(dir, c.file), c.old, c.new)
+			must(t, 0, sluice, dir, "run", "--refresh-failed")
+			if st := final(flowProgresses(t, dir, "last"))[c.flow]; st != "COMPLETED" {
+				t.Errorf("--refresh-failed: %s is %s", c.flow, st)
+			}
+			if got := tableRows(t, dir, c.table); got != before+c.fixed+"\n" {
+				t.Errorf("%s after the fix:\n%s\nwant\n%s%s", c.table, got, before, c.fixed)
+			}
+			must(t, 0, sluice, dir, "replay", "--verify")
+		})
+	}
+}
+
+// TestSQLRuntimeRules holds the scheduling rules in SQL: DEPENDS ON orders
+// the flows, an INSERT INTO ONCE flow runs once, full refreshes, checkpoint
+// resets, refresh selection and --refresh-failed.
+func TestSQLRuntimeRules(t *testing.T) {
+	dir := newSQLPipeline(t, "rules")
+	events := func() string { return tableRows(t, dir, "events") }
+	ids := func(table string) []int {
+		t.Helper()
+		var out []int
+		for _, line := range strings.Split(strings.TrimSpace(tableRows(t, dir, table)), "\n") {
+			var row struct{ ID int }
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatalf("%s: %q: %v", table, line, err)
+			}
+			out = append(out, row.ID)
+		}
+		sort.Ints(out)
+		return out
+	}
+	wantIDs := func(what, table string, want ...int) {
+		t.Helper()
+		if got := ids(table); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %s holds ids %v, want %v", what, table, got, want)
+		}
+	}
+
+	// Ordering: live (DEPENDS ON backfill) starts after backfill completed;
+	// totals, reading events, after both of its writers.
+	must(t, 0, sluice, dir, "run")
+	fps := flowProgresses(t, dir, "last")
+	wantFinal(t, "first run", final(fps), map[string]string{"backfill": "COMPLETED", "live": "COMPLETED", "live_copy": "COMPLETED", "totals": "COMPLETED"})
+	if s, done := seqOf(t, fps, "live", "STARTING"), seqOf(t, fps, "backfill", "COMPLETED"); s < done {
+		t.Errorf("live started at seq %d, before backfill completed at %d", s, done)
+	}
+	for _, writer := range []string{"backfill", "live"} {
+		if s, done := seqOf(t, fps, "totals", "STARTING"), seqOf(t, fps, writer, "COMPLETED"); s < done {
+			t.Errorf("totals started at seq %d, before %s completed at %d", s, writer, done)
+		}
+	}
+	wantIDs("first run", "events", 1, 2, 3)
+	first := events()
+
+	// Once: the drained backfill is skipped, even with new history.
+	writeFile(t, filepath.Join(dir, "data", "history", "2024.json"), `{"id": 0, "amount": "5"}`+"\n")
+	must(t, 0, sluice, dir, "run")
+	wantFinal(t, "second run", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "SKIPPED (ONCE_FLOW_ALREADY_DRAINED)", "live": "COMPLETED"})
+	if got := events(); got != first {
+		t.Errorf("the second run changed events:\n%s", got)
+	}
+
+	// A full refresh of events empties it and refills it: the backfill
+	// runs again, and reads the new history.
+	must(t, 0, sluice, dir, "run", "--full-refresh", "events")
+	wantFinal(t, "--full-refresh events", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "COMPLETED", "live": "COMPLETED", "live_copy": "EXCLUDED", "totals": "EXCLUDED"})
+	wantIDs("--full-refresh events", "events", 0, 1, 2, 3)
+	resets := sqlEvents(t, dir, "--type", "table_reset", "--update", "last")
+	if len(resets) != 1 || resets[0].Origin["dataset_name"] != "events" {
+		t.Errorf("table_reset events of --full-refresh events: %+v", resets)
+	}
+
+	// A checkpoint reset rereads live's files into the table as it is; the
+	// drained backfill stays drained.
+	must(t, 0, sluice, dir, "run", "--reset-checkpoint", "live")
+	wantFinal(t, "--reset-checkpoint live", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "SKIPPED (ONCE_FLOW_ALREADY_DRAINED)", "live": "COMPLETED"})
+	wantIDs("--reset-checkpoint live", "events", 0, 1, 2, 3, 3)
+	if got := tableRows(t, dir, "totals"); got != `{"events":5,"amount":95}`+"\n" {
+		t.Errorf("totals after the checkpoint reset: %s", got)
+	}
+
+	// --full-refresh-all runs the once flow again, and rebuilds every table.
+	must(t, 0, sluice, dir, "run", "--full-refresh-all")
+	wantFinal(t, "--full-refresh-all", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "COMPLETED", "live": "COMPLETED", "live_copy": "COMPLETED", "totals": "COMPLETED"})
+	wantIDs("--full-refresh-all", "events", 0, 1, 2, 3)
+	wantIDs("--full-refresh-all", "live_copy", 3)
+
+	// --refresh selects datasets: every other flow is EXCLUDED.
+	must(t, 0, sluice, dir, "run", "--refresh", "live_copy")
+	wantFinal(t, "--refresh live_copy", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "EXCLUDED", "live": "EXCLUDED", "live_copy": "COMPLETED", "totals": "EXCLUDED"})
+
+	// A bad live file fails live; totals, downstream, is skipped; live_copy,
+	// which does not cast, reads it.
+	writeFile(t, filepath.Join(dir, "data", "live", "2026-12-02.json"), `{"id": 4, "amount": "four"}`+"\n")
+	r := must(t, 1, sluice, dir, "run")
+	if !strings.Contains(r.stderr, "CAST_INVALID_INPUT") || !strings.Contains(r.stderr, "events.sql:9:12") {
+		t.Errorf("the failed run:\n%s", r.stderr)
+	}
+	wantFinal(t, "a bad live file", final(flowProgresses(t, dir, "last")), map[string]string{"backfill": "SKIPPED (ONCE_FLOW_ALREADY_DRAINED)", "live": "FAILED", "live_copy": "COMPLETED", "totals": "SKIPPED (UPSTREAM_FAILED)"})
+	wantIDs("a bad live file", "events", 0, 1, 2, 3)
+	wantIDs("a bad live file", "live_copy", 3, 4)
+	// Fixed, --refresh-failed reruns live and what is downstream of it.
+	editFile(t, filepath.Join(dir, "events.sql"), "SELECT id, CAST(amount AS INT) AS amount\nFROM STREAM", "SELECT id, TRY_CAST(amount AS INT) AS amount\nFROM STREAM")
+	must(t, 0, sluice, dir, "run", "--refresh-failed")
+	wantFinal(t, "--refresh-failed", final(flowProgresses(t, dir, "last")), map[string]string{"live": "COMPLETED", "totals": "COMPLETED", "live_copy": "EXCLUDED"})
+	wantIDs("--refresh-failed", "events", 0, 1, 2, 3, 4)
+	if got := tableRows(t, dir, "totals"); got != `{"events":5,"amount":65}`+"\n" {
+		t.Errorf("totals after --refresh-failed: %s", got)
+	}
+	must(t, 0, sluice, dir, "replay", "--verify")
+}
+
+// TestSQLResetNotAllowed: a table with pipelines.reset.allowed = 'false' in
+// its TBLPROPERTIES is not fully refreshed: the update is refused and the
+// table keeps its rows.
+func TestSQLResetNotAllowed(t *testing.T) {
+	dir := newSQLPipeline(t, "kept")
+	must(t, 0, sluice, dir, "run")
+	before := tableRows(t, dir, "kept")
+	for _, args := range [][]string{{"--full-refresh", "kept"}, {"--full-refresh-all"}} {
+		r := must(t, 2, sluice, dir, append([]string{"run"}, args...)...)
+		if !strings.Contains(r.stderr, "TABLE_NOT_RESETTABLE") || !strings.Contains(r.stderr, `"kept"`) {
+			t.Errorf("run %v:\n%s", args, r.stderr)
+		}
+		if got := tableRows(t, dir, "kept"); got != before {
+			t.Errorf("run %v changed kept:\n%s", args, got)
+		}
+	}
+	// The other table can be refreshed alone.
+	must(t, 0, sluice, dir, "run", "--full-refresh", "other")
+	wantFinal(t, "--full-refresh other", final(flowProgresses(t, dir, "last")), map[string]string{"other": "COMPLETED", "kept": "EXCLUDED"})
+	if got := tableRows(t, dir, "kept"); got != before {
+		t.Errorf("kept after a full refresh of other:\n%s", got)
+	}
+	if got := tableRows(t, dir, "other"); lines(got) != 2 {
+		t.Errorf("other after its full refresh:\n%s", got)
 	}
 }
 
