@@ -97,6 +97,7 @@ type sqlFlow struct {
 	conf      map[string]string
 	ns        namespace
 	plan      *sql.Plan
+	views     []*sqlDataset // the temporary views planned into it
 	failed    bool
 	planning  bool
 	// a target named before its CREATE: looked up once all files are parsed
@@ -338,7 +339,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 	ds.resolving = true
 	defer func() { ds.resolving = false }()
 	if ds.kind == sql.View {
-		p, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
+		p, _, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
 		if !ok {
 			ds.failed = true
 			return nil, false
@@ -401,20 +402,21 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 	}
 	f.planning = true
 	defer func() { f.planning = false }()
-	p, ok := l.planQuery(f.query, f.file, f.ns, f.target, f.conf)
+	p, views, ok := l.planQuery(f.query, f.file, f.ns, f.target, f.conf)
 	if !ok {
 		f.failed = true
 		return
 	}
-	f.plan = p
+	f.plan, f.views = p, views
 }
 
-// planQuery plans a query of a file against the pipeline's datasets.
-func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, bool) {
+// planQuery plans a query of a file against the pipeline's datasets. It
+// returns the temporary views planned into it (those they read included).
+func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, []*sqlDataset, bool) {
 	sess, err := sql.SessionFromConf(conf)
 	if err != nil {
 		l.problemAt(file, q.Pos, domain.CodeOf(err), "%v", err)
-		return nil, false
+		return nil, nil, false
 	}
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target}
 	p, err := sql.PlanQuery(q, cat, sess)
@@ -422,9 +424,9 @@ func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target 
 		if !cat.reported {
 			l.problem(file, err)
 		}
-		return nil, false
+		return nil, nil, false
 	}
-	return p, true
+	return p, cat.views, true
 }
 
 // sqlCatalog resolves the FROM items of one query.
@@ -433,7 +435,8 @@ type sqlCatalog struct {
 	file     *sqlFile
 	ns       namespace
 	target   *sqlDataset
-	reported bool // the error returned was recorded already
+	reported bool          // the error returned was recorded already
+	views    []*sqlDataset // the views the query reads, directly or through others
 }
 
 func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
@@ -463,6 +466,7 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 			c.reported = true
 			return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
 		}
+		c.views = append(c.views, ds)
 		return sql.Relation{Name: ds.name, View: ds.stmt.Query}, nil
 	}
 	s, ok := c.l.schemaOf(ds)
@@ -585,7 +589,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	order := append([]int{main}, others(len(inputs), main)...)
 	q := domain.Query{Input: inputs[main]}
-	run := &planRun{plan: p, order: order, file: f.file}
+	run := &planRun{plan: p, order: order, flow: f}
 	if len(p.Inputs) <= 1 {
 		q.Transforms = []domain.Transform{run}
 	} else {
@@ -616,12 +620,13 @@ func (l *sqlLoader) input(in sql.Input) domain.Input {
 
 // planRun runs a plan over a micro-batch (as a transform) or over the
 // batches of all its inputs (as a combiner); order maps the query's inputs
-// (main first) to the plan's. file is the flow's file: a row-level error
-// (a cast, an overflow, a division by zero) is placed in it.
+// (main first) to the plan's. A row-level error (a cast, an overflow, a
+// division by zero) is placed in the file of the flow's query, or of the
+// view it comes from.
 type planRun struct {
 	plan  *sql.Plan
 	order []int
-	file  *sqlFile
+	flow  *sqlFlow
 }
 
 func (r *planRun) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
@@ -642,15 +647,43 @@ func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.B
 	return out, r.locate(err)
 }
 
-// locate places an error of an expression at its position in the flow's
-// file, with the file's name and line, rather than the compiler's
-// placeholder name.
+// locate places an error of an expression in its file, with the file's
+// name and line, rather than the compiler's placeholder name. Positions do
+// not name their file: the error is in the flow's file when its query has
+// an expression that can fail at that position, else in that of the first
+// view read that has one. (Two such expressions at the same line and column
+// of two files would place the error in the flow's.)
 func (r *planRun) locate(err error) error {
 	var se *sql.Error
-	if err == nil || r.file == nil || !errors.As(err, &se) {
+	if err == nil || r.flow == nil || !errors.As(err, &se) {
 		return err
 	}
-	return sql.Locate(se, r.file.Path, r.file.Text)
+	file := r.flow.file
+	if !failsAt(r.flow.query, se.Pos) {
+		for _, v := range r.flow.views {
+			if failsAt(v.stmt.Query, se.Pos) {
+				file = v.file
+				break
+			}
+		}
+	}
+	return sql.Locate(se, file.Path, file.Text)
+}
+
+// failsAt reports whether q has an expression at pos that can fail on a
+// row: an operator, a cast, a function call, ... (not a name, a literal or
+// an alias).
+func failsAt(q *sql.Query, pos sql.Pos) bool {
+	found := false
+	sql.Inspect(q, func(n sql.Node) bool {
+		switch n.(type) {
+		case *sql.Literal, *sql.ColumnRef, *sql.Star, *sql.Paren, *sql.Tuple, *sql.NamedArg, *sql.Aliased, *sql.Lambda:
+		case sql.Expr:
+			found = found || n.Position() == pos
+		}
+		return !found
+	})
+	return found
 }
 
 // constantSource is the input of a query that reads no table: one range,

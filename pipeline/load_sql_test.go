@@ -174,22 +174,31 @@ CREATE OR REFRESH STREAMING TABLE clean (
 	}
 }
 
-// A row-level error of a flow names the flow's file and the line of the
-// expression, for a flow reading one input and for one joining two.
+// A row-level error of a flow names the file and the line of the
+// expression: the flow's file, for a flow reading one input and for one
+// joining two, or the file of the temporary view the expression is in.
 func TestLoadSQLRowErrorPlacedInFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "qty": 0, "n": "x7"}`+"\n")
-	for _, c := range []struct{ sql, where, code string }{
-		{"CREATE OR REFRESH STREAMING TABLE t AS\nSELECT id,\n  10 / qty AS per\nFROM STREAM read_files('in', format => 'json');", "f1.sql:3:6:", "DIVIDE_BY_ZERO"},
-		{"CREATE MATERIALIZED VIEW m AS\nSELECT a.id,\n    CAST(b.n AS INT) AS n\nFROM read_files('in', format => 'json') a JOIN read_files('in', format => 'json') b ON a.id = b.id;", "f1.sql:3:5:", "CAST_INVALID_INPUT"},
+	for _, c := range []struct {
+		files       []string
+		where, code string
+	}{
+		{[]string{"CREATE OR REFRESH STREAMING TABLE t AS\nSELECT id,\n  10 / qty AS per\nFROM STREAM read_files('in', format => 'json');"},
+			"f1.sql:3:6:", "DIVIDE_BY_ZERO"},
+		{[]string{"CREATE MATERIALIZED VIEW m AS\nSELECT a.id,\n    CAST(b.n AS INT) AS n\nFROM read_files('in', format => 'json') a JOIN read_files('in', format => 'json') b ON a.id = b.id;"},
+			"f1.sql:3:5:", "CAST_INVALID_INPUT"},
+		{[]string{"-- the view\nCREATE TEMPORARY VIEW v AS\nSELECT id, CAST(n AS INT) AS n FROM read_files('in', format => 'json');",
+			"CREATE MATERIALIZED VIEW m AS\nSELECT id,\n  n + 1 AS n FROM v;"},
+			"f1.sql:3:12:", "CAST_INVALID_INPUT"},
 	} {
-		p, probs := loadSQL(t, dir, c.sql)
+		p, probs := loadSQL(t, dir, c.files...)
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
 		res := newHarness(t).run(p, processors.Options{Development: true})
 		if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.Code(c.code) || !strings.Contains(res.Err.Error(), c.where) {
-			t.Errorf("%s: %s %v, want %s at %s", c.sql, res.State, res.Err, c.code, c.where)
+			t.Errorf("%s: %s %v, want %s at %s", c.files, res.State, res.Err, c.code, c.where)
 		}
 	}
 }
