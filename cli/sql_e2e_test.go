@@ -302,6 +302,9 @@ func TestSQLRowErrors(t *testing.T) {
 		// a materialized view joining two inputs
 		{"overflow", "totals", "totals", []string{"[ARITHMETIC_OVERFLOW]", "totals.sql:4:14:", "9223372036854775800 + 30", "overflows bigint"},
 			"totals.sql", "o.big + l.cap", "try_add(o.big, l.cap)", `{"id":3,"cap":30,"total":null}`},
+		// a cast in a temporary view of another file than its reader's
+		{"view_cast", "totals", "totals", []string{"[CAST_INVALID_INPUT]", "views.sql:4:3:", "'x7'"},
+			"views.sql", "CAST(code AS INT)", "TRY_CAST(code AS INT)", `{"id":3,"next":null}`},
 	} {
 		t.Run(c.pipeline, func(t *testing.T) {
 			dir := newSQLPipeline(t, c.pipeline)
