@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/suggest"
 	"github.com/sluicehq/sluice/sql"
 )
 
@@ -449,6 +450,15 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 			msg = fmt.Sprintf("the pipeline declares no dataset %s", name)
 		} else if len(n.Parts) > 1 {
 			hint = "sluice has no catalog of external tables yet: read the table's files with read_files, or declare the table in this pipeline"
+		}
+		if own {
+			names := make([]string, len(c.l.order))
+			for i, ds := range c.l.order {
+				names[i] = ds.name
+			}
+			if near := suggest.Closest(name, names); near != "" {
+				hint = fmt.Sprintf("did you mean `%s`?", near)
+			}
 		}
 		return sql.Relation{}, &sql.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
 	}

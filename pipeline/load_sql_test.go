@@ -202,3 +202,26 @@ func TestLoadSQLRowErrorPlacedInFile(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt dataset name is answered with the nearest declared one.
+func TestLoadSQLUnknownDatasetSuggests(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1}`+"\n")
+	_, probs := loadSQL(t, dir, `
+CREATE STREAMING TABLE orders AS SELECT id FROM STREAM read_files('in', format => 'json');
+CREATE MATERIALIZED VIEW a AS SELECT * FROM ordrs;
+CREATE MATERIALIZED VIEW b AS SELECT * FROM LIVE.ordes;
+CREATE MATERIALIZED VIEW c AS SELECT * FROM customers;
+`)
+	if len(probs) != 3 {
+		t.Fatalf("problems: %v", probs)
+	}
+	for _, p := range probs[:2] {
+		if !strings.Contains(p.Message, "did you mean `orders`?") {
+			t.Errorf("%s: no suggestion of orders", p.Message)
+		}
+	}
+	if strings.Contains(probs[2].Message, "did you mean") || !strings.Contains(probs[2].Message, "read_files") {
+		t.Errorf("no dataset near customers: %s", probs[2].Message)
+	}
+}
