@@ -260,7 +260,7 @@ func TestSQLValidateProblems(t *testing.T) {
 	}
 	// The text form, on stderr, for people.
 	r = must(t, 2, sluice, dir, "validate")
-	for _, s := range []string{"6 problem(s)", "ingest.sql:3:15", "did you mean `customer`?", "did you mean SELECT?", "hint:"} {
+	for _, s := range []string{"6 problem(s)", "ingest.sql:3:15", "did you mean `customer`?", "did you mean `orders`?", "did you mean SELECT?", "hint:"} {
 		if !strings.Contains(r.stderr, s) {
 			t.Errorf("validate's text does not say %q:\n%s", s, r.stderr)
 		}
