@@ -38,7 +38,7 @@ type SQLOptions struct {
 // into the queries that read them. It reports every problem of every file,
 // each with its file, line and column.
 func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
-	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}}
+	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, cdcTargets: map[string]bool{}}
 	for _, f := range files {
 		l.parse(f)
 	}
@@ -62,6 +62,9 @@ type sqlLoader struct {
 	order    []*sqlDataset
 	flows    []*sqlFlow
 	sources  map[string]domain.Source // file reads, by the relation name given to the planner
+	// the targets of AUTO CDC flows (which do not run yet), by lower-case
+	// name: not reported again as datasets without a flow
+	cdcTargets map[string]bool
 }
 
 // sqlDataset is a dataset declared by a CREATE statement.
@@ -163,6 +166,7 @@ func (l *sqlLoader) parse(in SQLFile) {
 		case *sql.CreateFlow:
 			l.createFlow(f, st, conf, ns)
 		case *sql.AutoCDC:
+			l.cdcTarget(st, ns)
 			l.problemAt(f, st.Pos, domain.CodeNotImplemented, "APPLY CHANGES INTO (AUTO CDC) does not run yet")
 		case *sql.QueryStmt:
 			l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "a query on its own defines nothing; write CREATE MATERIALIZED VIEW name AS before it")
@@ -295,6 +299,9 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 	name := st.Name.Last().Name
 	ins, ok := st.Body.(*sql.InsertInto)
 	if !ok {
+		if cdc, ok := st.Body.(*sql.AutoCDC); ok {
+			l.cdcTarget(cdc, ns)
+		}
 		l.problemAt(f, st.Pos, domain.CodeNotImplemented, "AUTO CDC flows do not run yet")
 		return
 	}
@@ -319,6 +326,16 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 	fl.target = ds
 	ds.flows = append(ds.flows, fl)
 	l.flows = append(l.flows, fl)
+}
+
+// cdcTarget remembers the target of an AUTO CDC flow.
+func (l *sqlLoader) cdcTarget(st *sql.AutoCDC, ns namespace) {
+	if st.Target == nil {
+		return
+	}
+	if name, own := ns.ownName(st.Target); own {
+		l.cdcTargets[strings.ToLower(name)] = true
+	}
 }
 
 // targetRef remembers a flow target to look up once every file is parsed.
@@ -362,7 +379,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		}
 	}
 	if ds.schema == nil {
-		if len(ds.flows) == 0 {
+		if len(ds.flows) == 0 && !l.cdcTargets[strings.ToLower(ds.name)] {
 			l.problemAt(ds.file, ds.stmt.Pos, domain.CodeDatasetWithoutFlow, "%s has neither a query nor a flow that fills it, nor a column list", ds.name)
 		}
 		ds.failed = true

@@ -225,3 +225,22 @@ CREATE MATERIALIZED VIEW c AS SELECT * FROM customers;
 		t.Errorf("no dataset near customers: %s", probs[2].Message)
 	}
 }
+
+// The target of an AUTO CDC flow, which does not run yet, is reported once:
+// NOT_IMPLEMENTED, not also as a dataset without a flow.
+func TestLoadSQLAutoCDCTargetReportedOnce(t *testing.T) {
+	_, probs := loadSQL(t, t.TempDir(), `
+CREATE OR REFRESH STREAMING TABLE changes;
+APPLY CHANGES INTO changes FROM STREAM(src) KEYS (id) SEQUENCE BY ts;
+CREATE OR REFRESH STREAMING TABLE changes2;
+CREATE FLOW f AS AUTO CDC INTO changes2 FROM STREAM(src) KEYS (id) SEQUENCE BY ts;
+CREATE OR REFRESH STREAMING TABLE lonely;
+`)
+	var got []string
+	for _, p := range probs {
+		got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Code))
+	}
+	if want := "3:NOT_IMPLEMENTED 5:NOT_IMPLEMENTED 6:PIPELINE_DATASET_WITHOUT_FLOW"; strings.Join(got, " ") != want {
+		t.Errorf("problems %v, want %s", probs, want)
+	}
+}
