@@ -6,7 +6,7 @@ FROM STREAM read_files('data/orders', format => 'json');
 CREATE OR REFRESH MATERIALIZED VIEW totals AS
 SELECT customer, sum(qty) AS qty FROM ordrs GROUP BY customer;
 
-CREATE OR REFRESH STREAMING TABLE changes (id BIGINT, qty BIGINT);
+CREATE OR REFRESH STREAMING TABLE changes;
 
 APPLY CHANGES INTO changes
 FROM STREAM read_files('data/orders', format => 'json')
