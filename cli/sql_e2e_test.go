@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -529,39 +531,47 @@ func TestSQLKilledRuns(t *testing.T) {
 	full := time.Since(start)
 	t.Logf("a clean run takes %s", full)
 
+	// The files land in four parts, one before each of the first four
+	// runs. Each run is killed at a random moment after its ingest started
+	// (within half the time of a clean run: one part takes about a quarter),
+	// until three runs were killed or twelve ran.
 	dir := newSQLPipeline(t, "crash")
-	land(dir, 0, files/2) // the other half lands after the first attempt
+	const parts = 4
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	kills := 0
-	for attempt := 0; attempt < 8; attempt++ {
-		if attempt == 1 {
-			land(dir, files/2, files)
+	for attempt := 0; attempt < 12 && (attempt < parts || kills < 3); attempt++ {
+		if attempt < parts {
+			land(dir, attempt*files/parts, (attempt+1)*files/parts)
 		}
-		cmd := exec.Command(sluice, "run")
+		cmd := exec.Command(sluice, "run", "--live=false")
 		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan error, 1)
-		started := time.Now()
-		go func() { exited <- cmd.Wait() }()
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("attempt %d failed on its own: %v\n%s", attempt, err, stderr.String())
+		var out strings.Builder
+		sc := bufio.NewScanner(stderr)
+		killed := false
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[1] == "events" && f[2] == "RUNNING" {
+				time.Sleep(time.Duration(rng.Int63n(int64(full / 2))))
+				killed = cmd.Process.Signal(syscall.SIGKILL) == nil
+				break
 			}
-			full = min(full, max(time.Since(started), time.Millisecond)) // the machine got faster: kill sooner
-		case <-time.After(time.Duration(rng.Int63n(int64(full)))):
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			err := <-exited
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
-				kills++
-			} else if err != nil {
-				t.Fatalf("attempt %d: %v\n%s", attempt, err, stderr.String())
-			}
+		}
+		rest, _ := io.ReadAll(stderr)
+		out.Write(rest)
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case killed && errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled():
+			kills++
+		case err != nil:
+			t.Fatalf("attempt %d failed on its own: %v\n%s", attempt, err, out.String())
 		}
 	}
 	t.Logf("%d kills", kills)
