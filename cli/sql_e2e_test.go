@@ -228,6 +228,24 @@ func TestSQLTablesAndEvents(t *testing.T) {
 	golden(t, "sql_shop_by_country.jsonl", tableRows(t, dir, "by_country"))
 }
 
+// TestSQLExpectationFailsUpdate: a row failing an ON VIOLATION FAIL UPDATE
+// expectation fails the flow with the row shown; nothing is committed and
+// the view downstream is skipped.
+func TestSQLExpectationFailsUpdate(t *testing.T) {
+	dir := newSQLPipeline(t, "shop")
+	editFile(t, filepath.Join(dir, "orders.sql"), "EXPECT (qty >= ${min_qty})", "EXPECT (qty >= ${min_qty}) ON VIOLATION FAIL UPDATE")
+	r := must(t, 1, sluice, dir, "run")
+	for _, s := range []string{"[EXPECTATION_VIOLATION]", `flow "orders" failed`, "enough_qty (qty >= 1)", "id=3", "qty=0", "hint:"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr does not say %q:\n%s", s, r.stderr)
+		}
+	}
+	wantFinal(t, "a failed expectation", final(flowProgresses(t, dir, "last")), map[string]string{"orders": "FAILED", "by_country": "SKIPPED (UPSTREAM_FAILED)"})
+	if got := tableRows(t, dir, "orders"); got != "" {
+		t.Errorf("orders holds rows of the failed batch:\n%s", got)
+	}
+}
+
 // TestSQLValidateProblems validates a pipeline with problems in three files
 // at once: each has its code, message, file, line, column and hint.
 func TestSQLValidateProblems(t *testing.T) {
