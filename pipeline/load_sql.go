@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/suggest"
 	"github.com/sluicehq/sluice/sql"
 )
 
@@ -37,7 +38,7 @@ type SQLOptions struct {
 // into the queries that read them. It reports every problem of every file,
 // each with its file, line and column.
 func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
-	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}}
+	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, cdcTargets: map[string]bool{}}
 	for _, f := range files {
 		l.parse(f)
 	}
@@ -61,6 +62,9 @@ type sqlLoader struct {
 	order    []*sqlDataset
 	flows    []*sqlFlow
 	sources  map[string]domain.Source // file reads, by the relation name given to the planner
+	// the targets of AUTO CDC flows (which do not run yet), by lower-case
+	// name: not reported again as datasets without a flow
+	cdcTargets map[string]bool
 }
 
 // sqlDataset is a dataset declared by a CREATE statement.
@@ -107,6 +111,7 @@ type sqlFlow struct {
 	conf      map[string]string
 	ns        namespace
 	plan      *sql.Plan
+	views     []*sqlDataset // the temporary views planned into it
 	failed    bool
 	planning  bool
 	// a target named before its CREATE: looked up once all files are parsed
@@ -173,6 +178,7 @@ func (l *sqlLoader) parse(in SQLFile) {
 		case *sql.CreateFlow:
 			l.createFlow(f, st, conf, ns)
 		case *sql.AutoCDC:
+			l.cdcTarget(st, ns)
 			l.problemAt(f, st.Pos, domain.CodeNotImplemented, "APPLY CHANGES INTO (AUTO CDC) does not run yet")
 		case *sql.QueryStmt:
 			l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "a query on its own defines nothing; write CREATE MATERIALIZED VIEW name AS before it")
@@ -312,6 +318,9 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 	name := st.Name.Last().Name
 	ins, ok := st.Body.(*sql.InsertInto)
 	if !ok {
+		if cdc, ok := st.Body.(*sql.AutoCDC); ok {
+			l.cdcTarget(cdc, ns)
+		}
 		l.problemAt(f, st.Pos, domain.CodeNotImplemented, "AUTO CDC flows do not run yet")
 		return
 	}
@@ -338,6 +347,16 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 	l.flows = append(l.flows, fl)
 }
 
+// cdcTarget remembers the target of an AUTO CDC flow.
+func (l *sqlLoader) cdcTarget(st *sql.AutoCDC, ns namespace) {
+	if st.Target == nil {
+		return
+	}
+	if name, own := ns.ownName(st.Target); own {
+		l.cdcTargets[strings.ToLower(name)] = true
+	}
+}
+
 // targetRef remembers a flow target to look up once every file is parsed.
 func (f *sqlFlow) targetRef(n *sql.Name, own bool) {
 	f.pendingTarget, f.pendingOwn = n, own
@@ -357,7 +376,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 	ds.resolving = true
 	defer func() { ds.resolving = false }()
 	if ds.kind == sql.View {
-		p, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
+		p, _, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
 		if !ok {
 			ds.failed = true
 			return nil, false
@@ -391,7 +410,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		ds.schema = &s
 	}
 	if ds.schema == nil {
-		if len(ds.flows) == 0 {
+		if len(ds.flows) == 0 && !l.cdcTargets[strings.ToLower(ds.name)] {
 			l.problemAt(ds.file, ds.stmt.Pos, domain.CodeDatasetWithoutFlow, "%s has neither a query nor a flow that fills it, nor a column list", ds.name)
 		}
 		ds.failed = true
@@ -432,20 +451,21 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 	}
 	f.planning = true
 	defer func() { f.planning = false }()
-	p, ok := l.planQuery(f.query, f.file, f.ns, f.target, f.conf)
+	p, views, ok := l.planQuery(f.query, f.file, f.ns, f.target, f.conf)
 	if !ok {
 		f.failed = true
 		return
 	}
-	f.plan = p
+	f.plan, f.views = p, views
 }
 
-// planQuery plans a query of a file against the pipeline's datasets.
-func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, bool) {
+// planQuery plans a query of a file against the pipeline's datasets. It
+// returns the temporary views planned into it (those they read included).
+func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, []*sqlDataset, bool) {
 	sess, err := sql.SessionFromConf(conf)
 	if err != nil {
 		l.problemAt(file, q.Pos, domain.CodeOf(err), "%v", err)
-		return nil, false
+		return nil, nil, false
 	}
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target, metadata: readsMetadata(q)}
 	p, err := sql.PlanQuery(q, cat, sess)
@@ -453,9 +473,9 @@ func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target 
 		if !cat.reported {
 			l.problem(file, err)
 		}
-		return nil, false
+		return nil, nil, false
 	}
-	return p, true
+	return p, cat.views, true
 }
 
 // sqlCatalog resolves the FROM items of one query.
@@ -464,7 +484,8 @@ type sqlCatalog struct {
 	file     *sqlFile
 	ns       namespace
 	target   *sqlDataset
-	reported bool // the error returned was recorded already
+	reported bool          // the error returned was recorded already
+	views    []*sqlDataset // the views the query reads, directly or through others
 	// metadata: the query (or a view it reads) names _metadata, so file
 	// reads add it (it costs a value per row)
 	metadata bool
@@ -495,6 +516,15 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 		} else if len(n.Parts) > 1 {
 			hint = "sluice has no catalog of external tables yet: read the table's files with read_files, or declare the table in this pipeline"
 		}
+		if own {
+			names := make([]string, len(c.l.order))
+			for i, ds := range c.l.order {
+				names[i] = ds.name
+			}
+			if near := suggest.Closest(name, names); near != "" {
+				hint = fmt.Sprintf("did you mean `%s`?", near)
+			}
+		}
 		return sql.Relation{}, &sql.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
 	}
 	if ds == c.target && ds.kind != sql.View {
@@ -512,6 +542,7 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 			return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
 		}
 		c.metadata = c.metadata || readsMetadata(ds.stmt.Query)
+		c.views = append(c.views, ds)
 		return sql.Relation{Name: ds.name, View: ds.stmt.Query}, nil
 	}
 	s, ok := c.l.schemaOf(ds)
@@ -654,7 +685,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	order := append([]int{main}, others(len(inputs), main)...)
 	q := domain.Query{Input: inputs[main]}
-	run := &planRun{plan: p, order: order}
+	run := &planRun{plan: p, order: order, flow: f}
 	if len(p.Inputs) <= 1 {
 		q.Transforms = []domain.Transform{run}
 	} else {
@@ -685,17 +716,22 @@ func (l *sqlLoader) input(in sql.Input) domain.Input {
 
 // planRun runs a plan over a micro-batch (as a transform) or over the
 // batches of all its inputs (as a combiner); order maps the query's inputs
-// (main first) to the plan's.
+// (main first) to the plan's. A row-level error (a cast, an overflow, a
+// division by zero) is placed in the file of the flow's query, or of the
+// view it comes from.
 type planRun struct {
 	plan  *sql.Plan
 	order []int
+	flow  *sqlFlow
 }
 
 func (r *planRun) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
 	if len(r.plan.Inputs) == 0 {
-		return r.plan.Run(nil) // the batch is the constant source's empty row
+		out, err := r.plan.Run(nil) // the batch is the constant source's empty row
+		return out, r.locate(err)
 	}
-	return r.plan.Run([]*domain.Batch{b})
+	out, err := r.plan.Run([]*domain.Batch{b})
+	return out, r.locate(err)
 }
 
 func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.Batch, error) {
@@ -703,7 +739,47 @@ func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.B
 	for k, i := range r.order {
 		in[i] = batches[k]
 	}
-	return r.plan.Run(in)
+	out, err := r.plan.Run(in)
+	return out, r.locate(err)
+}
+
+// locate places an error of an expression in its file, with the file's
+// name and line, rather than the compiler's placeholder name. Positions do
+// not name their file: the error is in the flow's file when its query has
+// an expression that can fail at that position, else in that of the first
+// view read that has one. (Two such expressions at the same line and column
+// of two files would place the error in the flow's.)
+func (r *planRun) locate(err error) error {
+	var se *sql.Error
+	if err == nil || r.flow == nil || !errors.As(err, &se) {
+		return err
+	}
+	file := r.flow.file
+	if !failsAt(r.flow.query, se.Pos) {
+		for _, v := range r.flow.views {
+			if failsAt(v.stmt.Query, se.Pos) {
+				file = v.file
+				break
+			}
+		}
+	}
+	return sql.Locate(se, file.Path, file.Text)
+}
+
+// failsAt reports whether q has an expression at pos that can fail on a
+// row: an operator, a cast, a function call, ... (not a name, a literal or
+// an alias).
+func failsAt(q *sql.Query, pos sql.Pos) bool {
+	found := false
+	sql.Inspect(q, func(n sql.Node) bool {
+		switch n.(type) {
+		case *sql.Literal, *sql.ColumnRef, *sql.Star, *sql.Paren, *sql.Tuple, *sql.NamedArg, *sql.Aliased, *sql.Lambda:
+		case sql.Expr:
+			found = found || n.Position() == pos
+		}
+		return !found
+	})
+	return found
 }
 
 // constantSource is the input of a query that reads no table: one range,

@@ -241,3 +241,74 @@ CREATE FLOW f DEPENDS ON (nothing) AS INSERT INTO t BY NAME SELECT 1 AS x;
 		t.Fatalf("problems %v", probs)
 	}
 }
+
+// A row-level error of a flow names the file and the line of the
+// expression: the flow's file, for a flow reading one input and for one
+// joining two, or the file of the temporary view the expression is in.
+func TestLoadSQLRowErrorPlacedInFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "qty": 0, "n": "x7"}`+"\n")
+	for _, c := range []struct {
+		files       []string
+		where, code string
+	}{
+		{[]string{"CREATE OR REFRESH STREAMING TABLE t AS\nSELECT id,\n  10 / qty AS per\nFROM STREAM read_files('in', format => 'json');"},
+			"f1.sql:3:6:", "DIVIDE_BY_ZERO"},
+		{[]string{"CREATE MATERIALIZED VIEW m AS\nSELECT a.id,\n    CAST(b.n AS INT) AS n\nFROM read_files('in', format => 'json') a JOIN read_files('in', format => 'json') b ON a.id = b.id;"},
+			"f1.sql:3:5:", "CAST_INVALID_INPUT"},
+		{[]string{"-- the view\nCREATE TEMPORARY VIEW v AS\nSELECT id, CAST(n AS INT) AS n FROM read_files('in', format => 'json');",
+			"CREATE MATERIALIZED VIEW m AS\nSELECT id,\n  n + 1 AS n FROM v;"},
+			"f1.sql:3:12:", "CAST_INVALID_INPUT"},
+	} {
+		p, probs := loadSQL(t, dir, c.files...)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		res := newHarness(t).run(p, processors.Options{Development: true})
+		if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.Code(c.code) || !strings.Contains(res.Err.Error(), c.where) {
+			t.Errorf("%s: %s %v, want %s at %s", c.files, res.State, res.Err, c.code, c.where)
+		}
+	}
+}
+
+// A misspelt dataset name is answered with the nearest declared one.
+func TestLoadSQLUnknownDatasetSuggests(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1}`+"\n")
+	_, probs := loadSQL(t, dir, `
+CREATE STREAMING TABLE orders AS SELECT id FROM STREAM read_files('in', format => 'json');
+CREATE MATERIALIZED VIEW a AS SELECT * FROM ordrs;
+CREATE MATERIALIZED VIEW b AS SELECT * FROM LIVE.ordes;
+CREATE MATERIALIZED VIEW c AS SELECT * FROM customers;
+`)
+	if len(probs) != 3 {
+		t.Fatalf("problems: %v", probs)
+	}
+	for _, p := range probs[:2] {
+		if !strings.Contains(p.Message, "did you mean `orders`?") {
+			t.Errorf("%s: no suggestion of orders", p.Message)
+		}
+	}
+	if strings.Contains(probs[2].Message, "did you mean") || !strings.Contains(probs[2].Message, "read_files") {
+		t.Errorf("no dataset near customers: %s", probs[2].Message)
+	}
+}
+
+// The target of an AUTO CDC flow, which does not run yet, is reported once:
+// NOT_IMPLEMENTED, not also as a dataset without a flow.
+func TestLoadSQLAutoCDCTargetReportedOnce(t *testing.T) {
+	_, probs := loadSQL(t, t.TempDir(), `
+CREATE OR REFRESH STREAMING TABLE changes;
+APPLY CHANGES INTO changes FROM STREAM(src) KEYS (id) SEQUENCE BY ts;
+CREATE OR REFRESH STREAMING TABLE changes2;
+CREATE FLOW f AS AUTO CDC INTO changes2 FROM STREAM(src) KEYS (id) SEQUENCE BY ts;
+CREATE OR REFRESH STREAMING TABLE lonely;
+`)
+	var got []string
+	for _, p := range probs {
+		got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Code))
+	}
+	if want := "3:NOT_IMPLEMENTED 5:NOT_IMPLEMENTED 6:PIPELINE_DATASET_WITHOUT_FLOW"; strings.Join(got, " ") != want {
+		t.Errorf("problems %v, want %s", probs, want)
+	}
+}

@@ -1,0 +1,2 @@
+CREATE OR REFRESH MATERIALIZED VIEW totals AS
+SELECT id, code + 1 AS next FROM coded;
