@@ -204,7 +204,7 @@ func (pr *projectReader) errAt(line, col int, format string, args ...any) *domai
 		where += ":" + strconv.Itoa(line)
 	}
 	e := domain.Errorf(domain.CodePipelineConfigInvalid, "%s: %s", where, fmt.Sprintf(format, args...))
-	return e.At(pr.file, line, col)
+	return e.At(filepath.Base(pr.file), line, col) // relative to the pipeline directory, as the .sql files are
 }
 
 func (pr *projectReader) str(k, v *yaml.Node) string {
