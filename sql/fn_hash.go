@@ -330,25 +330,21 @@ type hasher struct{ xx bool }
 
 func (h hasher) int(v int32, seed int64) int64 {
 	if h.xx {
-		return int64(xxh64([]byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}, uint64(seed)))
+		return int64(xxh64Int(uint32(v), uint64(seed)))
 	}
 	return int64(murmurInt(uint32(v), uint32(seed)))
 }
 
 func (h hasher) long(v int64, seed int64) int64 {
 	if h.xx {
-		var b [8]byte
-		for k := range b {
-			b[k] = byte(v >> (8 * k))
-		}
-		return int64(xxh64(b[:], uint64(seed)))
+		return int64(xxh64Long(uint64(v), uint64(seed)))
 	}
 	return int64(murmurLong(uint64(v), uint32(seed)))
 }
 
 func (h hasher) bytes(s string, seed int64) int64 {
 	if h.xx {
-		return int64(xxh64([]byte(s), uint64(seed)))
+		return int64(xxh64(s, uint64(seed)))
 	}
 	return int64(murmurBytes(s, uint32(seed)))
 }
@@ -444,12 +440,34 @@ func xxMerge(acc, v uint64) uint64 {
 	return acc*xxP1 + xxP4
 }
 
-func le64(b []byte) uint64 {
+// xxh64Int is XXH64 of the 4 little-endian bytes of v.
+func xxh64Int(v uint32, seed uint64) uint64 {
+	h := seed + xxP5 + 4
+	h ^= uint64(v) * xxP1
+	return xxAvalanche(rotl64(h, 23)*xxP2 + xxP3)
+}
+
+// xxh64Long is XXH64 of the 8 little-endian bytes of v.
+func xxh64Long(v, seed uint64) uint64 {
+	h := seed + xxP5 + 8
+	h ^= xxRound(0, v)
+	return xxAvalanche(rotl64(h, 27)*xxP1 + xxP4)
+}
+
+func xxAvalanche(h uint64) uint64 {
+	h ^= h >> 33
+	h *= xxP2
+	h ^= h >> 29
+	h *= xxP3
+	return h ^ h>>32
+}
+
+func le64(b string) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-func xxh64(b []byte, seed uint64) uint64 {
+func xxh64(b string, seed uint64) uint64 {
 	n := len(b)
 	var h uint64
 	if n >= 32 {
@@ -479,13 +497,9 @@ func xxh64(b []byte, seed uint64) uint64 {
 		h = rotl64(h, 23)*xxP2 + xxP3
 		b = b[4:]
 	}
-	for _, c := range b {
-		h ^= uint64(c) * xxP5
+	for k := 0; k < len(b); k++ {
+		h ^= uint64(b[k]) * xxP5
 		h = rotl64(h, 11) * xxP1
 	}
-	h ^= h >> 33
-	h *= xxP2
-	h ^= h >> 29
-	h *= xxP3
-	return h ^ h>>32
+	return xxAvalanche(h)
 }

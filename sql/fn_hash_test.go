@@ -47,9 +47,16 @@ func TestSparkHashValues(t *testing.T) {
 			t.Errorf("xxhash64 = %d, want 5602566077635097486", seed)
 		}
 	}
+	// the int and long shortcuts are XXH64 of the little-endian bytes
+	if a, b := xxh64Int(0x04030201, 42), xxh64("\x01\x02\x03\x04", 42); a != b {
+		t.Errorf("xxh64Int = %x, xxh64 of its bytes = %x", a, b)
+	}
+	if a, b := xxh64Long(0x0807060504030201, 42), xxh64("\x01\x02\x03\x04\x05\x06\x07\x08", 42); a != b {
+		t.Errorf("xxh64Long = %x, xxh64 of its bytes = %x", a, b)
+	}
 	// reference vectors of XXH64; the long one goes through the 32-byte stripes
 	for in, want := range map[string]uint64{"": 0xef46db3751d8e999, "abc": 0x44bc2cf5ad770999, "Nobody inspects the spammish repetition": 0xfbcea83c8a378bf1} {
-		if got := xxh64([]byte(in), 0); got != want {
+		if got := xxh64(in, 0); got != want {
 			t.Errorf("xxh64(%q) = %x, want %x", in, got, want)
 		}
 	}

@@ -29,7 +29,7 @@ var regexFnCases = []struct{ src, want string }{
 	{"s RLIKE '('", "INVALID_PARAMETER_VALUE.PATTERN"}, {"s RLIKE concat('(', s)", "INVALID_PARAMETER_VALUE.PATTERN"},
 	// Java-only syntax
 	{"s RLIKE 'Spark(?= SQL)'", "UNSUPPORTED_REGEX"}, {"s RLIKE '(?<!x)SQL'", "UNSUPPORTED_REGEX"}, {`s RLIKE '(a)\\1'`, "UNSUPPORTED_REGEX"},
-	{"s RLIKE 'a*+'", "UNSUPPORTED_REGEX"}, {"s RLIKE 'a{2}+'", "UNSUPPORTED_REGEX"}, {"s RLIKE '(?>a)'", "UNSUPPORTED_REGEX"},
+	{"s RLIKE 'a*+'", "UNSUPPORTED_REGEX"}, {"s RLIKE 'a{2}+'", "UNSUPPORTED_REGEX"}, {"s RLIKE 'a{2,}+'", "UNSUPPORTED_REGEX"}, {"'a}}' RLIKE 'a}+'", "boolean:true"}, {"s RLIKE '(?>a)'", "UNSUPPORTED_REGEX"},
 	{"s RLIKE '[a-z&&[^b]]'", "UNSUPPORTED_REGEX"}, {`s RLIKE '\\p{javaLowerCase}'`, "UNSUPPORTED_REGEX"}, {`s RLIKE '\\p{Lower}'`, "UNSUPPORTED_REGEX"},
 	{`s RLIKE '\\Z'`, "UNSUPPORTED_REGEX"}, {"s RLIKE '(?x)a b'", "UNSUPPORTED_REGEX"}, {"s RLIKE '(?U)a'", "UNSUPPORTED_REGEX"},
 	{"s RLIKE concat('(?=', s, ')')", "UNSUPPORTED_REGEX"}, {`s RLIKE '\\k<n>'`, "UNSUPPORTED_REGEX"},

@@ -222,7 +222,7 @@ func translateJavaRegex(p string) (string, string) {
 				continue
 			}
 		case '*', '+', '?', '}':
-			if i+1 < len(p) && p[i+1] == '+' {
+			if i+1 < len(p) && p[i+1] == '+' && (c != '}' || closesRepeat(p[:i])) {
 				return "", "a possessive quantifier (" + p[i:i+2] + ")"
 			}
 		case '.':
@@ -234,6 +234,19 @@ func translateJavaRegex(p string) (string, string) {
 		b.WriteByte(c)
 	}
 	return b.String(), ""
+}
+
+// closesRepeat reports whether a } after p closes a {n}, {n,} or {n,m}
+// quantifier rather than being a literal }.
+func closesRepeat(p string) bool {
+	k := strings.LastIndexByte(p, '{')
+	if k < 0 {
+		return false
+	}
+	body := p[k+1:]
+	lo, hi, comma := strings.Cut(body, ",")
+	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
+	return lo != "" && digits(lo) && (!comma || digits(hi))
 }
 
 // inlineFlags reports whether an inline flag group of p turns on flag.
