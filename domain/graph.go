@@ -57,6 +57,10 @@ type Expectation struct {
 	Name      string
 	Condition string
 	Action    ExpectAction
+	// File, Line and Column place the expectation in a definition file
+	// (a CONSTRAINT of a .sql file), when it was declared in one.
+	File         string
+	Line, Column int
 }
 
 // ExpectAction is what happens to a row that fails an expectation.

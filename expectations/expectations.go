@@ -82,8 +82,14 @@ func (c *Checker) Check(b *domain.Batch) (*domain.Batch, *domain.DataQuality, er
 			res.FailedRecords++
 			switch c.exps[i].Action {
 			case domain.ExpectFail:
-				return nil, nil, domain.Errorf(domain.CodeExpectationViolation, "a row of %s fails expectation %s (%s): %s",
-					c.dataset, c.exps[i].Name, c.exps[i].Condition, describeRow(b, r)).WithNames(c.dataset)
+				e := c.exps[i]
+				err := domain.Errorf(domain.CodeExpectationViolation, "a row of %s fails expectation %s (%s): %s",
+					c.dataset, e.Name, e.Condition, describeRow(b, r)).WithNames(c.dataset)
+				if e.File != "" {
+					err.Message = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, err.Message)
+					err.At(e.File, e.Line, e.Column)
+				}
+				return nil, nil, err
 			case domain.ExpectDrop:
 				drop[r] = true
 			}

@@ -289,7 +289,7 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 			if el.Kind != sql.Expect && el.Kind != sql.Check {
 				continue // keys are information only
 			}
-			e := domain.Expectation{Condition: sql.Format(el.Expr), Action: domain.ExpectWarn}
+			e := domain.Expectation{Condition: sql.Format(el.Expr), Action: domain.ExpectWarn, File: ds.file.Path, Line: el.Pos.Line, Column: el.Pos.Col}
 			if el.Name != nil {
 				e.Name = el.Name.Name
 			} else {
@@ -587,7 +587,7 @@ func (l *sqlLoader) declare() {
 				l.problem(ds.file, err)
 				continue
 			}
-			opts = append(opts, expect(e.Name, e.Condition, e.Action))
+			opts = append(opts, expectAt(e))
 		}
 		d := l.p.declare(map[sql.DatasetKind]string{sql.StreamingTable: "table", sql.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
 		typ := domain.StreamingTable

@@ -161,7 +161,7 @@ CREATE OR REFRESH STREAMING TABLE clean (
 	if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.CodeExpectationViolation {
 		t.Fatalf("update %s, %v; want FAILED with EXPECTATION_VIOLATION", res.State, res.Err)
 	}
-	if !strings.Contains(res.Err.Error(), "id=3") {
+	if !strings.Contains(res.Err.Error(), "id=3") || !strings.Contains(res.Err.Error(), "f1.sql:4:3: ") {
 		t.Errorf("the error does not name the row: %v", res.Err)
 	}
 	if got := rowsOf(t, h, "clean"); len(got) != 0 {

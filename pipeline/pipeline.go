@@ -129,9 +129,14 @@ func ExpectOrDrop(name, condition string) Option { return expect(name, condition
 func ExpectOrFail(name, condition string) Option { return expect(name, condition, domain.ExpectFail) }
 
 func expect(name, condition string, action domain.ExpectAction) Option {
+	return expectAt(domain.Expectation{Name: name, Condition: condition, Action: action})
+}
+
+// expectAt adds an expectation as declared, with its place in a file.
+func expectAt(e domain.Expectation) Option {
 	return func(d *decl) {
 		if d.only("Expect", "table", "materialized view") {
-			d.table.Expectations = append(d.table.Expectations, domain.Expectation{Name: name, Condition: condition, Action: action})
+			d.table.Expectations = append(d.table.Expectations, e)
 		}
 	}
 }
