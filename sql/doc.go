@@ -119,8 +119,10 @@
 //     mappings; lower('İ') is 'i', not Java's 'i̇'.
 //   - The JSON functions (from_json, to_json, schema_of_json) take no
 //     options; maps refuse duplicate keys (Spark's default policy).
-//   - Queries: no correlated subqueries, LATERAL subqueries, RANGE frames
-//     with offsets, PIVOT, TABLESAMPLE, SORT BY or CLUSTER BY.
+//   - Queries: no correlated subqueries, LATERAL subqueries, PIVOT,
+//     TABLESAMPLE, SORT BY or CLUSTER BY; a RANGE frame with an offset takes
+//     one ORDER BY key (a number, or a date or timestamp offset by a
+//     day-time interval).
 //   - A row-level error stops the whole batch at the first offending row,
 //     as Spark stops the query.
 package sql

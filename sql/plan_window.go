@@ -1,7 +1,9 @@
 package sql
 
 import (
+	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -113,6 +115,10 @@ type frame struct {
 	startUnbounded       bool
 	endUnbounded         bool
 	startOffset, endOffs int64 // for ROWS: signed offsets (-n preceding, +n following)
+	// for RANGE with offsets: the bound is a distance from the current row's
+	// order key (signed as the offsets are, in the key's units)
+	startRange, endRange bool
+	startDist, endDist   float64
 }
 
 func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst func(Expr) (node, error)) (*windowFunc, error) {
@@ -140,7 +146,11 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 		wf.order = append(wf.order, c.root)
 		wf.orderKeys = append(wf.orderKeys, k)
 	}
-	fr, err := windowFrame(spec)
+	var orderTypes []domain.Type
+	for _, o := range wf.order {
+		orderTypes = append(orderTypes, o.typ())
+	}
+	fr, err := windowFrame(spec, orderTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +174,7 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 	return wf, nil
 }
 
-func windowFrame(spec *WindowSpec) (frame, error) {
+func windowFrame(spec *WindowSpec, orderTypes []domain.Type) (frame, error) {
 	f := frame{startUnbounded: true, endUnbounded: len(spec.OrderBy) == 0}
 	if spec.Frame == nil {
 		return f, nil
@@ -174,33 +184,77 @@ func windowFrame(spec *WindowSpec) (frame, error) {
 	if end == nil {
 		end = &FrameBound{Kind: "CURRENT ROW"}
 	}
-	bound := func(b *FrameBound, start bool) (unbounded bool, off int64, err error) {
+	// bound reads one bound: unbounded, the current row, a number of rows
+	// (ROWS) or a distance in the order key (RANGE)
+	bound := func(b *FrameBound) (unbounded, isRange bool, off int64, dist float64, err error) {
 		switch b.Kind {
 		case "UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING":
-			return true, 0, nil
+			return true, false, 0, 0, nil
 		case "CURRENT ROW":
-			return false, 0, nil
+			return false, false, 0, 0, nil
 		}
-		if !f.rows {
-			return false, 0, planErr(domain.CodeUnsupportedQuery, b.Pos, "RANGE frames with offsets are not supported yet; use ROWS")
-		}
-		n, ok := ordinal(b.Expr)
-		if !ok {
-			return false, 0, planErr(domain.CodeUnsupportedQuery, b.Pos, "a frame offset must be an integer constant")
-		}
+		sign := int64(1)
 		if b.Kind == "PRECEDING" {
-			return false, -int64(n), nil
+			sign = -1
 		}
-		return false, int64(n), nil
+		if f.rows {
+			n, ok := ordinal(b.Expr)
+			if !ok || n < 0 {
+				return false, false, 0, 0, planErr(domain.CodeUnsupportedQuery, b.Pos, "a ROWS frame offset must be a non-negative integer constant")
+			}
+			return false, false, sign * int64(n), 0, nil
+		}
+		d, err := rangeDistance(b, orderTypes)
+		return false, true, 0, float64(sign) * d, err
 	}
 	var err error
-	if f.startUnbounded, f.startOffset, err = bound(spec.Frame.Start, true); err != nil {
+	if f.startUnbounded, f.startRange, f.startOffset, f.startDist, err = bound(spec.Frame.Start); err != nil {
 		return f, err
 	}
-	if f.endUnbounded, f.endOffs, err = bound(end, false); err != nil {
+	if f.endUnbounded, f.endRange, f.endOffs, f.endDist, err = bound(end); err != nil {
 		return f, err
 	}
 	return f, nil
+}
+
+// rangeDistance is the distance of a RANGE frame bound, in the units of the
+// one order key: a number for a numeric key, a day-time interval for a
+// timestamp (in microseconds) or a date (in days).
+func rangeDistance(b *FrameBound, orderTypes []domain.Type) (float64, error) {
+	if len(orderTypes) != 1 {
+		return 0, planErr(domain.CodeDatatypeMismatch, b.Pos, "a RANGE frame with an offset needs exactly one ORDER BY key, found %d", len(orderTypes))
+	}
+	c, err := Compile(b.Expr, domain.Schema{})
+	if err != nil {
+		return 0, err
+	}
+	col, err := c.Eval(domain.NoColumns(1))
+	if err != nil {
+		return 0, err
+	}
+	v := col.Value(0)
+	key := orderTypes[0].Kind
+	var d float64
+	switch {
+	case v.IsNull():
+		return 0, planErr(domain.CodeDatatypeMismatch, b.Pos, "a RANGE frame offset cannot be NULL")
+	case (key == domain.KindInt64 || key == domain.KindFloat64) && v.Kind() == domain.KindInt64:
+		d = float64(v.AsInt())
+	case (key == domain.KindInt64 || key == domain.KindFloat64) && v.Kind() == domain.KindFloat64:
+		d = v.AsFloat()
+	case key == domain.KindTimestamp && v.Kind() == domain.KindDayTimeInterval:
+		d = float64(v.AsInt())
+	case key == domain.KindDate && v.Kind() == domain.KindDayTimeInterval:
+		d = float64(v.AsInt()) / float64(microsPerDay)
+	case key == domain.KindDate && v.Kind() == domain.KindInt64:
+		d = float64(v.AsInt())
+	default:
+		return 0, planErr(domain.CodeDatatypeMismatch, b.Pos, "a RANGE frame over %s cannot be offset by %s; use a number for numbers, a day-time INTERVAL for dates and timestamps", orderTypes[0], c.Type())
+	}
+	if d < 0 || math.IsNaN(d) {
+		return 0, planErr(domain.CodeDatatypeMismatch, b.Pos, "a RANGE frame offset must not be negative")
+	}
+	return d, nil
 }
 
 func (pl *planner) rankingArgs(wf *windowFunc, call *FuncCall, sc scope, subst func(Expr) (node, error)) error {
@@ -323,7 +377,7 @@ func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
 		}
 		rows := idx[start:end]
 		if f.agg != nil {
-			err = f.aggregate(b, rows, orderCmp, out)
+			err = f.aggregate(b, rows, orderCmp, ok, out)
 		} else {
 			err = f.rank(rows, orderCmp, args, out)
 		}
@@ -432,7 +486,7 @@ func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Col
 
 // aggregate computes an aggregate over each row's frame within one
 // partition (rows in window order).
-func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) int, out *domain.Column) error {
+func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) int, orderKeys []*domain.Column, out *domain.Column) error {
 	n := len(rows)
 	fr := f.frame
 	value := func(sel []int) (*domain.Column, error) {
@@ -451,7 +505,7 @@ func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) i
 		for _, r := range rows {
 			copyAt(out, r, c, 0)
 		}
-	case fr.startUnbounded && !fr.rows:
+	case fr.startUnbounded && !fr.rows && !fr.endRange:
 		// RANGE UNBOUNDED PRECEDING .. CURRENT ROW: a running value, the same
 		// for all peers; folded in one state, a peer group at a time
 		st := f.agg.NewState()
@@ -470,30 +524,36 @@ func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) i
 			i = j
 		}
 	default:
+		var dist *rangeDistances
+		if fr.startRange || fr.endRange {
+			dist = newRangeDistances(rows, orderKeys[0], f.orderKeys[0].desc)
+		}
 		for k, r := range rows {
 			lo, hi := 0, n // [lo, hi)
-			if !fr.startUnbounded {
+			switch {
+			case fr.startUnbounded:
+			case fr.rows:
 				lo = k + int(fr.startOffset)
-				if !fr.rows {
-					lo = k
-				}
+			case fr.startRange:
+				lo = dist.from(k, fr.startDist)
+			default: // RANGE CURRENT ROW: the first peer
+				lo = peersStart(rows, k, cmp)
 			}
-			if !fr.endUnbounded {
+			switch {
+			case fr.endUnbounded:
+			case fr.rows:
 				hi = k + int(fr.endOffs) + 1
-				if !fr.rows {
-					hi = peersEnd(rows, k, cmp)
-				}
+			case fr.endRange:
+				hi = dist.to(k, fr.endDist)
+			default:
+				hi = peersEnd(rows, k, cmp)
 			}
 			lo, hi = max(lo, 0), min(hi, n)
-			if lo >= hi {
-				c, err := value(nil)
-				if err != nil {
-					return err
-				}
-				copyAt(out, r, c, 0)
-				continue
+			var sel []int
+			if lo < hi {
+				sel = rows[lo:hi]
 			}
-			c, err := value(rows[lo:hi])
+			c, err := value(sel)
 			if err != nil {
 				return err
 			}
@@ -501,4 +561,83 @@ func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) i
 		}
 	}
 	return nil
+}
+
+// peersStart is the first position of the peer group of position i.
+func peersStart(rows []int, i int, cmp func(a, b int) int) int {
+	for i > 0 && cmp(rows[i-1], rows[i]) == 0 {
+		i--
+	}
+	return i
+}
+
+// rangeDistances finds the rows of a partition within a distance of a
+// row's order key. In "position" space (the key, negated when the order is
+// descending) the partition's non-NULL keys ascend, and a frame of
+// distances [start, end] from a row is the rows with positions in
+// [pos + start, pos + end]; a row with a NULL key frames the NULL rows.
+type rangeDistances struct {
+	pos    []float64 // by position in the partition
+	null   []bool
+	lo, hi int // the non-NULL positions [lo, hi)
+}
+
+func newRangeDistances(rows []int, key *domain.Column, desc bool) *rangeDistances {
+	d := &rangeDistances{pos: make([]float64, len(rows)), null: make([]bool, len(rows)), lo: -1}
+	for i, r := range rows {
+		if key.IsNull(r) {
+			d.null[i] = true
+			continue
+		}
+		if d.lo < 0 {
+			d.lo = i
+		}
+		d.hi = i + 1
+		v := float64(0)
+		if key.Floats != nil {
+			v = key.Floats[r]
+		} else {
+			v = float64(key.Ints[r])
+		}
+		if desc {
+			v = -v
+		}
+		d.pos[i] = v
+	}
+	if d.lo < 0 {
+		d.lo, d.hi = 0, 0
+	}
+	return d
+}
+
+// nullRun is the run of NULL-key positions around i.
+func (d *rangeDistances) nullRun(i int) (int, int) {
+	lo, hi := i, i+1
+	for lo > 0 && d.null[lo-1] {
+		lo--
+	}
+	for hi < len(d.null) && d.null[hi] {
+		hi++
+	}
+	return lo, hi
+}
+
+// from is the first position at distance start or more from position i.
+func (d *rangeDistances) from(i int, start float64) int {
+	if d.null[i] {
+		lo, _ := d.nullRun(i)
+		return lo
+	}
+	want := d.pos[i] + start
+	return d.lo + sort.Search(d.hi-d.lo, func(j int) bool { return d.pos[d.lo+j] >= want })
+}
+
+// to is the position after the last at distance end or less from i.
+func (d *rangeDistances) to(i int, end float64) int {
+	if d.null[i] {
+		_, hi := d.nullRun(i)
+		return hi
+	}
+	want := d.pos[i] + end
+	return d.lo + sort.Search(d.hi-d.lo, func(j int) bool { return d.pos[d.lo+j] > want })
 }
