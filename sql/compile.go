@@ -370,8 +370,60 @@ func (c *compiler) unary(e *Unary) (node, error) {
 			return dayOnly{&negNode{x: x, pos: e.Pos}}, nil
 		}
 		return &negNode{x: x, pos: e.Pos}, nil
+	case "~":
+		x, err := c.integer(x, e.X.Position(), "~")
+		if err != nil {
+			return nil, err
+		}
+		return &fnNode{args: []node{x}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+			for i, v := range a[0].Ints {
+				out.Ints[i] = ^v
+			}
+			return nil
+		}}, nil
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
+}
+
+// integer brings an operand of a bitwise operator to bigint: NULL and
+// strings are cast, as Spark's implicit cast does; others are a mismatch.
+func (c *compiler) integer(x node, p Pos, op string) (node, error) {
+	switch x.typ().Kind {
+	case domain.KindInt64:
+		return x, nil
+	case domain.KindNull, domain.KindString:
+		return implicit(x, domain.TypeInt64, p), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, p, "%s needs integers, found %s", op, x.typ())
+}
+
+// bitwise compiles a & b, a | b and a ^ b over bigints.
+func (c *compiler) bitwise(e *Binary) (node, error) {
+	var args [2]node
+	for i, x := range []Expr{e.L, e.R} {
+		n, err := c.compile(x)
+		if err != nil {
+			return nil, err
+		}
+		if args[i], err = c.integer(n, x.Position(), e.Op); err != nil {
+			return nil, err
+		}
+	}
+	op := e.Op
+	return &fnNode{args: args[:], t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+		l, r := a[0].Ints, a[1].Ints
+		for i := range out.Ints {
+			switch op {
+			case "&":
+				out.Ints[i] = l[i] & r[i]
+			case "|":
+				out.Ints[i] = l[i] | r[i]
+			default:
+				out.Ints[i] = l[i] ^ r[i]
+			}
+		}
+		return nil
+	}}, nil
 }
 
 func (c *compiler) expectBool(x node, p Pos, what string) (node, error) {
@@ -426,6 +478,8 @@ func (c *compiler) binary(e *Binary) (node, error) {
 		return c.arith(e)
 	case "||":
 		return c.concat([]Expr{e.L, e.R}, e.Pos)
+	case "&", "|", "^":
+		return c.bitwise(e)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
 }

@@ -742,12 +742,44 @@ func compileLike(pat string, esc rune, ci bool, pos Pos) (*likeMatcher, error) {
 	return m, nil
 }
 
+// likeQuantified is x [NOT] LIKE ANY | SOME | ALL (p, ...): one match per
+// pattern, combined with OR (ANY, SOME) or AND (ALL) in three-valued logic,
+// so a NULL pattern that could decide the answer makes it NULL, as in Spark.
+// NOT applies to each match: NOT LIKE ANY is true when some pattern does not
+// match.
+func (c *compiler) likeQuantified(e *Like) (node, error) {
+	if len(e.Patterns) == 0 {
+		return nil, exprErr(domain.CodeWrongNumArgs, e.Pos, "%s %s needs at least one pattern", e.Op, e.Quantifier)
+	}
+	var out node
+	for _, p := range e.Patterns {
+		one := *e
+		one.Quantifier, one.Not, one.Pattern, one.Patterns = "", false, p, nil
+		n, err := c.like(&one)
+		if err != nil {
+			return nil, err
+		}
+		if e.Not {
+			n = &notNode{x: n}
+		}
+		if out == nil {
+			out = n
+			continue
+		}
+		out = &logicNode{and: strings.EqualFold(e.Quantifier, "ALL"), l: out, r: n}
+	}
+	return out, nil
+}
+
 func (c *compiler) like(e *Like) (node, error) {
 	if e.Quantifier == "" && (e.Op == "RLIKE" || e.Op == "REGEXP") {
 		return c.rlike(e)
 	}
-	if e.Quantifier != "" || (e.Op != "LIKE" && e.Op != "ILIKE") {
-		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s %s is not supported yet", e.Op, e.Quantifier)
+	if e.Quantifier != "" {
+		return c.likeQuantified(e)
+	}
+	if e.Op != "LIKE" && e.Op != "ILIKE" {
+		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s is not supported", e.Op)
 	}
 	x, err := c.compile(e.X)
 	if err != nil {

@@ -1,0 +1,31 @@
+package sql
+
+import (
+	"testing"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// opCases are the bitwise operators and the quantified LIKE.
+var opCases = []struct{ src, want string }{
+	{"3 & 5", "bigint:1"}, {"3 | 5", "bigint:7"}, {"3 ^ 5", "bigint:6"}, {"~0", "bigint:-1"},
+	{"i & '4'", "bigint:4"}, {"n | 1", "bigint:NULL"}, {"~n", "bigint:NULL"}, {"d & 1", "DATATYPE_MISMATCH"},
+	{"big ^ -1", "bigint:-9223372036854775808"},
+	{"s LIKE ANY ('%SQL', 'x%')", "boolean:true"}, {"s LIKE ALL ('Spark%', '%SQL')", "boolean:true"},
+	{"s LIKE ALL ('Spark%', 'x%')", "boolean:false"}, {"s LIKE SOME ('x%', NULL)", "boolean:NULL"},
+	{"s LIKE ANY ('S%', NULL)", "boolean:true"}, {"s NOT LIKE ANY ('S%', 'x%')", "boolean:true"},
+	{"s NOT LIKE ALL ('S%', 'x%')", "boolean:false"}, {"ns LIKE ANY ('a')", "boolean:NULL"},
+	{"s ILIKE ANY ('spark%')", "boolean:true"},
+}
+
+func TestOperators(t *testing.T) {
+	for _, tc := range opCases {
+		got, err := evalOne(t, tc.src)
+		if err != nil {
+			got = string(domain.CodeOf(err))
+		}
+		if got != tc.want {
+			t.Errorf("%s = %s, want %s", tc.src, got, tc.want)
+		}
+	}
+}
