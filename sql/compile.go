@@ -820,7 +820,7 @@ func (c *compiler) cast(e *Cast) (node, error) {
 
 func castable(from, to domain.Kind) bool {
 	if to == domain.KindString {
-		return scalarCastable(from) || from == domain.KindBytes || isInterval(from)
+		return scalarCastable(from) || from == domain.KindBytes || isInterval(from) || from.IsNested()
 	}
 	if from == domain.KindString {
 		return scalarCastable(to)

@@ -180,7 +180,40 @@ func toString(c *domain.Column, i int) string {
 	case domain.KindTimestamp:
 		return formatTimestamp(c.Ints[i], time.UTC)
 	}
-	return c.Value(i).String()
+	return nestedText(c.Value(i))
+}
+
+// nestedText renders a value as Spark casts it to string: arrays [a, b],
+// structs {a, b}, maps {k -> v}, NULL elements as null, and the scalars as
+// their own casts do.
+func nestedText(v domain.Value) string {
+	switch v.Kind() {
+	case domain.KindNull:
+		return "null"
+	case domain.KindList, domain.KindStruct, domain.KindMap:
+		var b strings.Builder
+		open, close := "[", "]"
+		if v.Kind() != domain.KindList {
+			open, close = "{", "}"
+		}
+		b.WriteString(open)
+		for i, x := range v.AsList() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if v.Kind() == domain.KindMap {
+				kv := x.Fields()
+				b.WriteString(nestedText(kv[0]) + " -> " + nestedText(kv[1]))
+				continue
+			}
+			b.WriteString(nestedText(x))
+		}
+		b.WriteString(close)
+		return b.String()
+	}
+	c := domain.NewColumn(v.Kind(), 1)
+	_ = c.Append(v)
+	return toString(c, 0)
 }
 
 // parseDouble parses a string as Spark casts it to double: surrounding

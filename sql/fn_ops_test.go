@@ -16,6 +16,12 @@ var opCases = []struct{ src, want string }{
 	{"s LIKE ANY ('S%', NULL)", "boolean:true"}, {"s NOT LIKE ANY ('S%', 'x%')", "boolean:true"},
 	{"s NOT LIKE ALL ('S%', 'x%')", "boolean:false"}, {"ns LIKE ANY ('a')", "boolean:NULL"},
 	{"s ILIKE ANY ('spark%')", "boolean:true"},
+	// casts of arrays, structs and maps to strings, as Spark prints them
+	{"CAST(array(1.0, NULL, 2.5) AS STRING)", "string:'[1.0, null, 2.5]'"},
+	{"CAST(named_struct('a', 1, 'b', 'x') AS STRING)", "string:'{1, x}'"},
+	{"CAST(map('k', array(1, 2)) AS STRING)", "string:'{k -> [1, 2]}'"},
+	{"CAST(array(DATE '2024-02-29') AS STRING)", "string:'[2024-02-29]'"},
+	{"CAST(array(1) AS BIGINT)", "DATATYPE_MISMATCH"},
 }
 
 func TestOperators(t *testing.T) {
