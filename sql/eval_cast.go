@@ -180,7 +180,10 @@ func toString(c *domain.Column, i int) string {
 	case domain.KindTimestamp:
 		return formatTimestamp(c.Ints[i], time.UTC)
 	}
-	return nestedText(c.Value(i))
+	if c.Kind.IsNested() {
+		return nestedText(c.Value(i))
+	}
+	return c.Value(i).String()
 }
 
 // nestedText renders a value as Spark casts it to string: arrays [a, b],
