@@ -801,6 +801,10 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if strings.HasPrefix(e.Type.Name, "INTERVAL") {
 		return c.castInterval(e, x)
 	}
+	switch e.Type.Name {
+	case "ARRAY", "MAP", "STRUCT":
+		return c.castNested(e, x)
+	}
 	to, ok := castTarget(e.Type)
 	if !ok {
 		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)

@@ -314,3 +314,118 @@ func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 	}
 	return 0, false
 }
+
+// castNested compiles a cast to an array, map or struct type from a value
+// of the same kind: element by element, struct fields by position (as
+// Spark does), each element as its own cast would.
+func (c *compiler) castNested(e *Cast, x node) (node, error) {
+	to, err := DomainType(e.Type)
+	if err != nil {
+		return nil, err
+	}
+	if x.typ().Kind == domain.KindNull {
+		return retype(x, to), nil
+	}
+	if !nestedCastable(x.typ(), to) {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), to)
+	}
+	return &nestedCastNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone}, nil
+}
+
+// nestedCastable reports whether CAST takes a value of type from to type to.
+func nestedCastable(from, to domain.Type) bool {
+	switch {
+	case from.Kind == domain.KindNull, from.Equal(to):
+		return true
+	case from.Kind != to.Kind:
+		return !to.Kind.IsNested() && (from.Kind == to.Kind || castable(from.Kind, to.Kind))
+	case to.Kind == domain.KindList:
+		return nestedCastable(*from.Elem, *to.Elem)
+	case to.Kind == domain.KindMap:
+		return nestedCastable(*from.Key, *to.Key) && nestedCastable(*from.Elem, *to.Elem)
+	case to.Kind == domain.KindStruct:
+		if len(from.Fields) != len(to.Fields) {
+			return false
+		}
+		for i := range to.Fields {
+			if !nestedCastable(from.Fields[i].Type, to.Fields[i].Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// nestedCastNode casts arrays, maps and structs value by value.
+type nestedCastNode struct {
+	x   node
+	to  domain.Type
+	try bool
+	pos Pos
+	loc *time.Location
+}
+
+func (n *nestedCastNode) typ() domain.Type { return n.to }
+func (n *nestedCastNode) mayFail() bool    { return !n.try || n.x.mayFail() }
+func (n *nestedCastNode) eval(b *domain.Batch) (*domain.Column, error) {
+	x, err := n.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	out := newCol(n.to.Kind, b.Len())
+	for i := range out.Values {
+		v, err := n.value(x.Value(i), n.to)
+		if err != nil {
+			return nil, err
+		}
+		out.Values[i] = v
+	}
+	return out, nil
+}
+
+// value casts one value to t; with try, an element that does not cast
+// makes the whole value NULL, as try_cast of the whole does.
+func (n *nestedCastNode) value(v domain.Value, t domain.Type) (domain.Value, error) {
+	if v.IsNull() {
+		return v, nil
+	}
+	switch t.Kind {
+	case domain.KindList, domain.KindMap, domain.KindStruct:
+		items := v.AsList()
+		out := make([]domain.Value, len(items))
+		for i, item := range items {
+			var it domain.Type
+			switch t.Kind {
+			case domain.KindList:
+				it = *t.Elem
+			case domain.KindMap:
+				it = domain.StructOf(domain.Field{Name: "key", Type: *t.Key}, domain.Field{Name: "value", Type: *t.Elem, Nullable: true})
+			default:
+				it = t.Fields[i].Type
+			}
+			c, err := n.value(item, it)
+			if err != nil || (n.try && c.IsNull() && !item.IsNull()) {
+				return domain.Null(), err
+			}
+			out[i] = c
+		}
+		if t.Kind == domain.KindList {
+			return domain.List(out...), nil
+		}
+		if t.Kind == domain.KindMap {
+			return domain.Map(out...), nil
+		}
+		return domain.Struct(out...), nil
+	}
+	if v.Kind() == t.Kind {
+		return v, nil
+	}
+	// a scalar element: the scalar cast, over a one-row column
+	cast := &castNode{x: &litNode{t: domain.Type{Kind: v.Kind()}, v: v}, to: t.Kind, try: n.try, pos: n.pos, loc: n.loc}
+	c, err := cast.eval(domain.NoColumns(1))
+	if err != nil {
+		return domain.Null(), err
+	}
+	return c.Value(0), nil
+}

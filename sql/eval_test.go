@@ -162,7 +162,7 @@ var evalCases = []struct{ src, want string }{
 	{"CAST(dt AS TIMESTAMP)", "timestamp:2024-02-29T00:00:00Z"}, {"CAST('2024-02-29 10:11:12' AS TIMESTAMP)", "timestamp:2024-02-29T10:11:12Z"},
 	{"CAST('2024-02-29T10:11:12+01:00' AS TIMESTAMP)", "timestamp:2024-02-29T09:11:12Z"},
 	{"CAST('nope' AS TIMESTAMP)", "CAST_INVALID_INPUT"}, {"CAST(NULL AS INT)", "bigint:NULL"}, {"CAST(ns AS INT)", "bigint:NULL"},
-	{"CAST(dt AS BIGINT)", "DATATYPE_MISMATCH"}, {"CAST(i AS MAP<STRING, INT>)", "NOT_IMPLEMENTED"},
+	{"CAST(dt AS BIGINT)", "DATATYPE_MISMATCH"}, {"CAST(i AS MAP<STRING, INT>)", "DATATYPE_MISMATCH"},
 	{"CAST(e AS INT)", "CAST_INVALID_INPUT"}, {"TRY_CAST(e AS INT)", "bigint:NULL"},
 	// conditional functions
 	{"coalesce(NULL, 1, 2)", "bigint:1"}, {"coalesce(n, i)", "bigint:5"}, {"coalesce(n, NULL)", "bigint:NULL"},

@@ -22,6 +22,14 @@ var opCases = []struct{ src, want string }{
 	{"CAST(map('k', array(1, 2)) AS STRING)", "string:'{k -> [1, 2]}'"},
 	{"CAST(array(DATE '2024-02-29') AS STRING)", "string:'[2024-02-29]'"},
 	{"CAST(array(1) AS BIGINT)", "DATATYPE_MISMATCH"},
+	// casts between arrays, maps and structs, element by element
+	{"CAST(array('1', '2', NULL) AS ARRAY<BIGINT>)", "array<bigint>:[1, 2, NULL]"},
+	{"CAST(array('1', 'x') AS ARRAY<INT>)", "CAST_INVALID_INPUT"},
+	{"TRY_CAST(array('1', 'x') AS ARRAY<INT>)", "array<bigint>:NULL"},
+	{"CAST(map('a', '1.5') AS MAP<STRING, DOUBLE>)", "map<string, double>:{a -> 1.5}"},
+	{"CAST(named_struct('x', '7', 'y', 1) AS STRUCT<a: BIGINT, b: STRING>)", "struct<a: bigint, b: string>:{7, 1}"},
+	{"CAST(named_struct('x', 1) AS STRUCT<a: BIGINT, b: STRING>)", "DATATYPE_MISMATCH"},
+	{"CAST(NULL AS ARRAY<BIGINT>)", "array<bigint>:NULL"},
 }
 
 func TestOperators(t *testing.T) {
