@@ -64,7 +64,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 	if path == "" {
 		return fail(call.Pos, "%s needs a path, as in %s('data/events', format => 'json')", fn, fn)
 	}
-	fo := sources.FileOptions{Format: opts["format"]}
+	fo := sources.FileOptions{Format: strings.ToLower(opts["format"])}
 	delete(opts, "format")
 	if fo.Format == "" {
 		fo.Format = formatFromPath(path)

@@ -325,6 +325,12 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 		return
 	}
 	fl := &sqlFlow{name: name, query: ins.Query, file: f, pos: st.Pos, once: ins.Once, conf: conf, ns: ns}
+	if !ins.ByName {
+		// kept as a failed flow, so its target is not also reported as
+		// having no flow
+		l.problemAt(f, ins.Pos, domain.CodeNotImplemented, "INSERT INTO without BY NAME matches columns by position, which sluice does not do yet; write INSERT INTO %s BY NAME and name the query's columns as the table's", nameText(ins.Target))
+		fl.failed = true
+	}
 	if st.Comment != nil {
 		fl.comment = st.Comment.Value
 	}
@@ -669,7 +675,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	if streaming && main >= 0 && !p.RowWiseIn(main) {
 		return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
-			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}
+			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream, joins it with itself or reads it in a subquery does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}
 	}
 	if main < 0 {
 		main = 0

@@ -312,3 +312,22 @@ CREATE OR REFRESH STREAMING TABLE lonely;
 		t.Errorf("problems %v, want %s", probs, want)
 	}
 }
+
+// Queries a streaming flow cannot run on each micro-batch alone are refused.
+func TestLoadSQLRefusesStatefulStreams(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "v": 10}`+"\n")
+	head := "CREATE STREAMING TABLE ev AS SELECT * FROM STREAM read_files('in', format => 'json');\n"
+	for _, src := range []string{
+		"CREATE STREAMING TABLE s AS SELECT id FROM STREAM(ev) WHERE v > (SELECT avg(v) FROM STREAM(ev));",
+		"CREATE STREAMING TABLE s AS SELECT id FROM STREAM(ev) WHERE id IN (SELECT id FROM STREAM(ev));",
+		"CREATE STREAMING TABLE s AS SELECT id, count(*) AS n FROM STREAM(ev) GROUP BY id;",
+		"CREATE STREAMING TABLE s AS SELECT a.id FROM STREAM(ev) a JOIN STREAM(ev) b ON a.id = b.id;",
+		"CREATE STREAMING TABLE s; CREATE FLOW f AS INSERT INTO s SELECT id FROM STREAM(ev);",
+	} {
+		_, probs := loadSQL(t, dir, head+src)
+		if len(probs) != 1 || probs[0].Code != domain.CodeNotImplemented || probs[0].Line != 2 {
+			t.Errorf("%s: problems %v, want one NOT_IMPLEMENTED on line 2", src, probs)
+		}
+	}
+}

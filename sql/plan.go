@@ -49,8 +49,11 @@ type Plan struct {
 	Inputs []Input
 	root   op
 	run    *runHolder
-	sess   *Session   // its Now is set at each Run
-	mu     sync.Mutex // one Run at a time: subquery results and the time live in the plan
+	sess   *Session // its Now is set at each Run
+	// subqueries are the queries of subqueries in expressions, which see
+	// their inputs whole
+	subqueries []op
+	mu         sync.Mutex // one Run at a time: subquery results and the time live in the plan
 }
 
 // Run evaluates the query over complete inputs, one batch per input in the
@@ -139,7 +142,7 @@ func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run, sess: pl.sess}, nil
+	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run, sess: pl.sess, subqueries: pl.subqueries}, nil
 }
 
 // runHolder lets nodes that run sub-plans (subqueries) reach the inputs of
@@ -162,6 +165,8 @@ type planner struct {
 	// with STREAM(view)
 	streamAll bool
 	sess      *Session
+	// subqueries are the queries of the subqueries in expressions
+	subqueries []op
 }
 
 // scope is what an expression at one point of a query can read: the columns
@@ -818,12 +823,14 @@ func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
 		if n := len(o.schema().Fields); n != 1 {
 			return nil, planErr(domain.CodeInvalidSubquery, e.Pos, "a scalar subquery must return one column, this one returns %d", n)
 		}
+		pl.subqueries = append(pl.subqueries, o)
 		return &subqueryNode{kind: "scalar", o: o, run: pl.run, t: o.schema().Fields[0].Type, pos: e.Pos}, nil
 	case *Exists:
 		o, err := pl.query(e.Query)
 		if err != nil {
 			return nil, err
 		}
+		pl.subqueries = append(pl.subqueries, o)
 		return &subqueryNode{kind: "exists", o: o, run: pl.run, t: domain.TypeBool, pos: e.Pos}, nil
 	case *In:
 		if e.Query == nil {
@@ -844,6 +851,7 @@ func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
 		if !ok {
 			return nil, planErr(domain.CodeDatatypeMismatch, e.Pos, "cannot compare %s with the subquery's %s", x.typ(), o.schema().Fields[0].Type)
 		}
+		pl.subqueries = append(pl.subqueries, o)
 		var n node = &subqueryNode{kind: "in", x: implicit(x, t, e.X.Position()), o: conform(o, domain.NewSchema(domain.Field{Name: "v", Type: t})), run: pl.run, t: domain.TypeBool, pos: e.Pos}
 		if e.Not {
 			n = &notNode{x: n}
@@ -888,7 +896,14 @@ func unknownName(name string, p Pos, names []string) *Error {
 // generators, and joins that keep input i on their left, or inner): the
 // plan can then run on each micro-batch of a stream read as input i, with
 // the other inputs read whole beside it.
-func (p *Plan) RowWiseIn(i int) bool { return rowWiseIn(p.root, i) }
+func (p *Plan) RowWiseIn(i int) bool {
+	for _, sub := range p.subqueries {
+		if reads(sub, i) {
+			return false // WHERE v > (SELECT avg(v) FROM STREAM(x)) needs all of x
+		}
+	}
+	return rowWiseIn(p.root, i)
+}
 
 func rowWiseIn(o op, i int) bool {
 	switch o := o.(type) {
