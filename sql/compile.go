@@ -298,10 +298,17 @@ func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
 		msg = fmt.Sprintf("%s has no column named `%s`", parts[0].Name, parts[1].Name)
 		first = parts[1]
 	}
-	if s := suggestpkg.Closest(first.Name, c.in.Names()); s != "" {
+	// the planner's own columns (__a0, __grouping_id, ...) are not the user's
+	var names []string
+	for _, n := range c.in.Names() {
+		if !strings.HasPrefix(n, "__") {
+			names = append(names, n)
+		}
+	}
+	if s := suggestpkg.Closest(first.Name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean `%s`?", s)
-	} else if len(c.in.Fields) > 0 {
-		msg += fmt.Sprintf("; the columns are %s", strings.Join(c.in.Names(), ", "))
+	} else if len(names) > 0 {
+		msg += fmt.Sprintf("; the columns are %s", strings.Join(names, ", "))
 	}
 	return 0, 0, exprErr(domain.CodeUnresolvedColumn, first.Pos, "%s", msg)
 }

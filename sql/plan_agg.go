@@ -156,7 +156,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 	}
 	var out op = ag
 	if s.Having != nil {
-		c, err := pl.compile(withAliases(s.Having, items, post), post, subst)
+		c, err := pl.compile(s.Having, post, pl.aliasSubst(items, post, subst))
 		if err != nil {
 			return nil, scope{}, nil, err
 		}
@@ -195,7 +195,7 @@ func groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
 			}
 			return items[n-1].expr, nil
 		}
-		return withAliases(k, items, sc), nil
+		return withAlias(k, items, sc), nil
 	}
 	// each item is a list of alternative sets; the sets of the clause are
 	// every combination of one alternative per item

@@ -60,8 +60,7 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 		}
 	}
 	if s.Qualify != nil {
-		q := withAliases(s.Qualify, items, sc)
-		c, err := pl.compile(q, sc, subst)
+		c, err := pl.compile(s.Qualify, sc, pl.aliasSubst(items, sc, subst))
 		if err != nil {
 			return nil, err
 		}
@@ -195,13 +194,12 @@ func starColumns(st *Star, sc scope) ([]item, error) {
 	return out, nil
 }
 
-// withAliases replaces a bare name that is not a column of the scope but a
-// select-list alias by the aliased expression (QUALIFY and ORDER BY may
-// read aliases).
-func withAliases(e Expr, items []item, sc scope) Expr {
+// withAlias replaces a bare name that is not a column of the scope but a
+// select-list alias by the aliased expression (GROUP BY may name an alias).
+func withAlias(e Expr, items []item, sc scope) Expr {
 	ref, ok := e.(*ColumnRef)
 	if !ok || len(ref.Parts) != 1 || sc.schema.Index(ref.Parts[0].Name) >= 0 {
-		return mapAliases(e, items, sc)
+		return e
 	}
 	for _, it := range items {
 		if strings.EqualFold(it.name, ref.Parts[0].Name) {
@@ -211,24 +209,25 @@ func withAliases(e Expr, items []item, sc scope) Expr {
 	return e
 }
 
-// mapAliases applies withAliases to the operands of the common predicate
-// forms of QUALIFY (comparisons, AND/OR/NOT).
-func mapAliases(e Expr, items []item, sc scope) Expr {
-	switch x := e.(type) {
-	case *Binary:
-		c := *x
-		c.L, c.R = withAliases(x.L, items, sc), withAliases(x.R, items, sc)
-		return &c
-	case *Unary:
-		c := *x
-		c.X = withAliases(x.X, items, sc)
-		return &c
-	case *Paren:
-		c := *x
-		c.X = withAliases(x.X, items, sc)
-		return &c
+// aliasSubst lets HAVING and QUALIFY read select-list aliases anywhere in
+// their conditions: a bare name that is not a column of the scope but an
+// alias compiles as the aliased expression. inner comes first.
+func (pl *planner) aliasSubst(items []item, sc scope, inner func(Expr) (node, error)) func(Expr) (node, error) {
+	return func(e Expr) (node, error) {
+		if inner != nil {
+			if n, err := inner(e); n != nil || err != nil {
+				return n, err
+			}
+		}
+		if aliased := withAlias(e, items, sc); aliased != e {
+			c, err := pl.compile(aliased, sc, inner)
+			if err != nil {
+				return nil, err
+			}
+			return c.root, nil
+		}
+		return nil, nil
 	}
-	return e
 }
 
 // orderKeys resolves ORDER BY items: an ordinal or an output name reads the

@@ -174,6 +174,8 @@ var planCases = []struct{ src, want string }{
 	{"SELECT upper(region), count(*) FROM orders GROUP BY 1 ORDER BY 1", "upper(region),count(1)|NULL,1;EU,2;US,2"},
 	{"SELECT region, count(*) AS n FROM orders GROUP BY ALL HAVING count(*) > 1 ORDER BY n DESC, region", "region,n|eu,2;us,2"},
 	{"SELECT region AS r FROM orders GROUP BY r HAVING max(amount) > 15", "r|us"},
+	{"SELECT cust AS c, count(*) AS n FROM orders GROUP BY c HAVING c IS NOT NULL AND upper(c) IN ('ANN', 'CY') ORDER BY c", "c,n|ann,2;cy,1"},
+	{"SELECT id, row_number() OVER (ORDER BY amount) AS rn FROM orders QUALIFY rn BETWEEN 2 AND 3 ORDER BY id", "id,rn|3,2;4,3"},
 	{"SELECT region, id FROM orders GROUP BY region", "MISSING_AGGREGATION"},
 	{"SELECT region FROM orders GROUP BY 2", "GROUP_BY_POS_OUT_OF_RANGE"},
 	{"SELECT id FROM orders WHERE sum(amount) > 1", "INVALID_WHERE_CONDITION"},
