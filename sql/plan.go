@@ -814,6 +814,32 @@ func conjuncts(e Expr) []Expr {
 // subquery compiles a scalar subquery, IN (subquery) or EXISTS; other
 // expressions are left to the compiler.
 func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
+	n, err := pl.subqueryNode(e, c)
+	if se, ok := err.(*Error); ok && se.Code == domain.CodeUnresolvedColumn && correlated(e, se.Pos, c) {
+		return nil, planErr(domain.CodeNotImplemented, se.Pos, "this subquery reads a column of the query around it (a correlated subquery), which sluice does not run yet; join the two instead")
+	}
+	return n, err
+}
+
+// correlated reports whether the column reference at p, which the subquery
+// e could not resolve, names a column of the enclosing query.
+func correlated(e Expr, p Pos, outer *compiler) bool {
+	found := false
+	Inspect(e, func(n Node) bool {
+		if ref, ok := n.(*ColumnRef); ok && !found {
+			for _, part := range ref.Parts {
+				if part.Pos == p {
+					_, _, err := outer.lookupColumn(ref.Parts)
+					found = err == nil
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (pl *planner) subqueryNode(e Expr, c *compiler) (node, error) {
 	switch e := e.(type) {
 	case *Subquery:
 		o, err := pl.query(e.Query)

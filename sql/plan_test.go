@@ -163,6 +163,8 @@ var planCases = []struct{ src, want string }{
 	{"SELECT name FROM customers WHERE EXISTS (SELECT 1 FROM orders WHERE amount > 100)", "name|"},
 	{"SELECT id FROM orders WHERE amount = (SELECT amount FROM orders)", "SCALAR_SUBQUERY_TOO_MANY_ROWS"},
 	{"SELECT (SELECT id, cust FROM orders)", "INVALID_SUBQUERY_EXPRESSION"},
+	{"SELECT id FROM orders o WHERE amount > (SELECT avg(amount) FROM orders i WHERE i.cust = o.cust)", "NOT_IMPLEMENTED"},
+	{"SELECT id FROM orders o WHERE amount > (SELECT avg(amont) FROM orders i)", "UNRESOLVED_COLUMN"},
 	// aggregation
 	{"SELECT cust, count(*) AS n, sum(amount) FROM orders GROUP BY cust ORDER BY cust", "cust,n,sum(amount)|NULL,1,1;ann,2,15;bob,1,20;cy,1,7.5"},
 	{"SELECT count(*), max(amount), avg(id) FROM orders", "count(1),max(amount),avg(id)|5,20,3"},
