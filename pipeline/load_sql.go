@@ -398,7 +398,15 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		if f.plan == nil && !f.failed {
 			l.planFlow(f)
 		}
-		if f.plan == nil || ds.declared != nil {
+		if f.plan == nil {
+			continue
+		}
+		if ds.declared != nil {
+			// the flow's columns must fit the declared ones
+			if _, err := domain.EvolveSchema(ds.name, *ds.declared, withoutComputed(f.plan.Schema, ds.computed), true); err != nil {
+				l.problemAt(f.file, f.query.Pos, domain.CodeOf(err), "the query of %s does not fit the columns declared for %s: %s", f.name, ds.name, errorMessage(err))
+				f.failed = true
+			}
 			continue
 		}
 		// several flows: the table takes the columns of all of them, as
@@ -589,8 +597,13 @@ func (l *sqlLoader) declare() {
 		for i, e := range ds.expectations {
 			// check the condition against the dataset's columns now, to
 			// report its file and line
-			if _, err := sql.Compile(ds.expectExprs[i], *ds.schema); err != nil {
+			c, err := sql.Compile(ds.expectExprs[i], *ds.schema)
+			if err != nil {
 				l.problem(ds.file, err)
+				continue
+			}
+			if k := c.Type().Kind; k != domain.KindBool && k != domain.KindNull {
+				l.problemAt(ds.file, ds.expectExprs[i].Position(), domain.CodeDatatypeMismatch, "expectation %s is %s, not a boolean condition", e.Name, c.Type())
 				continue
 			}
 			opts = append(opts, expectAt(e))
@@ -877,4 +890,29 @@ func computeColumns(table string, cols []computedColumn, in domain.Schema, conf 
 		}
 		return domain.BatchOf(domain.NewSchema(fields...), cols)
 	}), nil
+}
+
+// withoutComputed is a flow's schema less the columns the table computes
+// itself (a GENERATED column the flow also gives is replaced).
+func withoutComputed(s domain.Schema, computed []computedColumn) domain.Schema {
+	var fields []domain.Field
+	for _, f := range s.Fields {
+		keep := true
+		for _, c := range computed {
+			keep = keep && !(c.always && strings.EqualFold(c.name, f.Name))
+		}
+		if keep {
+			fields = append(fields, f)
+		}
+	}
+	return domain.NewSchema(fields...)
+}
+
+// errorMessage is an error's message without its code.
+func errorMessage(err error) string {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return de.Message
+	}
+	return err.Error()
 }

@@ -331,3 +331,18 @@ func TestLoadSQLRefusesStatefulStreams(t *testing.T) {
 		}
 	}
 }
+
+// Declarations the runtime would refuse are refused at load, at their line.
+func TestLoadSQLDeclarationChecks(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "v": "x"}`+"\n")
+	for _, c := range []struct{ src, code string }{
+		{"CREATE STREAMING TABLE t (CONSTRAINT c EXPECT (id + 1))\nAS SELECT * FROM STREAM read_files('in', format => 'json');", "DATATYPE_MISMATCH"},
+		{"CREATE STREAMING TABLE t (id BIGINT, v BIGINT)\nAS SELECT id, v FROM STREAM read_files('in', format => 'json');", "SCHEMA_DRIFT"},
+	} {
+		_, probs := loadSQL(t, dir, c.src)
+		if len(probs) != 1 || string(probs[0].Code) != c.code || probs[0].File != "f1.sql" || probs[0].Line < 1 {
+			t.Errorf("%s: problems %v, want one %s", c.src, probs, c.code)
+		}
+	}
+}
