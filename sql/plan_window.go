@@ -103,8 +103,10 @@ type windowFunc struct {
 	args      []node     // ranking functions' arguments (lag's value, offset, default)
 	agg       *Aggregate // an aggregate over the frame
 	frame     frame
-	t         domain.Type
-	pos       Pos
+	// ignoreNulls: lag, lead and nth_value skip NULL values (IGNORE NULLS)
+	ignoreNulls bool
+	t           domain.Type
+	pos         Pos
 }
 
 // frame is the rows an aggregate sees for the current row: ROWS offsets,
@@ -156,6 +158,14 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 	}
 	wf.frame = fr
 	if rankingFuncs[name] {
+		switch strings.ToUpper(call.Nulls) {
+		case "":
+		case "IGNORE NULLS", "RESPECT NULLS":
+			if name != "lag" && name != "lead" && name != "nth_value" {
+				return nil, planErr(domain.CodeUnsupportedCallSyntax, call.Pos, "%s does not take %s", name, call.Nulls)
+			}
+			wf.ignoreNulls = strings.EqualFold(call.Nulls, "IGNORE NULLS")
+		}
 		if len(spec.OrderBy) == 0 {
 			return nil, planErr(domain.CodeUnsupportedQuery, call.Pos, "%s needs ORDER BY in its window", name)
 		}
@@ -380,7 +390,7 @@ func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
 		if f.agg != nil {
 			err = f.aggregate(b, rows, orderCmp, ok, out)
 		} else {
-			err = f.rank(rows, orderCmp, args, out)
+			err = f.rank(rows, orderCmp, args, ok, out)
 		}
 		if err != nil {
 			return nil, err
@@ -401,7 +411,7 @@ func peersEnd(rows []int, i int, cmp func(a, b int) int) int {
 	return j
 }
 
-func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Column, out *domain.Column) error {
+func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args, orderKeys []*domain.Column, out *domain.Column) error {
 	n := len(rows)
 	switch f.name {
 	case "row_number":
@@ -444,7 +454,7 @@ func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Col
 				out.Ints[r] = extra + (pos-extra*(size+1))/max(size, 1) + 1
 			}
 		}
-	case "lag", "lead", "nth_value":
+	case "lag", "lead":
 		for k, r := range rows {
 			off := int64(1)
 			if len(args) > 1 {
@@ -454,32 +464,51 @@ func (f *windowFunc) rank(rows []int, cmp func(a, b int) int, args []*domain.Col
 				}
 				off = args[1].Ints[r]
 			}
-			var at int64
-			switch f.name {
-			case "lag":
-				at = int64(k) - off
-			case "lead":
-				at = int64(k) + off
-			default: // nth_value over the default frame: rows up to the current peers
-				if off < 1 {
-					return planErr(domain.CodeInvalidParameterValue, f.pos, "nth_value needs a positive position")
-				}
-				at = off - 1
-				if int(at) >= peersEnd(rows, k, cmp) {
-					at = -1
+			step := int64(1)
+			if f.name == "lag" {
+				off, step = -off, -1
+			}
+			at := int64(k) + off
+			if f.ignoreNulls && off != 0 {
+				// the off-th row before (after) with a value
+				at = -1
+				for j, seen := int64(k)+step, int64(0); j >= 0 && j < int64(n); j += step {
+					if !args[0].IsNull(rows[j]) {
+						if seen++; seen == off*step {
+							at = j
+							break
+						}
+					}
 				}
 			}
-			src := args[0]
 			if at < 0 || at >= int64(n) {
 				if len(args) == 3 {
-					src, at = args[2], -1
-					copyAt(out, r, src, r)
-					continue
+					copyAt(out, r, args[2], r)
+				} else {
+					out.Nulls[r] = true
 				}
-				out.Nulls[r] = true
 				continue
 			}
-			copyAt(out, r, src, rows[at])
+			copyAt(out, r, args[0], rows[at])
+		}
+	case "nth_value":
+		dist := f.distances(rows, orderKeys)
+		for k, r := range rows {
+			if isNullAt(args[1].Nulls, r) || args[1].Ints[r] < 1 {
+				return planErr(domain.CodeInvalidParameterValue, f.pos, "nth_value needs a positive position")
+			}
+			nth := args[1].Ints[r]
+			lo, hi := f.frameOf(k, rows, cmp, dist)
+			out.Nulls[r] = true
+			for j := lo; j < hi; j++ {
+				if f.ignoreNulls && args[0].IsNull(rows[j]) {
+					continue
+				}
+				if nth--; nth == 0 {
+					copyAt(out, r, args[0], rows[j])
+					break
+				}
+			}
 		}
 	}
 	return nil
@@ -525,31 +554,9 @@ func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) i
 			i = j
 		}
 	default:
-		var dist *rangeDistances
-		if fr.startRange || fr.endRange {
-			dist = newRangeDistances(rows, orderKeys[0], f.orderKeys[0].desc)
-		}
+		dist := f.distances(rows, orderKeys)
 		for k, r := range rows {
-			lo, hi := 0, n // [lo, hi)
-			switch {
-			case fr.startUnbounded:
-			case fr.rows:
-				lo = k + int(fr.startOffset)
-			case fr.startRange:
-				lo = dist.from(k, fr.startDist)
-			default: // RANGE CURRENT ROW: the first peer
-				lo = peersStart(rows, k, cmp)
-			}
-			switch {
-			case fr.endUnbounded:
-			case fr.rows:
-				hi = k + int(fr.endOffs) + 1
-			case fr.endRange:
-				hi = dist.to(k, fr.endDist)
-			default:
-				hi = peersEnd(rows, k, cmp)
-			}
-			lo, hi = max(lo, 0), min(hi, n)
+			lo, hi := f.frameOf(k, rows, cmp, dist)
 			var sel []int
 			if lo < hi {
 				sel = rows[lo:hi]
@@ -562,6 +569,39 @@ func (f *windowFunc) aggregate(b *domain.Batch, rows []int, cmp func(a, b int) i
 		}
 	}
 	return nil
+}
+
+// distances prepares the RANGE offsets of the frame, when it has some.
+func (f *windowFunc) distances(rows []int, orderKeys []*domain.Column) *rangeDistances {
+	if !f.frame.startRange && !f.frame.endRange {
+		return nil
+	}
+	return newRangeDistances(rows, orderKeys[0], f.orderKeys[0].desc)
+}
+
+// frameOf is the frame [lo, hi) of position k of a partition.
+func (f *windowFunc) frameOf(k int, rows []int, cmp func(a, b int) int, dist *rangeDistances) (int, int) {
+	fr, n := f.frame, len(rows)
+	lo, hi := 0, n
+	switch {
+	case fr.startUnbounded:
+	case fr.rows:
+		lo = k + int(fr.startOffset)
+	case fr.startRange:
+		lo = dist.from(k, fr.startDist)
+	default: // RANGE CURRENT ROW: the first peer
+		lo = peersStart(rows, k, cmp)
+	}
+	switch {
+	case fr.endUnbounded:
+	case fr.rows:
+		hi = k + int(fr.endOffs) + 1
+	case fr.endRange:
+		hi = dist.to(k, fr.endDist)
+	default:
+		hi = peersEnd(rows, k, cmp)
+	}
+	return max(lo, 0), min(hi, n)
 }
 
 // peersStart is the first position of the peer group of position i.
