@@ -161,36 +161,62 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 	return domain.NewSchema(fields...), nil
 }
 
-// inferFileSchema reads a sample of the files there now (the first 100, up
-// to 10,000 rows) and returns the columns found, as Auto Loader infers a
-// schema when a stream starts. Later files with other columns keep them in
-// _rescued_data.
+// inferFileSchema reads a sample of the files there now (the oldest 100,
+// up to 10,000 rows) and returns the columns found, as Auto Loader infers a
+// schema when a stream starts. A column takes the type of the first file
+// that has a value for it (bigint widening to double), so that the schema
+// stays the same from update to update while those files stay: a later
+// value of another type goes to _rescued_data rather than changing the
+// column.
 func inferFileSchema(dir string, fo sources.FileOptions) (domain.Schema, error) {
 	fo.Schema, fo.Metadata = nil, false
 	src := sources.Files(dir, fo)
 	ctx := context.Background()
-	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{MaxFiles: 100, MaxRows: 10000})
-	if err != nil {
-		return domain.Schema{}, err
-	}
-	if !ok {
-		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "no %s files in %s to infer the columns from", fo.Format, dir)
-	}
-	b, err := src.Read(ctx, nil, end)
-	if err != nil {
-		return domain.Schema{}, err
-	}
 	var fields []domain.Field
-	for _, f := range b.Schema.Fields {
-		if f.Name != sources.RescuedDataColumn {
-			f.Nullable = true
-			fields = append(fields, f)
+	var start domain.Offset
+	for files, rows := 0, 0; files < 100 && rows < 10000; files++ {
+		end, ok, err := src.Plan(ctx, start, domain.ReadLimit{MaxFiles: 1, MaxRows: int64(10000 - rows)})
+		if err != nil {
+			return domain.Schema{}, err
 		}
+		if !ok {
+			break
+		}
+		b, err := src.Read(ctx, start, end)
+		if err != nil {
+			return domain.Schema{}, err
+		}
+		fields = mergeInferred(fields, b.Schema)
+		rows, start = rows+b.Len(), end
+	}
+	if start == nil {
+		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "no %s files in %s to infer the columns from", fo.Format, dir)
 	}
 	if len(fields) == 0 {
 		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "the %s files in %s have no columns", fo.Format, dir)
 	}
 	return domain.NewSchema(fields...), nil
+}
+
+// mergeInferred adds the columns of one file's schema to those found so
+// far: new columns at the end, a NULL-only column typed by the first value,
+// bigint widened to double; any other difference keeps the first type.
+func mergeInferred(fields []domain.Field, s domain.Schema) []domain.Field {
+	for _, f := range s.Fields {
+		if f.Name == sources.RescuedDataColumn {
+			continue
+		}
+		f.Nullable = true
+		i := domain.NewSchema(fields...).Index(f.Name)
+		switch {
+		case i < 0:
+			fields = append(fields, f)
+		case fields[i].Type.Kind == domain.KindNull,
+			fields[i].Type.Kind == domain.KindInt64 && f.Type.Kind == domain.KindFloat64:
+			fields[i].Type = f.Type
+		}
+	}
+	return fields
 }
 
 // splitGlob splits a path with glob characters into the directory before

@@ -3,10 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -344,5 +346,34 @@ func TestLoadSQLDeclarationChecks(t *testing.T) {
 		if len(probs) != 1 || string(probs[0].Code) != c.code || probs[0].File != "f1.sql" || probs[0].Line < 1 {
 			t.Errorf("%s: problems %v, want one %s", c.src, probs, c.code)
 		}
+	}
+}
+
+// A later file with a value of another type does not change the inferred
+// column: the value goes to _rescued_data, and the stream goes on.
+func TestLoadSQLInferredSchemaStays(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeFile(t, in, "a.json", `{"id": 1, "v": 10}`+"\n")
+	src := "CREATE STREAMING TABLE t AS SELECT * FROM STREAM read_files('in', format => 'json');"
+	h := newHarness(t)
+	p, probs := loadSQL(t, dir, src)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h.mustComplete(p, processors.Options{})
+	later := time.Now().Add(time.Minute)
+	writeFile(t, in, "b.json", `{"id": 4, "v": "oops"}`+"\n")
+	if err := os.Chtimes(filepath.Join(in, "b.json"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	p, probs = loadSQL(t, dir, src)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h.mustComplete(p, processors.Options{})
+	got := rowsOf(t, h, "t")
+	if len(got) != 2 || got[0] != "1,10,NULL" || !strings.HasPrefix(got[1], `4,NULL,{"`) || !strings.Contains(got[1], "oops") {
+		t.Errorf("t holds %v", got)
 	}
 }
