@@ -7,6 +7,7 @@ package expectations
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql"
@@ -68,8 +69,9 @@ func (c *Checker) Check(b *domain.Batch) (*domain.Batch, *domain.DataQuality, er
 	}
 	dq := &domain.DataQuality{}
 	drop := make([]bool, b.Len())
+	now := time.Now() // current_timestamp is the time of this micro-batch
 	for i, comp := range cs {
-		col, err := comp.Eval(b)
+		col, err := comp.EvalAt(b, now)
 		if err != nil {
 			return nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[i].Name, c.dataset, err)
 		}

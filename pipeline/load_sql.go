@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/internal/suggest"
@@ -874,10 +875,11 @@ func computeColumns(table string, cols []computedColumn, in domain.Schema, conf 
 		steps = append(steps, step{name: col.name, c: c})
 	}
 	return domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		now := time.Now() // current_timestamp is the time of this micro-batch
 		fields := append([]domain.Field{}, b.Schema.Fields...)
 		cols := append([]*domain.Column{}, b.Columns...)
 		for _, s := range steps {
-			v, err := s.c.Eval(b)
+			v, err := s.c.EvalAt(b, now)
 			if err != nil {
 				return nil, fmt.Errorf("column %s of %s: %w", s.name, table, err)
 			}

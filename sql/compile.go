@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
@@ -23,6 +24,17 @@ type Compiled struct {
 	root node
 	expr Expr
 	in   domain.Schema
+	sess *Session
+}
+
+// EvalAt is Eval with current_timestamp and current_date at now, the time
+// of the micro-batch being evaluated (as Spark fixes them per micro-batch).
+// It must not run concurrently with another evaluation of c.
+func (c *Compiled) EvalAt(b *domain.Batch, now time.Time) (*domain.Column, error) {
+	if c.sess != nil {
+		c.sess.Now = now
+	}
+	return c.Eval(b)
 }
 
 // Type is the type of the expression's result.
@@ -78,7 +90,7 @@ func compileWith(e Expr, in domain.Schema, s *Session) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Compiled{root: n, expr: e, in: in}, nil
+	return &Compiled{root: n, expr: e, in: in, sess: s}, nil
 }
 
 type compiler struct {

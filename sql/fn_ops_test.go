@@ -2,6 +2,7 @@ package sql
 
 import (
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -40,6 +41,26 @@ func TestOperators(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s = %s, want %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestEvalAtSetsNow(t *testing.T) {
+	e, err := ParseExpr("now", "current_timestamp()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compile(e, domain.Schema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{time.Date(2024, 2, 29, 1, 2, 3, 0, time.UTC), time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)} {
+		col, err := c.EvalAt(domain.NoColumns(1), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := col.Value(0).AsTime(); !got.Equal(at) {
+			t.Errorf("current_timestamp() at %s gave %s", at, got)
 		}
 	}
 }

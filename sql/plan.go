@@ -218,7 +218,7 @@ func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*C
 	if err != nil {
 		return nil, err
 	}
-	return &Compiled{root: n, expr: e, in: sc.schema}, nil
+	return &Compiled{root: n, expr: e, in: sc.schema, sess: pl.sess}, nil
 }
 
 func planErr(code domain.Code, p Pos, format string, args ...any) *Error {
