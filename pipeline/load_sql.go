@@ -687,6 +687,14 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 			main = i
 		}
 	}
+	if !streaming && main >= 0 {
+		what, code := "a materialized view", domain.CodeInvalidDefinition
+		if f.once {
+			what, code = "a once flow", domain.CodeOnceOverStream
+		}
+		return Query{}, &sql.Error{Code: code, File: f.file.Path, Pos: p.Inputs[main].Pos,
+			Message: fmt.Sprintf("%s reads its inputs whole, not as streams: remove STREAM(...) around %s (in %s or a view it reads)", what, p.Inputs[main].Name, f.name)}
+	}
 	if streaming && main >= 0 && !p.RowWiseIn(main) {
 		return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
 			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream, joins it with itself or reads it in a subquery does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}

@@ -339,6 +339,8 @@ func TestLoadSQLDeclarationChecks(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1, "v": "x"}`+"\n")
 	for _, c := range []struct{ src, code string }{
+		{"CREATE TEMPORARY VIEW v AS SELECT * FROM STREAM read_files('in', format => 'json');\nCREATE MATERIALIZED VIEW m AS SELECT * FROM v;", "INVALID_DEFINITION"},
+		{"CREATE STREAMING TABLE t;\nCREATE FLOW f AS INSERT INTO ONCE t BY NAME SELECT * FROM STREAM read_files('in', format => 'json');", "INVALID_FLOW_QUERY_TYPE.ONCE_STREAMING_READ"},
 		{"CREATE STREAMING TABLE t (CONSTRAINT c EXPECT (id + 1))\nAS SELECT * FROM STREAM read_files('in', format => 'json');", "DATATYPE_MISMATCH"},
 		{"CREATE STREAMING TABLE t (id BIGINT, v BIGINT)\nAS SELECT id, v FROM STREAM read_files('in', format => 'json');", "SCHEMA_DRIFT"},
 	} {
