@@ -832,13 +832,14 @@ func (c *compiler) cast(e *Cast) (node, error) {
 	if from == domain.KindNull {
 		return retype(x, domain.Type{Kind: to}), nil
 	}
-	if from == to {
+	bits := map[string]int{"INT": 32, "INTEGER": 32, "SMALLINT": 16, "SHORT": 16, "TINYINT": 8, "BYTE": 8}[e.Type.Name]
+	if from == to && bits == 0 {
 		return x, nil
 	}
-	if !castable(from, to) {
+	if !castable(from, to) && !(from == to && bits > 0) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
-	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone}, nil
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: bits}, nil
 }
 
 func castable(from, to domain.Kind) bool {

@@ -19,6 +19,10 @@ type castNode struct {
 	implicit bool
 	pos      Pos
 	loc      *time.Location // the session time zone; nil is UTC
+	// bits is the width of the integer type cast to (INT 32, SMALLINT 16,
+	// TINYINT 8): integers are stored as bigint, but a value outside the
+	// named type's range is CAST_OVERFLOW, as in Spark; 0 for bigint
+	bits int
 }
 
 func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to} }
@@ -67,7 +71,7 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			}
 		case domain.KindInt64:
 			switch from {
-			case domain.KindBool:
+			case domain.KindBool, domain.KindInt64: // bigint to a narrower integer: checked below
 				out.Ints[i] = x.Ints[i]
 			case domain.KindFloat64:
 				f := math.Trunc(x.Floats[i])
@@ -150,6 +154,16 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 					continue
 				}
 				out.Ints[i] = us
+			}
+		}
+	}
+	if n.bits > 0 && n.to == domain.KindInt64 {
+		lo, hi := int64(-1)<<(n.bits-1), int64(1)<<(n.bits-1)-1
+		for i, v := range out.Ints {
+			if (v < lo || v > hi) && !isNullAt(out.Nulls, i) && !isNullAt(x.Nulls, i) {
+				if err := fail(i, domain.CodeCastOverflow, toString(x, i)); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

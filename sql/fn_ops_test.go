@@ -23,6 +23,11 @@ var opCases = []struct{ src, want string }{
 	{"CAST(map('k', array(1, 2)) AS STRING)", "string:'{k -> [1, 2]}'"},
 	{"CAST(array(DATE '2024-02-29') AS STRING)", "string:'[2024-02-29]'"},
 	{"CAST(array(1) AS BIGINT)", "DATATYPE_MISMATCH"},
+	// casts to the narrower integer types check their range
+	{"CAST(128 AS TINYINT)", "CAST_OVERFLOW"}, {"CAST(127 AS TINYINT)", "bigint:127"}, {"CAST(-128 AS BYTE)", "bigint:-128"},
+	{"CAST(1.5e10 AS INT)", "CAST_OVERFLOW"}, {"TRY_CAST(1.5e10 AS INT)", "bigint:NULL"}, {"CAST('40000' AS SMALLINT)", "CAST_OVERFLOW"},
+	{"CAST(big AS INT)", "CAST_OVERFLOW"}, {"CAST(i AS INT)", "bigint:5"}, {"CAST(n AS INT)", "bigint:NULL"},
+	{"CAST(2147483647.9 AS INT)", "bigint:2147483647"}, {"CAST(big AS BIGINT)", "bigint:9223372036854775807"},
 	// casts between arrays, maps and structs, element by element
 	{"CAST(array('1', '2', NULL) AS ARRAY<BIGINT>)", "array<bigint>:[1, 2, NULL]"},
 	{"CAST(array('1', 'x') AS ARRAY<INT>)", "CAST_INVALID_INPUT"},
