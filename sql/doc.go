@@ -78,8 +78,8 @@
 // # Differences from Spark
 //
 //   - Types: all integer types are bigint and DECIMAL is double (1.5 is a
-//     double literal, CAST(x AS INT) gives a bigint without INT's range
-//     check, mod(2, 1.8) is 0.19999999999999996, sum and avg of decimals
+//     double literal, CAST(x AS INT) checks INT's range and gives a
+//     bigint, mod(2, 1.8) is 0.19999999999999996, sum and avg of decimals
 //     are doubles). TIMESTAMP and TIMESTAMP_NTZ are TIMESTAMP_LTZ (UTC
 //     microseconds); the session time zone (spark.sql.session.timeZone, UTC
 //     by default) renders timestamps, extracts their fields and reads
