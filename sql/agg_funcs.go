@@ -328,12 +328,7 @@ func (a *sumFloatAcc) add(args []*domain.Column, groups []int32) error {
 }
 
 func (a *sumFloatAcc) result() (*domain.Column, error) {
-	out := &domain.Column{Kind: domain.KindFloat64, Floats: slices.Clone(a.sum), Nulls: make([]bool, len(a.sum))}
-	for g, has := range a.has {
-		out.Nulls[g] = !has
-	}
-	out.Nulls = dropNulls(out.Nulls)
-	return out, nil
+	return &domain.Column{Kind: domain.KindFloat64, Floats: slices.Clone(a.sum), Nulls: absent(a.has)}, nil
 }
 
 // compileSum: the sum of bigints is a bigint, of doubles a double (Spark's
@@ -631,12 +626,7 @@ func (a *bitAcc) add(args []*domain.Column, groups []int32) error {
 }
 
 func (a *bitAcc) result() (*domain.Column, error) {
-	out := &domain.Column{Kind: domain.KindInt64, Ints: slices.Clone(a.v), Nulls: make([]bool, len(a.v))}
-	for g, has := range a.has {
-		out.Nulls[g] = !has
-	}
-	out.Nulls = dropNulls(out.Nulls)
-	return out, nil
+	return &domain.Column{Kind: domain.KindInt64, Ints: slices.Clone(a.v), Nulls: absent(a.has)}, nil
 }
 
 // compileBit: bit_and, bit_or and bit_xor of integers (a NULL literal is a
@@ -693,12 +683,7 @@ func (a *boolAcc) add(args []*domain.Column, groups []int32) error {
 }
 
 func (a *boolAcc) result() (*domain.Column, error) {
-	out := &domain.Column{Kind: domain.KindBool, Ints: slices.Clone(a.v), Nulls: make([]bool, len(a.v))}
-	for g, has := range a.has {
-		out.Nulls[g] = !has
-	}
-	out.Nulls = dropNulls(out.Nulls)
-	return out, nil
+	return &domain.Column{Kind: domain.KindBool, Ints: slices.Clone(a.v), Nulls: absent(a.has)}, nil
 }
 
 // compileBoolAgg: bool_and and every; bool_or, some and any.
@@ -712,4 +697,14 @@ func compileBoolAgg(ac *aggCompile) error {
 	and := ac.name == "bool_and" || ac.name == "every"
 	ac.a.newAcc = func() accumulator { return &boolAcc{and: and} }
 	return nil
+}
+
+// absent marks NULL the groups no value reached, for a result column; nil
+// when every group has one.
+func absent(has []bool) []bool {
+	nulls := make([]bool, len(has))
+	for g, h := range has {
+		nulls[g] = !h
+	}
+	return dropNulls(nulls)
 }
