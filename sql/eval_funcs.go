@@ -554,7 +554,12 @@ func roundHalfUp(f float64, scale int64) float64 {
 }
 
 // roundDecimal is roundHalfUp on the shortest decimal representation of f.
-func roundDecimal(f float64, scale int64) float64 {
+func roundDecimal(f float64, scale int64) float64 { return roundShortest(f, scale, false) }
+
+// roundShortest rounds the shortest decimal representation of f (the
+// digits Spark's BigDecimal(f) sees) to scale places: half up (round) or
+// half to even (bround).
+func roundShortest(f float64, scale int64, halfEven bool) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
 		return f
 	}
@@ -574,7 +579,12 @@ func roundDecimal(f float64, scale int64) float64 {
 	for _, d := range digits[:keep] {
 		n = n*10 + uint64(d-'0')
 	}
-	if digits[keep] >= '5' {
+	rest := digits[keep:]
+	up := rest[0] >= '5'
+	if halfEven && rest[0] == '5' && strings.Trim(rest[1:], "0") == "" {
+		up = n%2 == 1 // an exact tie goes to the even neighbour
+	}
+	if up {
 		n++
 	}
 	r, _ := strconv.ParseFloat(strconv.FormatUint(n, 10)+"e"+strconv.FormatInt(int64(exp)+1-keep, 10), 64)

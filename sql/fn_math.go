@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
@@ -544,34 +543,7 @@ func broundInt(v, scale int64) (int64, bool) {
 
 // broundFloat is HALF_EVEN rounding on the shortest decimal representation
 // of f.
-func broundFloat(f float64, scale int64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
-		return f
-	}
-	s := strconv.FormatFloat(math.Abs(f), 'e', -1, 64) // d.ddde±x
-	ei := strings.IndexByte(s, 'e')
-	digits := strings.Replace(s[:ei], ".", "", 1)
-	exp, _ := strconv.Atoi(s[ei+1:])
-	// f = 0.digits × 10^(exp+1)
-	keep := int64(exp) + 1 + scale
-	if keep >= int64(len(digits)) {
-		return f
-	}
-	if keep < 0 {
-		return math.Copysign(0, f)
-	}
-	var n uint64
-	for _, d := range digits[:keep] {
-		n = n*10 + uint64(d-'0')
-	}
-	rest := digits[keep:]
-	tie := rest[0] == '5' && strings.Trim(rest[1:], "0") == ""
-	if rest[0] > '5' || (rest[0] == '5' && !tie) || (tie && n%2 == 1) {
-		n++
-	}
-	r, _ := strconv.ParseFloat(strconv.FormatUint(n, 10)+"e"+strconv.FormatInt(int64(exp)+1-keep, 10), 64)
-	return math.Copysign(r, f)
-}
+func broundFloat(f float64, scale int64) float64 { return roundShortest(f, scale, true) }
 
 // randNode is rand([seed]): uniform doubles in [0, 1). With a seed, the
 // values are a fixed sequence that starts again for every batch: the same
