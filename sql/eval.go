@@ -187,6 +187,19 @@ func dropNulls(nulls []bool) []bool {
 	return nil
 }
 
+// evalAll evaluates each node over b.
+func evalAll(ns []node, b *domain.Batch) ([]*domain.Column, error) {
+	out := make([]*domain.Column, len(ns))
+	for i, n := range ns {
+		c, err := n.eval(b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
 // ---- leaves ----
 
 type colNode struct {

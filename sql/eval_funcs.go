@@ -25,13 +25,9 @@ func (n *fnNode) mayFail() bool    { return n.fails || anyMayFail(n.args) }
 
 func (n *fnNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
-	cols := make([]*domain.Column, len(n.args))
-	for i, a := range n.args {
-		c, err := a.eval(b)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = c
+	cols, err := evalAll(n.args, b)
+	if err != nil {
+		return nil, err
 	}
 	out := newCol(n.t.Kind, rows)
 	out.Nulls = unionNulls(rows, cols...)

@@ -60,13 +60,9 @@ func (n *valuesNode) mayFail() bool    { return n.fails || anyMayFail(n.args) }
 
 func (n *valuesNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
-	cols := make([]*domain.Column, len(n.args))
-	for i, a := range n.args {
-		c, err := a.eval(b)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = c
+	cols, err := evalAll(n.args, b)
+	if err != nil {
+		return nil, err
 	}
 	var nulls []bool
 	if !n.nullSafe {

@@ -212,11 +212,9 @@ func (n *formatNode) eval(b *domain.Batch) (*domain.Column, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := make([]*domain.Column, len(n.args))
-	for i, a := range n.args {
-		if cols[i], err = a.eval(b); err != nil {
-			return nil, err
-		}
+	cols, err := evalAll(n.args, b)
+	if err != nil {
+		return nil, err
 	}
 	rows := b.Len()
 	out := newCol(domain.KindString, rows)

@@ -165,13 +165,9 @@ func (n *concatWsNode) mayFail() bool    { return anyMayFail(n.args) }
 
 func (n *concatWsNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
-	cols := make([]*domain.Column, len(n.args))
-	for i, a := range n.args {
-		c, err := a.eval(b)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = c
+	cols, err := evalAll(n.args, b)
+	if err != nil {
+		return nil, err
 	}
 	out := newCol(domain.KindString, rows)
 	out.Nulls = unionNulls(rows, cols[0])

@@ -100,13 +100,9 @@ func (g *Generator) Eval(b *domain.Batch) (*domain.Batch, []int, error) {
 	if err := checkBatch(b, g.in, g.call); err != nil {
 		return nil, nil, err
 	}
-	cols := make([]*domain.Column, len(g.args))
-	for i, a := range g.args {
-		c, err := a.eval(b)
-		if err != nil {
-			return nil, nil, err
-		}
-		cols[i] = c
+	cols, err := evalAll(g.args, b)
+	if err != nil {
+		return nil, nil, err
 	}
 	out := domain.NewBatch(g.schema, b.Len())
 	var from []int

@@ -321,7 +321,7 @@ func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := rowKeys(o.keys, b)
+	keys, err := evalAll(o.keys, b)
 	if err != nil {
 		return nil, err
 	}

@@ -228,19 +228,6 @@ func appendRowKey(buf []byte, cols []*domain.Column, i int) []byte {
 	return buf
 }
 
-// rowKeys evaluates key expressions over b.
-func rowKeys(keys []node, b *domain.Batch) ([]*domain.Column, error) {
-	out := make([]*domain.Column, len(keys))
-	for i, k := range keys {
-		c, err := k.eval(b)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c
-	}
-	return out, nil
-}
-
 func anyNullKey(cols []*domain.Column, i int) bool {
 	for _, c := range cols {
 		if c.Kind == domain.KindNull || isNullAt(c.Nulls, i) {
@@ -334,11 +321,11 @@ func (o *joinOp) candidates(lb, rb *domain.Batch) ([]int, []int, error) {
 		}
 		return li, ri, nil
 	}
-	lk, err := rowKeys(o.lkeys, lb)
+	lk, err := evalAll(o.lkeys, lb)
 	if err != nil {
 		return nil, nil, err
 	}
-	rk, err := rowKeys(o.rkeys, rb)
+	rk, err := evalAll(o.rkeys, rb)
 	if err != nil {
 		return nil, nil, err
 	}

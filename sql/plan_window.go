@@ -337,11 +337,11 @@ func (o *windowOp) run(rs *runState) (*domain.Batch, error) {
 // over each partition, writing each row's value at its original position.
 func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
 	n := b.Len()
-	pk, err := rowKeys(f.partition, b)
+	pk, err := evalAll(f.partition, b)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := rowKeys(f.order, b)
+	ok, err := evalAll(f.order, b)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +377,7 @@ func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
 	out.Nulls = make([]bool, n)
 	var args []*domain.Column
 	if f.agg == nil {
-		if args, err = rowKeys(f.args, b); err != nil {
+		if args, err = evalAll(f.args, b); err != nil {
 			return nil, err
 		}
 	}
