@@ -1,6 +1,7 @@
 package sql
 
 import (
+	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
 	"strings"
 	"unicode/utf8"
 
@@ -122,33 +123,13 @@ func compileLevenshtein(c *compiler, e *FuncCall, name string) (node, error) {
 		return nil, err
 	}
 	return &fnNode{args: args, t: domain.TypeInt64, body: strBody(func(out *domain.Column, a []*domain.Column, i int) error {
-		d := int64(levenshtein([]rune(a[0].Strs[i]), []rune(a[1].Strs[i])))
+		d := int64(suggestpkg.Distance(a[0].Strs[i], a[1].Strs[i]))
 		if len(a) > 2 && d > a[2].Ints[i] {
 			d = -1
 		}
 		out.Ints[i] = d
 		return nil
 	})}, nil
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // soundexCodes are the American Soundex digits of A to Z; 7 marks H and W,

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
@@ -158,32 +159,11 @@ func suggest(word, expected string) string {
 		if len(kw) < 4 || kw == word || strings.ToUpper(kw) != kw {
 			continue
 		}
-		if d := editDistance(word, kw); d < bestD {
+		if d := suggestpkg.Distance(word, kw); d < bestD {
 			best, bestD = kw, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of two short ASCII words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // failAt stops the parse with a message at a position.

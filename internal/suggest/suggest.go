@@ -8,7 +8,7 @@ import "strings"
 func Closest(name string, candidates []string) string {
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := distance(strings.ToLower(name), strings.ToLower(c))
+		d := Distance(strings.ToLower(name), strings.ToLower(c))
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -19,8 +19,8 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b, in characters.
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
