@@ -500,7 +500,12 @@ func (c *compiler) mathFunc(e *FuncCall, name string) (node, error) {
 }
 
 // roundInt rounds v HALF_UP to 10^-scale (scale < 0 rounds to tens, ...).
-func roundInt(v, scale int64) (int64, bool) {
+func roundInt(v, scale int64) (int64, bool) { return roundInteger(v, scale, false) }
+
+// roundInteger rounds v to a multiple of 10^-scale, half away from zero
+// (round) or half to even (bround); false when the result does not fit a
+// bigint.
+func roundInteger(v, scale int64, halfEven bool) (int64, bool) {
 	if scale >= 0 {
 		return v, true
 	}
@@ -512,16 +517,23 @@ func roundInt(v, scale int64) (int64, bool) {
 		p *= 10
 	}
 	q, r := v/p, v%p
-	if r >= 0 && 2*r >= p {
-		q++
-	} else if r < 0 && -2*r >= p {
-		q--
+	twice := 2 * r
+	if r < 0 {
+		twice = -twice
+	}
+	up := twice >= p
+	if halfEven && twice == p {
+		up = q%2 != 0 // an exact tie goes to the even neighbour
+	}
+	if up {
+		if r < 0 {
+			q--
+		} else {
+			q++
+		}
 	}
 	res := q * p
-	if res/p != q {
-		return 0, false
-	}
-	return res, true
+	return res, res/p == q
 }
 
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}

@@ -514,32 +514,7 @@ func compileBround(c *compiler, e *FuncCall, name string) (node, error) {
 
 // broundInt rounds v HALF_EVEN to a multiple of 10^-scale; false when the
 // result does not fit a bigint.
-func broundInt(v, scale int64) (int64, bool) {
-	if scale >= 0 {
-		return v, true
-	}
-	if scale < -18 {
-		return 0, true
-	}
-	p := int64(1)
-	for i := int64(0); i < -scale; i++ {
-		p *= 10
-	}
-	q, r := v/p, v%p
-	twice := 2 * r
-	if r < 0 {
-		twice = -twice
-	}
-	if twice > p || (twice == p && q%2 != 0) {
-		if r < 0 {
-			q--
-		} else {
-			q++
-		}
-	}
-	res := q * p
-	return res, res/p == q
-}
+func broundInt(v, scale int64) (int64, bool) { return roundInteger(v, scale, true) }
 
 // broundFloat is HALF_EVEN rounding on the shortest decimal representation
 // of f.
