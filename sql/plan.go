@@ -516,21 +516,22 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 		return aliased(o, t.Alias, t.Name.Last().Name)
 	}
 	idx := pl.input(rel, stream, t.Watermark, t.Pos)
-	return withHidden(aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, t.Name.Last().Name))(rel.Hidden)
+	return scan(idx, rel, t.Alias, t.Name.Last().Name)
 }
 
-// withHidden marks the last n columns of a FROM item's scope hidden.
-func withHidden(o op, sc scope, err error) func(n int) (op, scope, error) {
-	return func(n int) (op, scope, error) {
-		if err != nil || n == 0 {
-			return o, sc, err
-		}
-		sc.hidden = make([]bool, len(sc.schema.Fields))
-		for i := len(sc.hidden) - n; i < len(sc.hidden); i++ {
-			sc.hidden[i] = true
-		}
-		return o, sc, nil
+// scan is a FROM item reading input idx of the relation, named by alias or
+// qual, with the relation's hidden columns (the last rel.Hidden) left out of
+// a star.
+func scan(idx int, rel Relation, alias *Alias, qual string) (op, scope, error) {
+	o, sc, err := aliased(&scanOp{input: idx, out: rel.Schema}, alias, qual)
+	if err != nil || rel.Hidden == 0 {
+		return o, sc, err
 	}
+	sc.hidden = make([]bool, len(sc.schema.Fields))
+	for i := len(sc.hidden) - rel.Hidden; i < len(sc.hidden); i++ {
+		sc.hidden[i] = true
+	}
+	return o, sc, nil
 }
 
 // ctesBefore is the CTE scopes as they stood when c was defined: the scopes
@@ -578,7 +579,7 @@ func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
 		return nil, scope{}, err
 	}
 	idx := pl.input(rel, stream, t.Watermark, t.Pos)
-	return withHidden(aliased(&scanOp{input: idx, out: rel.Schema}, t.Alias, name))(rel.Hidden)
+	return scan(idx, rel, t.Alias, name)
 }
 
 // rangeOp is range(end), range(start, end) or range(start, end, step): a
