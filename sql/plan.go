@@ -123,11 +123,6 @@ func alignInput(b *domain.Batch, in Input) (*domain.Batch, error) {
 	return domain.Conform(in.Name, picked, domain.NewSchema(nullable...))
 }
 
-// RowWise reports whether the plan maps each row of a single input on its
-// own (projections, filters, generators), so running it on each
-// micro-batch of a stream gives the rows running it on the whole would.
-func (p *Plan) RowWise() bool { return len(p.Inputs) == 1 && p.root.rowWise() }
-
 // PlanQuery resolves q against the catalog and compiles it under the
 // session's time zone. current_timestamp and current_date are the time of
 // each Run (of each micro-batch), as in Spark; a query that uses them gives

@@ -315,7 +315,6 @@ type aggOp struct {
 
 func (o *aggOp) schema() domain.Schema { return o.out }
 func (o *aggOp) children() []op        { return []op{o.child} }
-func (o *aggOp) rowWise() bool         { return false }
 func (o *aggOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {

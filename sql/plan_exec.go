@@ -13,8 +13,6 @@ import (
 type op interface {
 	schema() domain.Schema
 	run(rs *runState) (*domain.Batch, error)
-	// rowWise reports whether the operator maps each input row on its own.
-	rowWise() bool
 }
 
 // batchOf builds an operator's output batch; rows counts the rows when
@@ -35,7 +33,6 @@ type scanOp struct {
 }
 
 func (o *scanOp) schema() domain.Schema { return o.out }
-func (o *scanOp) rowWise() bool         { return true }
 func (o *scanOp) run(rs *runState) (*domain.Batch, error) {
 	return rs.inputs[o.input], nil
 }
@@ -49,7 +46,6 @@ type valuesOp struct {
 }
 
 func (o *valuesOp) schema() domain.Schema { return o.out }
-func (o *valuesOp) rowWise() bool         { return false }
 func (o *valuesOp) run(*runState) (*domain.Batch, error) {
 	if len(o.cols) == 0 {
 		return batchOf(o.out, nil, o.rows)
@@ -80,7 +76,6 @@ type rangeOp struct {
 }
 
 func (o *rangeOp) schema() domain.Schema { return o.out }
-func (o *rangeOp) rowWise() bool         { return false }
 func (o *rangeOp) run(*runState) (*domain.Batch, error) {
 	var ids []int64
 	for v := o.start; (o.step > 0 && v < o.end) || (o.step < 0 && v > o.end); v += o.step {
@@ -100,7 +95,6 @@ type projectOp struct {
 }
 
 func (o *projectOp) schema() domain.Schema { return o.out }
-func (o *projectOp) rowWise() bool         { return o.child.rowWise() }
 func (o *projectOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
@@ -135,7 +129,6 @@ type renameOp struct {
 }
 
 func (o *renameOp) schema() domain.Schema { return o.out }
-func (o *renameOp) rowWise() bool         { return o.child.rowWise() }
 func (o *renameOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
@@ -151,7 +144,6 @@ type filterOp struct {
 }
 
 func (o *filterOp) schema() domain.Schema { return o.child.schema() }
-func (o *filterOp) rowWise() bool         { return o.child.rowWise() }
 func (o *filterOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
@@ -182,7 +174,6 @@ type limitOp struct {
 }
 
 func (o *limitOp) schema() domain.Schema { return o.child.schema() }
-func (o *limitOp) rowWise() bool         { return false }
 func (o *limitOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
@@ -253,7 +244,6 @@ type joinOp struct {
 }
 
 func (o *joinOp) schema() domain.Schema { return o.out }
-func (o *joinOp) rowWise() bool         { return false }
 
 func (o *joinOp) run(rs *runState) (*domain.Batch, error) {
 	lb, rb, err := runBoth(rs, o.l, o.r)
@@ -431,7 +421,6 @@ func gatherNullable(c *domain.Column, sel []int) *domain.Column {
 type distinctOp struct{ child op }
 
 func (o *distinctOp) schema() domain.Schema { return o.child.schema() }
-func (o *distinctOp) rowWise() bool         { return false }
 func (o *distinctOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
@@ -464,7 +453,6 @@ type setOpOp struct {
 }
 
 func (o *setOpOp) schema() domain.Schema { return o.out }
-func (o *setOpOp) rowWise() bool         { return false }
 func (o *setOpOp) run(rs *runState) (*domain.Batch, error) {
 	lb, rb, err := runBoth(rs, o.l, o.r)
 	if err != nil {
@@ -537,7 +525,6 @@ type sortOp struct {
 }
 
 func (o *sortOp) schema() domain.Schema { return o.child.schema() }
-func (o *sortOp) rowWise() bool         { return false }
 func (o *sortOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {

@@ -57,7 +57,6 @@ type generateOp struct {
 }
 
 func (o *generateOp) schema() domain.Schema { return o.out }
-func (o *generateOp) rowWise() bool         { return o.child.rowWise() }
 func (o *generateOp) rowWiseIn(i int) bool  { return rowWiseIn(o.child, i) }
 func (o *generateOp) children() []op        { return []op{o.child} }
 func (o *generateOp) run(rs *runState) (*domain.Batch, error) {

@@ -316,7 +316,6 @@ type windowOp struct {
 
 func (o *windowOp) schema() domain.Schema { return o.out }
 func (o *windowOp) children() []op        { return []op{o.child} }
-func (o *windowOp) rowWise() bool         { return false }
 func (o *windowOp) run(rs *runState) (*domain.Batch, error) {
 	b, err := o.child.run(rs)
 	if err != nil {
