@@ -6,16 +6,45 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"time"
 )
 
 // The codecs' format versions. A decoder refuses versions it does not know,
-// so a store written by a newer sluice is never misread.
+// so a store written by a newer sluice is never misread. Version 2 of both
+// ends in a CRC-32C of everything before it; version 1 (no checksum) is still
+// read.
 const (
-	eventCodecVersion = 1
-	batchCodecVersion = 1
+	eventCodecVersion = 2
+	batchCodecVersion = 2
 )
+
+// checksumLen is the size of the CRC-32C trailer of version 2 payloads.
+const checksumLen = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// seal appends the CRC-32C of b to b.
+func seal(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// unseal checks the trailer of a version 2 payload and returns the payload
+// without it; ok is false when the payload is too short or its checksum does
+// not match (the bytes changed after they were written).
+func unseal(p []byte) (body []byte, ok bool) {
+	if len(p) < 1+checksumLen {
+		return nil, false
+	}
+	body = p[:len(p)-checksumLen]
+	return body, crc32.Checksum(body, castagnoli) == binary.LittleEndian.Uint32(p[len(p)-checksumLen:])
+}
+
+// corrupt is the error of a payload whose checksum does not match.
+func corrupt(what string) *Error {
+	return Errorf(CodeStoreCorrupt, "%s fails its checksum: its bytes changed after they were written", what)
+}
 
 // encoder appends primitives to a byte slice.
 type encoder struct{ b []byte }
@@ -183,17 +212,31 @@ func EncodeEvent(ev *Event) ([]byte, error) {
 		e.byte1(0)
 	}
 	e.bytes(ev.Data)
-	return e.b, nil
+	return seal(e.b), nil
 }
 
 // DecodeEvent decodes an event encoded by EncodeEvent; seq is set as given.
 // It never panics on bad input: anything malformed is an EVENT_CODEC_INVALID
 // error.
+//
+// A version 2 event whose checksum does not match is a STORE_CORRUPT error
+// naming the seq: the bytes are never decoded.
 func DecodeEvent(seq uint64, p []byte) (*Event, error) {
-	d := decoder{b: p}
-	if v := d.byte1(); d.err == nil && v != eventCodecVersion {
-		return nil, Errorf(CodeEventCodec, "event %d has codec version %d; this sluice reads version %d", seq, v, eventCodecVersion)
+	if len(p) > 0 {
+		switch p[0] {
+		case 1:
+		case eventCodecVersion:
+			body, ok := unseal(p)
+			if !ok {
+				return nil, corrupt(fmt.Sprintf("event %d", seq))
+			}
+			p = body
+		default:
+			return nil, Errorf(CodeEventCodec, "event %d has codec version %d; this sluice reads versions 1 and %d", seq, p[0], eventCodecVersion)
+		}
 	}
+	d := decoder{b: p}
+	d.byte1()
 	ev := &Event{Seq: seq}
 	ev.ID = d.str()
 	ev.Timestamp = time.Unix(0, d.varint()).UTC()
@@ -308,7 +351,7 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 			return nil, Errorf(CodeBatchCodec, "encoding batch: column %q: unknown column kind %d", b.Schema.Fields[j].Name, c.Kind)
 		}
 	}
-	return e.b, nil
+	return seal(e.b), nil
 }
 
 // checkEncodable checks that b's columns agree with its schema and row count,
@@ -413,11 +456,25 @@ func decodeValue(d *decoder, depth int) Value {
 
 // DecodeBatch decodes a batch encoded by EncodeBatch. It never panics on bad
 // input: anything malformed is a BATCH_CODEC_INVALID error.
+//
+// A version 2 payload whose checksum does not match is a STORE_CORRUPT error:
+// the bytes are never decoded.
 func DecodeBatch(p []byte) (*Batch, error) {
-	d := decoder{b: p, s: string(p)} // the batch's strings share one copy of the payload
-	if v := d.byte1(); d.err == nil && v != batchCodecVersion {
-		return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads version %d", v, batchCodecVersion)
+	if len(p) > 0 {
+		switch p[0] {
+		case 1:
+		case batchCodecVersion:
+			body, ok := unseal(p)
+			if !ok {
+				return nil, corrupt("a batch payload")
+			}
+			p = body
+		default:
+			return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads versions 1 and %d", p[0], batchCodecVersion)
+		}
 	}
+	d := decoder{b: p, s: string(p)} // the batch's strings share one copy of the payload
+	d.byte1()
 	var schema Schema
 	if raw := d.raw(); d.err == nil {
 		if err := json.Unmarshal(raw, &schema); err != nil {

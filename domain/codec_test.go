@@ -707,8 +707,8 @@ func checkGolden(t *testing.T, name string, got []byte) []byte {
 		t.Fatalf("%v (run go test ./domain -run TestGolden -update to create it)", err)
 	}
 	if string(want) != dump {
-		t.Errorf("the encoding differs from %s, which pins format version 1.\n"+
-			"If the change is deliberate, raise the codec version, keep reading version 1, and run\n"+
+		t.Errorf("the encoding differs from %s, which pins the current format version.\n"+
+			"If the change is deliberate, raise the codec version, keep reading the older ones, and run\n"+
 			"go test ./domain -run TestGolden -update.\ngot:\n%swant:\n%s", path, dump, want)
 	}
 	p := parseHexDump(t, string(want))
@@ -724,17 +724,82 @@ func TestGoldenEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := checkGolden(t, "event_v1.golden", p)
-	if stored[0] != 1 {
-		t.Errorf("version byte %d, want 1", stored[0])
+	stored := checkGolden(t, "event_v2.golden", p)
+	if stored[0] != 2 {
+		t.Errorf("version byte %d, want 2", stored[0])
 	}
-	// What version 1 stored still decodes to the same event.
-	got, err := DecodeEvent(ev.Seq, stored)
+	// What versions 2 and 1 stored still decodes to the same event, and its
+	// data (a batch payload, written in the batch codec of its day) to the
+	// same rows.
+	want, err := DecodeBatch(ev.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(ev, got); diff != "" {
-		t.Errorf("golden event decodes differently (-want +got):\n%s", diff)
+	for _, p := range [][]byte{stored, readGolden(t, "event_v1.golden")} {
+		got, err := DecodeEvent(ev.Seq, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ev, got, cmpopts.IgnoreFields(Event{}, "Data")); diff != "" {
+			t.Errorf("golden event version %d decodes differently (-want +got):\n%s", p[0], diff)
+		}
+		rows, err := DecodeBatch(got.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := batchDiff(want, rows); diff != "" {
+			t.Errorf("golden event version %d: its data decodes differently: %s", p[0], diff)
+		}
+	}
+}
+
+// readGolden reads a golden file of an older format version, which no
+// encoder writes any more but every decoder still reads.
+func readGolden(t *testing.T, name string) []byte {
+	t.Helper()
+	dump, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseHexDump(t, string(dump))
+}
+
+// asVersion1 turns a version 2 encoding into the version 1 encoding of the
+// same content (no checksum), so that tests of the decoder's structural checks
+// are not stopped by the checksum first.
+func asVersion1(p []byte) []byte {
+	q := bytes.Clone(p[:len(p)-checksumLen])
+	q[0] = 1
+	return q
+}
+
+// TestDecodeRefusesChangedBytes checks that changing any one byte of a
+// version 2 event or batch, or cutting it short, is STORE_CORRUPT (or, for the
+// version byte, an unknown version): the checksum is checked before anything
+// is decoded.
+func TestDecodeRefusesChangedBytes(t *testing.T) {
+	events, batches := sampleEncodings(t)
+	check := func(what string, valid []byte, decode func([]byte) error) {
+		for i := 1; i < len(valid); i++ {
+			for _, flip := range []byte{0x01, 0x80} {
+				p := bytes.Clone(valid)
+				p[i] ^= flip
+				if err := decodeNoPanic(t, what, p, decode); CodeOf(err) != CodeStoreCorrupt {
+					t.Fatalf("%s with byte %d of %d changed: error %v, want %s", what, i, len(valid), err, CodeStoreCorrupt)
+				}
+			}
+		}
+		for n := 1; n < len(valid); n++ {
+			if err := decodeNoPanic(t, what, bytes.Clone(valid[:n]), decode); CodeOf(err) != CodeStoreCorrupt {
+				t.Fatalf("%s cut to %d of %d bytes: error %v, want %s", what, n, len(valid), err, CodeStoreCorrupt)
+			}
+		}
+	}
+	for i, p := range events {
+		check(fmt.Sprint("event ", i), p, decodeEventErr)
+	}
+	for i, p := range batches {
+		check(fmt.Sprint("batch ", i), p, decodeBatchErr)
 	}
 }
 
@@ -744,16 +809,18 @@ func TestGoldenBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := checkGolden(t, "batch_v1.golden", p)
-	if stored[0] != 1 {
-		t.Errorf("version byte %d, want 1", stored[0])
+	stored := checkGolden(t, "batch_v2.golden", p)
+	if stored[0] != 2 {
+		t.Errorf("version byte %d, want 2", stored[0])
 	}
-	got, err := DecodeBatch(stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := batchDiff(b, got); diff != "" {
-		t.Errorf("golden batch decodes differently: %s", diff)
+	for _, p := range [][]byte{stored, readGolden(t, "batch_v1.golden")} {
+		got, err := DecodeBatch(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := batchDiff(b, got); diff != "" {
+			t.Errorf("golden batch version %d decodes differently: %s", p[0], diff)
+		}
 	}
 }
 
@@ -801,7 +868,7 @@ func TestDecodeRefusesUnknownVersions(t *testing.T) {
 		{"event", events[0], decodeEventErr, CodeEventCodec},
 		{"batch", batches[0], decodeBatchErr, CodeBatchCodec},
 	} {
-		for _, v := range []byte{0, 2, 3, 0x7f, 0x80, 0xff} {
+		for _, v := range []byte{0, 3, 0x7f, 0x80, 0xff} {
 			p := bytes.Clone(tt.valid)
 			p[0] = v
 			err := decodeNoPanic(t, tt.name, p, tt.decode)
@@ -831,10 +898,10 @@ func TestDecodeRefusesTruncatedInput(t *testing.T) {
 		}
 	}
 	for i, p := range events {
-		check(fmt.Sprint("event ", i), p, decodeEventErr, CodeEventCodec)
+		check(fmt.Sprint("event ", i), asVersion1(p), decodeEventErr, CodeEventCodec)
 	}
 	for i, p := range batches {
-		check(fmt.Sprint("batch ", i), p, decodeBatchErr, CodeBatchCodec)
+		check(fmt.Sprint("batch ", i), asVersion1(p), decodeBatchErr, CodeBatchCodec)
 	}
 }
 
@@ -842,7 +909,7 @@ func TestDecodeRefusesTrailingBytes(t *testing.T) {
 	events, batches := sampleEncodings(t)
 	for i, p := range events {
 		for _, extra := range [][]byte{{0}, {1, 2, 3}} {
-			err := decodeNoPanic(t, "event", append(bytes.Clone(p), extra...), decodeEventErr)
+			err := decodeNoPanic(t, "event", append(asVersion1(p), extra...), decodeEventErr)
 			if CodeOf(err) != CodeEventCodec || !strings.Contains(err.Error(), "trailing bytes") {
 				t.Errorf("event %d with %d trailing bytes: error %v", i, len(extra), err)
 			}
@@ -850,7 +917,7 @@ func TestDecodeRefusesTrailingBytes(t *testing.T) {
 	}
 	for i, p := range batches {
 		for _, extra := range [][]byte{{0}, {1, 2, 3}} {
-			err := decodeNoPanic(t, "batch", append(bytes.Clone(p), extra...), decodeBatchErr)
+			err := decodeNoPanic(t, "batch", append(asVersion1(p), extra...), decodeBatchErr)
 			if CodeOf(err) != CodeBatchCodec || !strings.Contains(err.Error(), "trailing bytes") {
 				t.Errorf("batch %d (%s) with %d trailing bytes: error %v", i, sampleBatches(t)[i].name, len(extra), err)
 			}
@@ -916,10 +983,11 @@ func TestDecodeBatchRefusesCorruptInput(t *testing.T) {
 }
 
 func TestDecodeEventRefusesCorruptInput(t *testing.T) {
-	valid, err := EncodeEvent(&Event{Timestamp: eventTime})
+	sealed, err := EncodeEvent(&Event{Timestamp: eventTime})
 	if err != nil {
 		t.Fatal(err)
 	}
+	valid := asVersion1(sealed)
 	// valid ends with: batch id marker 0, details (length 2, "{}"), error
 	// marker 0, data length 0.
 	n := len(valid)
@@ -973,5 +1041,23 @@ func TestDecodeBatchNestedListsAllocation(t *testing.T) {
 	}
 	if n > allocBound(len(p)) {
 		t.Errorf("decoding %d bytes allocated %d bytes (%dx)", len(p), n, n/uint64(len(p)))
+	}
+}
+
+// TestReadsVersion1Batches checks that the version 1 golden batches, written
+// before payloads had checksums, decode to the same rows as today's.
+func TestReadsVersion1Batches(t *testing.T) {
+	for _, name := range []string{"batch", "batch_map", "batch_intervals"} {
+		v1, err := DecodeBatch(readGolden(t, name+"_v1.golden"))
+		if err != nil {
+			t.Fatalf("%s_v1: %v", name, err)
+		}
+		v2, err := DecodeBatch(readGolden(t, name+"_v2.golden"))
+		if err != nil {
+			t.Fatalf("%s_v2: %v", name, err)
+		}
+		if diff := batchDiff(v2, v1); diff != "" {
+			t.Errorf("%s: version 1 decodes differently: %s", name, diff)
+		}
 	}
 }

@@ -48,6 +48,8 @@ const (
 	CodeStoreClosed                Code = "STORE_CLOSED"
 	CodeStoreIO                    Code = "STORE_IO"
 	CodeStoreFormat                Code = "STORE_FORMAT_UNSUPPORTED"
+	CodeStoreCorrupt               Code = "STORE_CORRUPT"
+	CodeStoreNotClosed             Code = "STORE_NOT_CLOSED"
 	CodeProjectionMismatch         Code = "PROJECTION_MISMATCH"
 	CodeInvalidUpdateState         Code = "INVALID_UPDATE_STATE"
 	CodeCheckpointStoreUnavailable Code = "IMPORT_CHECKPOINT_SOURCE_UNAVAILABLE"
@@ -161,8 +163,12 @@ var codeInfo = map[Code]codeText{
 	CodeStoreClosed:              {"the event store is closed", "open the store again"},
 	CodeStoreIO:                  {"the event store could not read or write its files", "check the disk (space, permissions) and run again; nothing uncommitted was kept"},
 	CodeStoreFormat:              {"the storage was written in a format this sluice does not read", "use the sluice version that wrote it"},
-	CodeProjectionMismatch:       {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
-	CodeInvalidUpdateState:       {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodeStoreCorrupt: {"the storage is damaged: a file is missing, cut short or altered, so its data cannot be trusted",
+		"nothing was read from the damaged part and nothing was written; restore the storage directory from a backup (or run `sluice doctor` to see every damaged file), or start over with a full refresh into a new storage directory"},
+	CodeStoreNotClosed: {"the storage was left open by a process that ended without closing it, so it cannot be read without being written",
+		"run the pipeline once (sluice run), which recovers the storage, then read it; `sluice doctor` checks it without writing"},
+	CodeProjectionMismatch: {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
+	CodeInvalidUpdateState: {"the stored state contradicts the log", "rebuild the projections from the log"},
 	CodeMalformedRecord: {"a record could not be parsed",
 		"fix or remove the record, or set the source's rescue option to keep bad records in the _rescued_data column"},
 	CodeFileNotExist: {"a file planned for a micro-batch no longer exists",

@@ -55,7 +55,7 @@ func TestGoldenIntervalBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeBatch(checkGolden(t, "batch_intervals_v1.golden", p))
+	got, err := DecodeBatch(checkGolden(t, "batch_intervals_v2.golden", p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestMapType(t *testing.T) {
 	}
 }
 
-// mapBatch is the batch pinned by testdata/batch_map_v1.golden: maps, empty
+// mapBatch is the batch pinned by testdata/batch_map_v2.golden: maps, empty
 // and NULL, a NULL value, and a map inside a list.
 func mapBatch(t testing.TB) *Batch {
 	schema := NewSchema(
@@ -74,7 +74,7 @@ func TestGoldenMapBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := checkGolden(t, "batch_map_v1.golden", p)
+	stored := checkGolden(t, "batch_map_v2.golden", p)
 	got, err := DecodeBatch(stored)
 	if err != nil {
 		t.Fatal(err)
