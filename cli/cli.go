@@ -32,6 +32,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/sluicehq/sluice/domain"
@@ -137,7 +138,23 @@ type app struct {
 	stdout, stderr io.Writer
 	load           Loader
 	dir            string // -p/--pipeline
+	logLevel       string // --log-level
 	code           int    // the exit code of a command that returned no error
+}
+
+// logger is the logger of the command's packages (the store, Badger, the
+// runtime): to stderr, as text on a terminal and JSON lines otherwise, at
+// --log-level.
+func (a *app) logger() zerolog.Logger {
+	level, err := zerolog.ParseLevel(a.logLevel)
+	if err != nil || a.logLevel == "" {
+		level = zerolog.WarnLevel
+	}
+	var w io.Writer = a.stderr
+	if isTerminal(a.stderr) {
+		w = zerolog.ConsoleWriter{Out: a.stderr, TimeFormat: "15:04:05.000"}
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }
 
 // exitError ends a command with a code; err, when set, is printed.
@@ -185,7 +202,14 @@ invalid, 130 a triggered update was interrupted.`,
 		SilenceUsage:  true,
 	}
 	root.PersistentFlags().StringVarP(&a.dir, "pipeline", "p", "", "the pipeline directory (default: the nearest directory holding pipeline.yaml)")
-	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.replayCommand(), a.versionCommand())
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "the log lines shown on stderr: trace, debug, info, warn, error or disabled (the store's and Badger's warnings and errors show at the default)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if _, err := zerolog.ParseLevel(a.logLevel); err != nil || a.logLevel == "" {
+			return usageError("--log-level %q: use trace, debug, info, warn, error or disabled", a.logLevel)
+		}
+		return nil
+	}
+	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.replayCommand(), a.doctorCommand(), a.versionCommand())
 	return root
 }
 

@@ -3,10 +3,13 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -502,11 +505,59 @@ func TestKilledRunThenCleanRun(t *testing.T) {
 	if kills == 0 {
 		t.Fatal("no run was killed")
 	}
-	r := must(t, 0, gopipeline, dir, "run")
+	// A killed store is not read behind the reader's back: reading it is
+	// refused with the fix, and writes nothing; doctor checks it.
+	before := digestTree(t, filepath.Join(dir, ".sluice"))
+	r := run(t, gopipeline, dir, "table", "orders")
+	if r.code != 1 || !strings.Contains(r.stderr, "STORE_NOT_CLOSED") {
+		t.Errorf("table of a killed store: exit %d\n%s", r.code, r.stderr)
+	}
+	run(t, gopipeline, dir, "events")
+	run(t, gopipeline, dir, "replay", "--verify")
+	run(t, gopipeline, dir, "doctor")
+	if after := digestTree(t, filepath.Join(dir, ".sluice")); after != before {
+		t.Error("reading a killed store changed its files")
+	}
+
+	r = must(t, 0, gopipeline, dir, "run")
 	if !strings.Contains(r.stderr, "COMPLETED") {
 		t.Errorf("the clean run:\n%s", r.stderr)
 	}
 	must(t, 0, gopipeline, dir, "replay", "--verify")
+	must(t, 0, gopipeline, dir, "doctor")
+	// Every update ended: the killed ones FAILED, because their process ended.
+	last := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(must(t, 0, gopipeline, dir, "events", "--type", "update_progress", "--format", "jsonl").stdout), "\n") {
+		var e struct {
+			Origin struct {
+				UpdateID string `json:"update_id"`
+			}
+			Details struct {
+				UpdateProgress struct{ State string } `json:"update_progress"`
+			}
+			Error *struct{ Code string }
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		last[e.Origin.UpdateID] = e.Details.UpdateProgress.State
+		if e.Error != nil {
+			last[e.Origin.UpdateID] += " " + e.Error.Code
+		}
+	}
+	ended := 0
+	for id, state := range last {
+		switch state {
+		case "COMPLETED":
+		case "FAILED UPDATE_PROCESS_ENDED":
+			ended++
+		default:
+			t.Errorf("update %s ended %q", id, state)
+		}
+	}
+	if ended != kills {
+		t.Errorf("%d updates FAILED with UPDATE_PROCESS_ENDED, want one per kill (%d)", ended, kills)
+	}
 	for _, table := range []string{"orders", "typed"} {
 		out := must(t, 0, gopipeline, dir, "table", table, "--format", "jsonl").stdout
 		seen := map[int64]bool{}
@@ -524,6 +575,29 @@ func TestKilledRunThenCleanRun(t *testing.T) {
 			t.Errorf("%s holds %d rows, want %d", table, len(seen), want)
 		}
 	}
+}
+
+// digestTree hashes the names and contents of the files under dir, but the
+// lock file every open takes.
+func digestTree(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "LOCK" {
+			return err
+		}
+		p, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(p))
+		h.Write(p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // TestInterruptContinuousRun sends SIGINT to a continuous run: the update

@@ -71,7 +71,7 @@ Event types: ` + filterHelp + `.`,
 			if err != nil {
 				return err
 			}
-			store, err := openStore(proj, false)
+			store, err := a.openStore(proj, false)
 			if err != nil {
 				return err
 			}

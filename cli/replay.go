@@ -30,7 +30,7 @@ from the log.`,
 			if err != nil {
 				return err
 			}
-			store, err := openStore(proj, !verify)
+			store, err := a.openStore(proj, !verify)
 			if err != nil {
 				return err
 			}

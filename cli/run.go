@@ -64,7 +64,8 @@ pipeline or options, 130 a triggered update interrupted.`,
 			}
 			opts.Development = development
 			opts.Cause = "user_action"
-			store, err := openStore(proj, true)
+			opts.Logger = a.logger()
+			store, err := a.openStore(proj, true)
 			if err != nil {
 				return err
 			}

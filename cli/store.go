@@ -8,20 +8,20 @@ import (
 	"github.com/sluicehq/sluice/pipeline"
 )
 
-// openStore opens the project's event store. Readers open it read-only when
-// they can; a store that a killed process left unclosed is opened read-write
-// once, which recovers it. A store that does not exist yet is created only
-// for writers; readers get errNoStore.
-func openStore(proj *pipeline.Project, write bool) (*eventstore.Store, error) {
+// openStore opens the project's event store. Readers open it read-only and
+// never write to it: a store a killed process left unclosed is refused
+// (STORE_NOT_CLOSED, with the fix) rather than recovered behind the reader's
+// back. A store that does not exist yet is created only for writers; readers
+// get errNoStore.
+func (a *app) openStore(proj *pipeline.Project, write bool) (*eventstore.Store, error) {
+	opts := []eventstore.Option{eventstore.WithLogger(a.logger())}
 	if !write {
 		if _, err := os.Stat(proj.Storage); os.IsNotExist(err) {
 			return nil, errNoStore(proj)
 		}
-		if s, err := eventstore.Open(proj.Storage, eventstore.WithReadOnly()); err == nil {
-			return s, nil
-		}
+		opts = append(opts, eventstore.WithReadOnly())
 	}
-	s, err := eventstore.Open(proj.Storage)
+	s, err := eventstore.Open(proj.Storage, opts...)
 	if err != nil {
 		return nil, fail(ExitFailed, err)
 	}

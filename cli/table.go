@@ -67,7 +67,7 @@ Formats:
 			if err != nil {
 				return err
 			}
-			store, err := openStore(proj, false)
+			store, err := a.openStore(proj, false)
 			if err != nil {
 				return err
 			}

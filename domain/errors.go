@@ -62,6 +62,7 @@ const (
 	CodeUpstreamReset              Code = "STREAMING_SOURCE_WAS_RESET"
 	CodeStreamOfMaterializedView   Code = "INVALID_FLOW_QUERY_TYPE.STREAMING_READ_OF_MATERIALIZED_VIEW"
 	CodeUpdateRunning              Code = "UPDATE_ALREADY_RUNNING"
+	CodeProcessEnded               Code = "UPDATE_PROCESS_ENDED"
 	CodeParseSyntax                Code = "PARSE_SYNTAX_ERROR"
 	CodeUnboundParameter           Code = "UNBOUND_SQL_PARAMETER"
 	CodeUnableToInferSchema        Code = "UNABLE_TO_INFER_SCHEMA"
@@ -238,6 +239,8 @@ var codeInfo = map[Code]codeText{
 	CodeInvalidExtractField:       {"EXTRACT or date_part names a field the value does not have", "use YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE or SECOND"},
 	CodeIntervalDividedByZero:     {"an interval was divided by zero", "guard the divisor with nullif(divisor, 0)"},
 	CodeInvalidTimeZone:           {"the session time zone cannot be resolved", "use a region id like America/Los_Angeles, UTC, or an offset like +02:00"},
+	CodeProcessEnded: {"the process running an update ended before the update did",
+		"nothing is lost: the next update reruns what was planned and not committed; see the logs of the ended process for why it stopped"},
 	CodeUpdateRunning: {"another update of this pipeline's storage is running",
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",

@@ -249,6 +249,9 @@ type BatchInfo struct {
 	Start           json.RawMessage `json:"start,omitempty"`
 	End             json.RawMessage `json:"end,omitempty"`
 	NumRows         int64           `json:"num_rows"`
+	// Items are the source items the batch reads and how far (an
+	// ItemSource's), recorded by the store once the batch commits.
+	Items []ItemRead `json:"items,omitempty"`
 	// Schema is the table's schema from this batch on, set when the batch
 	// gives the table its first schema or evolves it.
 	Schema *Schema `json:"schema,omitempty"`

@@ -160,6 +160,36 @@ type Offset = json.RawMessage
 type ReadLimit struct {
 	MaxRows  int64
 	MaxFiles int64
+	MaxBytes int64
+}
+
+// ItemRead says how far a micro-batch reads one item of its source: for a
+// file, its path, the byte offset after the micro-batch and the lines before
+// that offset.
+type ItemRead struct {
+	Item  string `json:"item"`
+	Upto  int64  `json:"upto"`
+	Lines int64  `json:"lines,omitempty"`
+}
+
+// ReadState tells how far the committed micro-batches of a flow (of its
+// current generation) read each item of its source.
+type ReadState interface {
+	ItemRead(item string) (ItemRead, bool, error)
+}
+
+// An ItemSource is a Source of many items (files) that leaves the record of
+// what it read to the store: each offset names only the items of its own
+// micro-batch (Items), the store keeps how far every item was read (a
+// projection of the committed micro-batches), and planning consults it
+// (Reading). So a micro-batch's events and its planning cost the same
+// whatever the history.
+type ItemSource interface {
+	Source
+	// Items lists the items the micro-batch ending at end reads, and how far.
+	Items(end Offset) ([]ItemRead, error)
+	// Reading returns the source planning against what state says was read.
+	Reading(state ReadState) Source
 }
 
 // Source is an external source of rows: files, Kafka, a table of another

@@ -77,7 +77,10 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 //     checkpoint_imported, table_reset) that lack their details or their
 //     flow or table name.
 //   - STORE_IO (retriable) when Badger fails, with a hint about disk space
-//     when the disk is full; nothing of the Append is committed.
+//     when the disk is full; nothing of the Append is committed. The store
+//     then refuses every later Append with STORE_IO until it is closed and
+//     opened again: Badger may have applied part of the failed transaction
+//     in memory, and only reading the files again tells what is durable.
 //   - STORE_IO (retriable) when committing the Append would leave less free
 //     disk space than the store's reserve (see WithMinFreeBytes); nothing of
 //     the Append is written. Appends succeed again once space is freed.
@@ -103,6 +106,9 @@ func (s *Store) Append(ctx context.Context, events ...*domain.Event) ([]uint64, 
 	}
 	if len(events) == 0 {
 		return nil, nil
+	}
+	if err := s.brokenErr(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -133,6 +139,18 @@ func (s *Store) Append(ctx context.Context, events ...*domain.Event) ([]uint64, 
 		<-r.done
 	}
 	return r.seqs, r.err
+}
+
+// brokenErr is the error of every Append after a commit failed (see
+// commitGroup), nil while commits succeed.
+func (s *Store) brokenErr() error {
+	cause := s.broken.Load()
+	if cause == nil {
+		return nil
+	}
+	return domain.Wrap(domain.CodeStoreIO, *cause, "a commit to the event store in "+s.dir+" failed earlier, so it takes no more writes").
+		WithHint("close the store and open it again (run the pipeline again): opening reads what was committed from the files").
+		AsRetriable()
 }
 
 // checkEvents refuses events that cannot be stored, before they are queued.
@@ -172,14 +190,14 @@ func (s *Store) Get(seq uint64) (*domain.Event, error) {
 	err := s.view("reading an event", func(txn *badger.Txn) error {
 		item, err := txn.Get(logKey(seq))
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			return domain.Errorf(domain.CodeEventCodec, "event %d is missing from the log, which ends at %d", seq, s.LastSeq())
+			return missingEvents(seq, seq)
 		}
 		if err != nil {
 			return err
 		}
 		return item.Value(func(v []byte) error {
 			var derr error
-			ev, derr = domain.DecodeEvent(seq, copyBytes(v))
+			ev, derr = decodeStored(seq, copyBytes(v))
 			return derr
 		})
 	})
@@ -277,6 +295,10 @@ func (s *Store) take(r *appendReq) bool {
 	if !r.state.CompareAndSwap(reqQueued, reqTaken) {
 		return false
 	}
+	if err := s.brokenErr(); err != nil {
+		r.finish(nil, err)
+		return false
+	}
 	if err := s.prepare(r); err != nil {
 		r.finish(nil, err)
 		return false
@@ -346,7 +368,12 @@ func (s *Store) commitGroup(reqs []*appendReq) {
 			for _, r := range reqs {
 				r.finish(nil, o.err)
 			}
-			s.log.Error().Err(o.err).Int("appends", len(reqs)).Msg("commit failed")
+			// Badger may have applied part of the transaction in memory before
+			// failing: what is durable is known only by reading the files
+			// again. Until the store is reopened, nothing more is written
+			// over a state that may not be what LastSeq says.
+			s.broken.Store(&o.err)
+			s.log.Error().Err(o.err).Int("appends", len(reqs)).Msg("commit failed; the store takes no more writes until it is reopened")
 			return
 		}
 	}
@@ -391,7 +418,11 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 			seq++
 		}
 	}
-	if err := txn.Commit(); err != nil {
+	err := txn.Commit()
+	if err == nil && s.cfg.commitFault != nil {
+		err = s.cfg.commitFault() // tests: the transaction committed, yet the commit reports a failure
+	}
+	if err != nil {
 		if errors.Is(err, badger.ErrTxnTooBig) && len(reqs) > 0 {
 			return outcome{kind: outcomeTooBig, idx: len(reqs) - 1, err: err}
 		}
@@ -414,6 +445,13 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 	}
 	s.queue.push(committed)
 	s.advance(seq - 1)
+	if s.cfg.syncWrites {
+		// With sync writes off, a machine crash can lose these commits, so
+		// the marker takes the last seq only at Close.
+		if err := s.marker.record(seq - 1); err != nil {
+			s.log.Warn().Err(err).Msg("recording the last seq in " + markerName)
+		}
+	}
 	for _, r := range reqs {
 		r.finish(r.seqs, nil)
 	}

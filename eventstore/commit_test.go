@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -478,5 +479,55 @@ func TestCloseDuringAppends(t *testing.T) {
 	s2 := openAt(t, dir)
 	if s2.LastSeq() != uint64(len(committed)) {
 		t.Fatalf("reopened LastSeq = %d, %d Appends reported committed", s2.LastSeq(), len(committed))
+	}
+}
+
+// TestFailedCommitStopsWrites checks that after a commit fails (here, after
+// Badger applied the transaction, the worst case), the store takes no more
+// writes, and that reopening it reconciles LastSeq with what is on disk: the
+// seqs are not reused.
+func TestFailedCommitStopsWrites(t *testing.T) {
+	dir := t.TempDir()
+	var fail atomic.Bool
+	fault := func(c *config) {
+		c.commitFault = func() error {
+			if fail.Load() {
+				return errors.New("injected: the disk went away")
+			}
+			return nil
+		}
+	}
+	s, err := Open(dir, WithSyncWrites(false), smallBadger(), fault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, ev(domain.EventFlowProgress, "f", "t", "u", "one"))
+	fail.Store(true)
+	_, err = s.Append(context.Background(), ev(domain.EventFlowProgress, "f", "t", "u", "two"))
+	wantCode(t, err, domain.CodeStoreIO)
+	fail.Store(false)
+	_, err = s.Append(context.Background(), ev(domain.EventFlowProgress, "f", "t", "u", "three"))
+	wantCode(t, err, domain.CodeStoreIO)
+	if !strings.Contains(err.Error(), "takes no more writes") {
+		t.Errorf("the Append after a failed commit: %v", err)
+	}
+	if got := s.LastSeq(); got != 1 {
+		t.Errorf("LastSeq %d after the failed commit, want 1 (what the store knew to be committed)", got)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openAt(t, dir)
+	if got := s.LastSeq(); got != 2 {
+		t.Fatalf("reopened: LastSeq %d, want 2 (the failed commit was applied)", got)
+	}
+	seqs := mustAppend(t, s, ev(domain.EventFlowProgress, "f", "t", "u", "four"))
+	if seqs[0] != 3 {
+		t.Errorf("the next Append got seq %d, want 3: a seq was reused", seqs[0])
+	}
+	e, err := s.Get(2)
+	if err != nil || e.Message != "two" {
+		t.Errorf("event 2: %v, %v", e, err)
 	}
 }

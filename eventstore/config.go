@@ -35,6 +35,11 @@ type config struct {
 	// set its own. Tests use it to shrink Badger's memory; it is not part of
 	// the public API because the store's guarantees depend on its settings.
 	badgerOptions func(badger.Options) badger.Options
+
+	// commitFault, when set, is called after each transaction commits and
+	// its error is taken as the commit's: tests use it to stand for Badger
+	// failing after it applied a transaction.
+	commitFault func() error
 }
 
 const (

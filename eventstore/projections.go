@@ -320,7 +320,7 @@ func (s *Store) rebuild(ctx context.Context) error {
 			return storeIO(err, "reading the log")
 		}
 		if len(chunk) == 0 {
-			return domain.Errorf(domain.CodeEventCodec, "the log ends before seq %d, its last seq", from)
+			return missingEvents(from, last)
 		}
 		// The replay writes index entries and projections, not the events.
 		if _, err := s.space.admit(int64(eventOverhead * len(chunk))); err != nil {
@@ -400,11 +400,14 @@ func readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.
 		if seq > to {
 			break
 		}
+		if want := from + uint64(len(events)); seq != want {
+			return nil, nil, missingEvents(want, seq-1)
+		}
 		v, err := item.ValueCopy(nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		ev, err := domain.DecodeEvent(seq, v)
+		ev, err := decodeStored(seq, v)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -439,7 +442,7 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 				return err
 			}
 			if len(chunk) == 0 {
-				return domain.Errorf(domain.CodeEventCodec, "the log ends before seq %d, its last seq", from)
+				return missingEvents(from, last)
 			}
 			for i, ev := range chunk {
 				if err := s.applyEvent(want, ev, encoded[i], false); err != nil {

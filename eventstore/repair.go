@@ -1,50 +1,102 @@
 package eventstore
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 )
+
+// dirState is what prepareDir learned of a store's directory.
+type dirState struct {
+	marker    marker
+	hasMarker bool
+}
+
+// prepareDir readies a store's directory for Badger's open, holding the lock
+// Badger takes (exclusive to write, shared to read), so that no other sluice
+// writes the files meanwhile: it checks the files (checkFiles), writes the
+// marker of a new store, and removes the empty log files a crash can leave.
+// When another process holds the lock, it checks nothing: Badger's own open
+// then reports the lock.
+func prepareDir(dir string, opts badger.Options, log zerolog.Logger) (dirState, error) {
+	readOnly := opts.ReadOnly
+	var ds dirState
+	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if readOnly {
+			return ds, nil
+		}
+		if err := createMarker(dir, uuid.NewString()); err != nil {
+			return ds, err
+		}
+		d, err = os.Open(dir)
+	}
+	if err != nil {
+		return ds, storeIO(err, "opening the storage directory "+dir)
+	}
+	defer d.Close()
+	how := syscall.LOCK_EX
+	if readOnly {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(d.Fd()), how|syscall.LOCK_NB); err != nil {
+		return ds, nil
+	}
+	defer syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
+
+	sf, err := listStore(dir)
+	if err != nil {
+		return ds, err
+	}
+	if ds.marker, ds.hasMarker, err = checkFiles(dir, sf, opts); err != nil {
+		return ds, err
+	}
+	if !ds.hasMarker && !sf.hasData() && !readOnly {
+		// A new store: the marker comes first (see createMarker).
+		ds.marker = marker{id: uuid.NewString()}
+		if err := createMarker(dir, ds.marker.id); err != nil {
+			return ds, err
+		}
+		ds.hasMarker = true
+	}
+	if !readOnly {
+		removeEmptyLogFiles(dir, sf, log)
+	}
+	return ds, nil
+}
 
 // removeEmptyLogFiles works around a Badger defect (dgraph-io/badger#2207):
 // a process killed between creating a memtable (.mem) or value log (.vlog)
 // file and sizing it leaves a file of zero bytes, and Badger then refuses to
 // open the directory. Such a file holds nothing, so removing it loses
-// nothing. It is done only while holding the directory's lock, the one Badger
-// takes, so that a file a live process just created is never touched; when
-// another process holds the lock, nothing is done and Badger's own open
-// reports the lock. Read-only opens leave the directory as it is.
-func removeEmptyLogFiles(dir string, log zerolog.Logger) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return // a new store: Badger creates the directory
-	}
-	defer d.Close()
-	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return
-	}
-	defer syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".mem") && !strings.HasSuffix(name, ".vlog") {
-			continue
-		}
-		info, err := e.Info()
+// nothing. The caller holds the directory's lock.
+func removeEmptyLogFiles(dir string, sf storeFiles, log zerolog.Logger) {
+	for _, name := range append(append([]string{}, sf.memLogs...), sf.valueLog...) {
+		path := filepath.Join(dir, name)
+		info, err := os.Lstat(path)
 		if err != nil || info.Size() != 0 || !info.Mode().IsRegular() {
 			continue
 		}
-		path := filepath.Join(dir, name)
 		if err := os.Remove(path); err != nil {
 			log.Warn().Err(err).Str("file", path).Msg("could not remove an empty log file left by a crash")
 			continue
 		}
 		log.Warn().Str("file", path).Msg("removed an empty log file left by a crash")
 	}
+}
+
+// openBadger opens Badger, turning a panic on damaged files into an error.
+func openBadger(opts badger.Options) (db *badger.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("badger panicked opening the store (corrupt files): %v", firstLine(fmt.Sprint(r)))
+		}
+	}()
+	return badger.Open(opts)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
@@ -175,6 +176,8 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 	)
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: []byte{prefixLog}})
 	defer it.Close()
+	// The log holds every seq up to the last: one that is skipped was lost.
+	want := lo
 	for it.Seek(logKey(lo)); it.Valid(); it.Next() {
 		item := it.Item()
 		seq, ok := seqOfLogKey(item.Key())
@@ -184,10 +187,14 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 		if seq > hi {
 			break
 		}
+		if seq != want {
+			return nil, 0, missingEvents(want, seq-1)
+		}
 		if len(out) >= scanMaxEvents || size >= scanMaxBytes || examined >= scanMaxExamined {
 			next = seq
 			break
 		}
+		want++
 		examined++
 		n, err := appendMatch(&out, f, seq, item)
 		if err != nil {
@@ -195,7 +202,21 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 		}
 		size += n
 	}
+	if next == hi+1 && want <= hi {
+		return nil, 0, missingEvents(want, hi)
+	}
 	return out, next, nil
+}
+
+// missingEvents is the error of a log that lacks the seqs from lo to hi,
+// which it committed.
+func missingEvents(lo, hi uint64) error {
+	what := fmt.Sprintf("event %d is", lo)
+	if hi > lo {
+		what = fmt.Sprintf("events %d to %d are", lo, hi)
+	}
+	return domain.Errorf(domain.CodeStoreCorrupt, "%s missing from the log, which committed them: the storage is damaged", what).
+		WithHint("nothing was changed; restore the storage directory from a backup, or run `sluice doctor` to see what is damaged")
 }
 
 // readIndexChunk walks one index from lo and returns the matching events of
@@ -247,7 +268,7 @@ func appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item)
 	if err != nil {
 		return 0, err
 	}
-	ev, err := domain.DecodeEvent(seq, v)
+	ev, err := decodeStored(seq, v)
 	if err != nil {
 		return 0, err
 	}

@@ -18,7 +18,67 @@ const (
 	stateFailedPrefix     = "failed/" // + flow -> dataset
 	stateSchemaPrefix     = "schema/" // + table -> its schema (JSON) in the current generation
 	stateVersionPrefix    = "tver/"   // + table -> seq of its last batch in the current generation, 8-byte big-endian
+	stateOpenUpdatePrefix = "open/"   // + update id -> its flows not yet in a final status, JSON {flow: dataset}; only while the update has not ended
+	stateReadPrefix       = "read/"   // + flow 0x00 generation(8) item -> how far the flow read the item: uvarint upto, uvarint lines
 )
+
+func readKey(flow string, gen int64, item string) []byte {
+	k := append([]byte(stateReadPrefix+flow), 0)
+	k = binary.BigEndian.AppendUint64(k, uint64(gen))
+	return append(k, item...)
+}
+
+// ItemRead returns how far the committed micro-batches of flow, in checkpoint
+// generation gen, read an item of its source (see domain.ItemSource).
+func (s *Store) ItemRead(flow string, gen int64, item string) (domain.ItemRead, bool, error) {
+	v, found, err := s.Projection(stateProjectorName, readKey(flow, gen, item))
+	if err != nil || !found {
+		return domain.ItemRead{}, false, err
+	}
+	upto, n := binary.Uvarint(v)
+	lines, m := binary.Uvarint(v[max(n, 0):])
+	if n <= 0 || m <= 0 {
+		return domain.ItemRead{}, false, domain.Errorf(domain.CodeInvalidUpdateState, "the read state of %q in flow %q is malformed", item, flow).WithNames(flow)
+	}
+	return domain.ItemRead{Item: item, Upto: int64(upto), Lines: int64(lines)}, true, nil
+}
+
+// setItems records how far a committed batch read its items.
+func setItems(w ProjectionWriter, flow string, gen int64, items []domain.ItemRead) error {
+	for _, it := range items {
+		v := binary.AppendUvarint(nil, uint64(it.Upto))
+		v = binary.AppendUvarint(v, uint64(it.Lines))
+		if err := w.Set(readKey(flow, gen, it.Item), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OpenUpdate is an update the log shows started and not ended, with the
+// flows it was running (flow name -> dataset).
+type OpenUpdate struct {
+	ID    string
+	Flows map[string]string
+}
+
+// OpenUpdates returns the updates whose last update_progress is not a final
+// state (COMPLETED, FAILED, CANCELED), with their flows whose last
+// flow_progress is not final (COMPLETED, FAILED, SKIPPED, STOPPED, EXCLUDED),
+// sorted by id. While no update runs, these are the updates of processes
+// that ended without finishing them.
+func (s *Store) OpenUpdates() ([]OpenUpdate, error) {
+	var out []OpenUpdate
+	err := s.ScanProjection(stateProjectorName, []byte(stateOpenUpdatePrefix), func(k, v []byte) error {
+		u := OpenUpdate{ID: string(k[len(stateOpenUpdatePrefix):]), Flows: map[string]string{}}
+		if err := json.Unmarshal(v, &u.Flows); err != nil {
+			return domain.Wrap(domain.CodeInvalidUpdateState, err, "reading the open flows of update "+u.ID)
+		}
+		out = append(out, u)
+		return nil
+	})
+	return out, err
+}
 
 // Checkpoint is a flow's position in its source, as the log's batch events
 // leave it: the projection the flow runner resumes from.
@@ -108,10 +168,13 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //
 //   - batch_planned, of the checkpoint's generation: Planned = the batch.
 //   - batch_committed, of the checkpoint's generation: Offset = End,
-//     NextBatchID = BatchID+1, Planned = nil. A batch id other than
-//     NextBatchID is refused (its Append fails): two writers planned one batch.
+//     NextBatchID = BatchID+1, Planned = nil, and how far the batch read each
+//     of its Items (keyed by flow, generation and item). A batch id other
+//     than NextBatchID is refused (its Append fails): two writers planned
+//     one batch.
 //   - sink_batch_delivered, of the checkpoint's generation, for the planned
-//     batch id: Offset = Planned.End, NextBatchID = BatchID+1, Planned = nil.
+//     batch id: Offset = Planned.End, NextBatchID = BatchID+1, Planned = nil,
+//     and how far the planned batch read each of its Items.
 //   - once_flow_drained, of the checkpoint's generation: Drained = true.
 //   - checkpoint_reset, unless of an older generation: Generation = the
 //     event's, Offset = nil, NextBatchID = the event's (0 but for sink
@@ -126,6 +189,11 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //   - flow_progress FAILED: the flow (origin flow_name) is failed, writing
 //     origin dataset_name; flow_progress COMPLETED: it is not. Other statuses
 //     leave it as it is.
+//   - create_update: the update (origin update_id) is open, with no flows;
+//     update_progress COMPLETED, FAILED or CANCELED: it is not. While it is
+//     open, a flow_progress of it records the flow as going (with its
+//     dataset), or, for COMPLETED, FAILED, SKIPPED, STOPPED and EXCLUDED, as
+//     no longer going.
 //
 // A batch event of another generation than the checkpoint's is ignored: it
 // belongs to a generation a reset (or import) left behind. A reset or import
@@ -161,6 +229,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			return err
 		}
 		var outOfOrder *Checkpoint
+		applied := false
 		err := updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
 			if b.Generation != c.Generation {
 				return false
@@ -170,6 +239,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 				return false
 			}
 			c.Offset, c.NextBatchID, c.Planned = b.End, b.BatchID+1, nil
+			applied = true
 			return true
 		})
 		if err == nil && outOfOrder != nil {
@@ -178,19 +248,28 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			err = domain.Errorf(domain.CodeInvalidUpdateState, "flow %q commits batch %d but its next batch is %d: another update may be writing the same flow",
 				b.Flow, b.BatchID, outOfOrder.NextBatchID).WithNames(b.Flow)
 		}
+		if err == nil && applied {
+			err = setItems(w, b.Flow, b.Generation, b.Items)
+		}
 		return err
 	case domain.EventSinkBatchDelivered:
 		if d.SinkBatchDelivered == nil {
 			return missingDetails(ev)
 		}
 		b := d.SinkBatchDelivered
-		return updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
+		var items []domain.ItemRead
+		err := updateCheckpoint(w, ev, b.Flow, func(c *Checkpoint) bool {
 			if b.Generation != c.Generation || c.Planned == nil || c.Planned.BatchID != b.BatchID {
 				return false
 			}
+			items = c.Planned.Items
 			c.Offset, c.NextBatchID, c.Planned = c.Planned.End, b.BatchID+1, nil
 			return true
 		})
+		if err == nil {
+			err = setItems(w, b.Flow, b.Generation, items)
+		}
+		return err
 	case domain.EventOnceFlowDrained:
 		if d.OnceFlowDrained == nil {
 			return missingDetails(ev)
@@ -255,14 +334,63 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 		if d.FlowProgress == nil || flow == "" {
 			return nil // no status, or not about one flow
 		}
+		if err := setOpenFlow(w, ev.Origin.UpdateID, flow, ev.Origin.DatasetName, d.FlowProgress.Status); err != nil {
+			return err
+		}
 		switch d.FlowProgress.Status {
 		case domain.FlowFailed:
 			return w.Set([]byte(stateFailedPrefix+flow), []byte(ev.Origin.DatasetName))
 		case domain.FlowCompleted:
 			return w.Delete([]byte(stateFailedPrefix + flow))
 		}
+	case domain.EventCreateUpdate:
+		if ev.Origin.UpdateID != "" {
+			return w.Set([]byte(stateOpenUpdatePrefix+ev.Origin.UpdateID), []byte("{}"))
+		}
+	case domain.EventUpdateProgress:
+		if d.UpdateProgress == nil || ev.Origin.UpdateID == "" {
+			return nil
+		}
+		switch d.UpdateProgress.State {
+		case domain.UpdateCompleted, domain.UpdateFailed, domain.UpdateCanceled:
+			return w.Delete([]byte(stateOpenUpdatePrefix + ev.Origin.UpdateID))
+		}
 	}
 	return nil
+}
+
+// setOpenFlow records, in its open update, whether a flow is still going:
+// there for the statuses it goes on from, gone after the final ones.
+func setOpenFlow(w ProjectionWriter, update, flow, dataset string, status domain.FlowStatus) error {
+	if update == "" {
+		return nil
+	}
+	key := []byte(stateOpenUpdatePrefix + update)
+	v, found, err := w.Get(key)
+	if err != nil || !found {
+		return err // an update that ended (or never started) tracks nothing
+	}
+	flows := map[string]string{}
+	if err := json.Unmarshal(v, &flows); err != nil {
+		return domain.Wrap(domain.CodeInvalidUpdateState, err, "reading the open flows of update "+update)
+	}
+	switch status {
+	case domain.FlowCompleted, domain.FlowFailed, domain.FlowSkipped, domain.FlowStopped, domain.FlowExcluded:
+		if _, ok := flows[flow]; !ok {
+			return nil
+		}
+		delete(flows, flow)
+	default:
+		if d, ok := flows[flow]; ok && d == dataset {
+			return nil
+		}
+		flows[flow] = dataset
+	}
+	v, err = json.Marshal(flows) // map keys sorted: deterministic
+	if err != nil {
+		return err
+	}
+	return w.Set(key, v)
 }
 
 // updateCheckpoint reads flow's checkpoint, applies change, and writes it back

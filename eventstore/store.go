@@ -13,6 +13,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/sluicehq/sluice/domain"
@@ -27,6 +29,7 @@ type Store struct {
 	db         *badger.DB
 	projectors []Projector // "state" first, then the configured ones
 	space      *spaceGuard // the free-space guard; used under commitMu
+	marker     *markerFile // the marker of a writable store; written by the committer and Close
 
 	// Committing. The committer goroutine takes appendReqs from reqs and holds
 	// commitMu while it commits a group; RebuildProjections holds it too, so
@@ -34,6 +37,7 @@ type Store struct {
 	reqs          chan *appendReq
 	commitMu      sync.Mutex
 	committerDone chan struct{}
+	broken        atomic.Pointer[error] // the error of a failed commit: no more writes until reopened
 
 	// maintMu keeps readers (read lock, in view) out while RebuildProjections
 	// (write lock) drops and refills the indexes and projections. Lock order:
@@ -96,6 +100,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		WithSyncWrites(cfg.syncWrites).
 		WithReadOnly(cfg.readOnly).
 		WithLogger(newBadgerLogger(base)).
+		// Every table block is checked when the store opens (checkTable) and
+		// when it is read, every value when it is read from the value log: a
+		// damaged byte is an error, never a wrong row (see integrity.go).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		// One committer writes; RebuildProjections excludes it. Conflict
 		// detection would only cost memory and time.
 		WithDetectConflicts(false).
@@ -109,10 +118,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if cfg.badgerOptions != nil {
 		bopts = cfg.badgerOptions(bopts)
 	}
-	if !cfg.readOnly {
-		removeEmptyLogFiles(dir, log)
+	dirState, err := prepareDir(dir, bopts, log)
+	if err != nil {
+		return nil, err
 	}
-	db, err := badger.Open(bopts)
+	db, err := openBadger(bopts)
 	if err != nil {
 		return nil, openError(dir, cfg.readOnly, err)
 	}
@@ -133,9 +143,12 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	s.space = newSpaceGuard(dir, s.reserve(), log)
 	// Measure once now: a disk already below the reserve is logged at open.
 	_, _ = s.space.admit(0)
-	if err := s.init(); err != nil {
+	if err := s.init(dirState); err != nil {
 		if cerr := db.Close(); cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
+		}
+		if s.marker != nil {
+			_ = s.marker.f.Close() // left open: the store was not closed cleanly
 		}
 		return nil, err
 	}
@@ -186,16 +199,19 @@ func openError(dir string, readOnly bool, err error) error {
 		return domain.Wrap(domain.CodeStoreIO, err, "opening the event store in "+dir).
 			WithHint("the disk holding " + dir + " is full: free disk space there and open the store again").
 			AsRetriable()
-	case readOnly && strings.Contains(msg, "not properly closed"):
-		return domain.Wrap(domain.CodeStoreIO, err, fmt.Sprintf("opening the event store in %s read-only", dir)).
-			WithHint("the storage was not closed cleanly; open it read-write once (e.g. run the pipeline) to recover it")
+	case readOnly && truncateNeeded(err):
+		return domain.Wrap(domain.CodeStoreNotClosed, err, fmt.Sprintf("opening the event store in %s read-only: a process that wrote it ended without closing it", dir)).
+			WithHint("run the pipeline once (sluice run), which recovers the storage; `sluice doctor` checks it without writing")
+	case corruptionOf(err):
+		return domain.Wrap(domain.CodeStoreCorrupt, err, "opening the event store in "+dir+": the storage is damaged").
+			WithHint("nothing was changed; restore " + dir + " from a backup, or run `sluice doctor` to see every damaged file")
 	}
 	return domain.Wrap(domain.CodeStoreIO, err, "opening the event store in "+dir).AsRetriable()
 }
 
-// init checks the format version (writing it into a new store), reads the
-// last seq, and finishes an interrupted rebuild.
-func (s *Store) init() error {
+// init checks the format version (writing it into a new store) and the
+// marker, reads the last seq, and finishes an interrupted rebuild.
+func (s *Store) init(ds dirState) error {
 	var (
 		format     []byte
 		rebuilding bool
@@ -234,6 +250,8 @@ func (s *Store) init() error {
 	case hasLog:
 		return domain.Errorf(domain.CodeStoreFormat, "the storage in %s holds events but no format version", s.dir).
 			WithHint("this is not a sluice event store, or it is damaged; point the pipeline at its own storage directory")
+	case !ds.hasMarker:
+		return corruptFile(s.dir, markerName, "is missing, and Badger's files there hold no readable log: the store's metadata is lost")
 	case s.cfg.readOnly:
 		// A new, empty store opened read-only: nothing to read, nothing to write.
 	default:
@@ -244,7 +262,31 @@ func (s *Store) init() error {
 			return storeIO(err, "writing the event store's format version")
 		}
 	}
+	if ds.hasMarker && last < ds.marker.lastSeq {
+		return domain.Errorf(domain.CodeStoreCorrupt,
+			"the storage in %s is damaged: its log ends at seq %d, but it had committed up to seq %d (a file is missing or was cut short)", s.dir, last, ds.marker.lastSeq).
+			WithHint("nothing was read; restore " + s.dir + " from a backup, or run `sluice doctor` to see every damaged file")
+	}
 	s.lastSeq.Store(last)
+	if !s.cfg.readOnly {
+		m := ds.marker
+		if !ds.hasMarker {
+			// A store from before markers: it gets one now.
+			m = marker{id: uuid.NewString(), lastSeq: last}
+			if err := createMarker(s.dir, m.id); err != nil {
+				return err
+			}
+		}
+		mf, err := openMarker(s.dir, m)
+		if err != nil {
+			return err
+		}
+		if err := mf.record(last); err != nil {
+			_ = mf.f.Close()
+			return storeIO(err, "writing "+markerName)
+		}
+		s.marker = mf
+	}
 
 	if rebuilding {
 		if s.cfg.readOnly {
@@ -307,6 +349,12 @@ func (s *Store) Close() error {
 		s.dbMu.Lock()
 		if err := s.db.Close(); err != nil {
 			s.closeErr = storeIO(err, "closing the event store")
+		}
+		if s.marker != nil && s.closeErr == nil {
+			// Badger's files are synced and whole: the marker may say so.
+			if err := s.marker.close(s.LastSeq()); err != nil {
+				s.closeErr = storeIO(err, "closing "+markerName)
+			}
 		}
 		s.dbMu.Unlock()
 		s.log.Debug().Uint64("last_seq", s.LastSeq()).Msg("event store closed")
@@ -397,6 +445,10 @@ func storeIO(err error, context string) error {
 	}
 	if errors.Is(err, badger.ErrDBClosed) {
 		return domain.Wrap(domain.CodeStoreClosed, err, context)
+	}
+	if corruptionOf(err) {
+		return domain.Wrap(domain.CodeStoreCorrupt, err, context+": the storage is damaged").
+			WithHint("nothing was changed; restore the storage directory from a backup, or run `sluice doctor` to see every damaged file")
 	}
 	e := domain.Wrap(domain.CodeStoreIO, err, context).AsRetriable()
 	if isDiskFull(err) {

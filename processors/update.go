@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rs/zerolog"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -98,6 +99,9 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 		return nil, domain.Errorf(domain.CodeUpdateRunning, "update %s of pipeline %q is running on this storage", shortID(prev.(string)), g.Name)
 	}
 	defer active.Delete(store)
+	if err := closeAbandoned(ctx, store, g.Name, u.opts.Logger); err != nil {
+		return nil, err
+	}
 	res := &Result{UpdateID: u.id, Flows: map[string]domain.FlowStatus{}, Started: time.Now()}
 	if err := u.append(ctx, u.createEvent(), u.progress(domain.UpdateCreated), u.progress(domain.UpdateInitializing)); err != nil {
 		return nil, err
@@ -146,6 +150,50 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 	res.State = domain.UpdateCompleted
 	log.Info().Dur("took", res.Finished.Sub(res.Started)).Msg("update completed")
 	return res, u.append(ctx, u.progress(domain.UpdateCompleted))
+}
+
+// closeAbandoned ends the updates that the log shows started and never
+// ended: no update of this store runs now (Run holds it, and no other
+// process can open it for writing), so their processes ended mid-update (a
+// kill, a crash, a power cut). Their unfinished flows and then the updates
+// are recorded FAILED with UPDATE_PROCESS_ENDED, so that the event log, the
+// failed-flow selection (--refresh-failed) and every reader see how they
+// ended.
+func closeAbandoned(ctx context.Context, store *eventstore.Store, pipelineName string, log zerolog.Logger) error {
+	open, err := store.OpenUpdates()
+	if err != nil {
+		return err
+	}
+	for _, ou := range open {
+		cause := domain.Errorf(domain.CodeProcessEnded, "the process running update %s ended before the update did (it was killed, crashed or lost power)", shortID(ou.ID))
+		var evs []*domain.Event
+		flows := make([]string, 0, len(ou.Flows))
+		for f := range ou.Flows {
+			flows = append(flows, f)
+		}
+		sort.Strings(flows)
+		for _, f := range flows {
+			evs = append(evs, &domain.Event{
+				Type: domain.EventFlowProgress, Level: domain.LevelError,
+				Message: "Flow '" + f + "' has FAILED: the process running it ended.",
+				Origin:  domain.Origin{PipelineName: pipelineName, UpdateID: ou.ID, FlowName: f, DatasetName: ou.Flows[f]},
+				Details: domain.Details{FlowProgress: &domain.FlowProgress{Status: domain.FlowFailed}},
+				Error:   domain.ErrorInfoOf(cause),
+			})
+		}
+		evs = append(evs, &domain.Event{
+			Type: domain.EventUpdateProgress, Level: domain.LevelError,
+			Message: "Update " + shortID(ou.ID) + " is FAILED: the process running it ended.",
+			Origin:  domain.Origin{PipelineName: pipelineName, UpdateID: ou.ID},
+			Details: domain.Details{UpdateProgress: &domain.UpdateProgress{State: domain.UpdateFailed}},
+			Error:   domain.ErrorInfoOf(cause),
+		})
+		if _, err := store.Append(context.WithoutCancel(ctx), evs...); err != nil {
+			return err
+		}
+		log.Warn().Str("update", shortID(ou.ID)).Strs("flows", flows).Msg("closed an update whose process ended before it did")
+	}
+	return nil
 }
 
 // RecordInvalid records an update of a pipeline that failed validation: the
