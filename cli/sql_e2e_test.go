@@ -541,18 +541,35 @@ func TestSQLKilledRuns(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "data", "in", fmt.Sprintf("part-%04d.json", f)), input(f))
 		}
 	}
-	// A clean run sets the scale of the kill delays.
+	// A clean run sets the scale of the kill delays: the time from the
+	// ingest's start to its end, as its progress lines say.
 	calibrate := newSQLPipeline(t, "crash")
 	land(calibrate, 0, files)
-	start := time.Now()
-	must(t, 0, sluice, calibrate, "run")
-	full := time.Since(start)
-	t.Logf("a clean run takes %s", full)
+	progress := must(t, 0, sluice, calibrate, "run", "--live=false").stderr
+	var began, ended time.Duration
+	for _, line := range strings.Split(progress, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[1] != "events" {
+			continue
+		}
+		at, err := time.ParseDuration(f[0])
+		if err != nil {
+			continue
+		}
+		switch f[2] {
+		case "RUNNING":
+			began = at
+		case "COMPLETED,":
+			ended = at
+		}
+	}
+	full := 2 * max(ended-began, 10*time.Millisecond)
+	t.Logf("a clean ingest takes %s", full/2)
 
 	// The files land in four parts, one before each of the first four
 	// runs. Each run is killed at a random moment after its ingest started
-	// (within half the time of a clean run: one part takes about a quarter),
-	// until three runs were killed or twelve ran.
+	// (within a quarter of a clean ingest, as one part takes about a
+	// quarter), until three runs were killed or twelve ran.
 	dir := newSQLPipeline(t, "crash")
 	const parts = 4
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
@@ -576,7 +593,7 @@ func TestSQLKilledRuns(t *testing.T) {
 		for sc.Scan() {
 			out.WriteString(sc.Text() + "\n")
 			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[1] == "events" && f[2] == "RUNNING" {
-				time.Sleep(time.Duration(rng.Int63n(int64(full / 2))))
+				time.Sleep(time.Duration(rng.Int63n(int64(full / 8))))
 				killed = cmd.Process.Signal(syscall.SIGKILL) == nil
 				break
 			}

@@ -303,6 +303,8 @@ type CheckpointImported struct {
 	Storage    string          `json:"storage"`
 	SourceFlow string          `json:"source_flow"`
 	Offset     json.RawMessage `json:"offset,omitempty"`
+	// Items is how far the source flow had read each item of an ItemSource.
+	Items []ItemRead `json:"items,omitempty"`
 }
 
 // PlanningInformation says how a dataset is refreshed and why.

@@ -43,6 +43,23 @@ func (s *Store) ItemRead(flow string, gen int64, item string) (domain.ItemRead, 
 	return domain.ItemRead{Item: item, Upto: int64(upto), Lines: int64(lines)}, true, nil
 }
 
+// ItemsRead returns how far the committed micro-batches of flow, in
+// checkpoint generation gen, read every item of its source, by item.
+func (s *Store) ItemsRead(flow string, gen int64) ([]domain.ItemRead, error) {
+	prefix := readKey(flow, gen, "")
+	var out []domain.ItemRead
+	err := s.ScanProjection(stateProjectorName, prefix, func(k, v []byte) error {
+		upto, n := binary.Uvarint(v)
+		lines, m := binary.Uvarint(v[max(n, 0):])
+		if n <= 0 || m <= 0 {
+			return domain.Errorf(domain.CodeInvalidUpdateState, "a read state of flow %q is malformed", flow).WithNames(flow)
+		}
+		out = append(out, domain.ItemRead{Item: string(k[len(prefix):]), Upto: int64(upto), Lines: int64(lines)})
+		return nil
+	})
+	return out, err
+}
+
 // setItems records how far a committed batch read its items.
 func setItems(w ProjectionWriter, flow string, gen int64, items []domain.ItemRead) error {
 	for _, it := range items {
@@ -181,7 +198,7 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //     flows), Planned = nil, Drained = false (Imported is kept).
 //   - checkpoint_imported, unless of an older generation: Generation = the
 //     event's, Offset = the imported offset, NextBatchID = 0, Planned = nil,
-//     Imported = true.
+//     Imported = true, and how far the imported flow read each item.
 //   - batch_committed, of the table's generation: the table's version (the
 //     event's seq) and, when the batch carries one, its schema.
 //   - table_reset, unless of an older generation: the table's generation, no
@@ -299,13 +316,19 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			return missingDetails(ev)
 		}
 		im := d.CheckpointImported
-		return updateCheckpoint(w, ev, im.Flow, func(c *Checkpoint) bool {
+		applied := false
+		err := updateCheckpoint(w, ev, im.Flow, func(c *Checkpoint) bool {
 			if im.Generation < c.Generation {
 				return false
 			}
 			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Imported = im.Generation, im.Offset, 0, nil, true
+			applied = true
 			return true
 		})
+		if err == nil && applied {
+			err = setItems(w, im.Flow, im.Generation, im.Items)
+		}
+		return err
 	case domain.EventTableReset:
 		if d.TableReset == nil {
 			return missingDetails(ev)

@@ -213,7 +213,8 @@ func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
 	p := New("big")
 	p.CreateStreamingTable("t")
 	p.AppendFlow("t", BatchFrom(sources.Range(0, n)), Name("backfill"), Once())
-	res, err := p.Run(context.Background(), store, processors.Options{})
+	// Bounds above the default, so that a batch outgrows the commit.
+	res, err := p.Run(context.Background(), store, processors.Options{Limit: domain.ReadLimit{MaxRows: n}})
 	if err != nil || res.State != domain.UpdateCompleted {
 		t.Fatalf("update %v: %v", res, err)
 	}

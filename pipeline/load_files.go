@@ -170,12 +170,14 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 // column.
 func inferFileSchema(dir string, fo sources.FileOptions) (domain.Schema, error) {
 	fo.Schema, fo.Metadata = nil, false
-	src := sources.Files(dir, fo)
+	src := sources.Files(dir, fo).(domain.ItemSource)
+	var read sources.ReadRecord
+	planner := src.Reading(&read)
 	ctx := context.Background()
 	var fields []domain.Field
 	var start domain.Offset
 	for files, rows := 0, 0; files < 100 && rows < 10000; files++ {
-		end, ok, err := src.Plan(ctx, start, domain.ReadLimit{MaxFiles: 1, MaxRows: int64(10000 - rows)})
+		end, ok, err := planner.Plan(ctx, start, domain.ReadLimit{MaxFiles: 1, MaxRows: int64(10000 - rows), MaxBytes: 16 << 20})
 		if err != nil {
 			return domain.Schema{}, err
 		}
@@ -186,6 +188,11 @@ func inferFileSchema(dir string, fo sources.FileOptions) (domain.Schema, error) 
 		if err != nil {
 			return domain.Schema{}, err
 		}
+		items, err := src.Items(end)
+		if err != nil {
+			return domain.Schema{}, err
+		}
+		read.Record(items)
 		fields = mergeInferred(fields, b.Schema)
 		rows, start = rows+b.Len(), end
 	}

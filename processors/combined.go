@@ -37,6 +37,26 @@ func (s *combinedSource) String() string {
 	return strings.Join(names, " with ")
 }
 
+// Items implements domain.ItemSource for a streaming flow over an
+// ItemSource: the main input's items (side inputs are read whole).
+func (s *combinedSource) Items(end domain.Offset) ([]domain.ItemRead, error) {
+	if is, ok := s.main.(domain.ItemSource); ok && !s.whole {
+		return is.Items(end)
+	}
+	return nil, nil
+}
+
+// Reading implements domain.ItemSource: the main input plans against state.
+func (s *combinedSource) Reading(state domain.ReadState) domain.Source {
+	is, ok := s.main.(domain.ItemSource)
+	if !ok || s.whole {
+		return s
+	}
+	bound := *s
+	bound.main = is.Reading(state)
+	return &bound
+}
+
 func (s *combinedSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
 	if !s.whole {
 		return s.main.Plan(ctx, start, limit)

@@ -44,15 +44,21 @@ type Options struct {
 	// IdleAfter is how long a continuous flow waits, caught up, before it
 	// reports IDLE (default 1s).
 	IdleAfter time.Duration
-	// Limit bounds each micro-batch of a streaming read. Unset, a file
-	// source takes at most 1000 files and a table stream at most 250,000
-	// rows (but at least one committed batch) per micro-batch.
+	// Limit bounds each micro-batch of a streaming read (and of a once
+	// flow, but for the files), so that memory stays flat however much input
+	// there is. Unset, it is DefaultLimit. A table stream takes at least one
+	// committed batch, a file source at least one record.
 	Limit domain.ReadLimit
 
 	// Logger receives the update's progress (start, retries, failures, end);
 	// the zero Logger discards it. The event log records everything anyway.
 	Logger zerolog.Logger
 }
+
+// DefaultLimit bounds a micro-batch by default: 1000 files, 100,000 rows
+// and 32 MiB of input. A source's own bounds (maxFilesPerTrigger,
+// maxBytesPerTrigger, maxRowsPerTrigger) can only lower them.
+var DefaultLimit = domain.ReadLimit{MaxFiles: 1000, MaxRows: 100_000, MaxBytes: 32 << 20}
 
 // RetryPolicy says how often and how soon a failing flow is retried in
 // production mode: after Initial, then doubling, at most Max between tries.
@@ -82,7 +88,7 @@ func (o Options) withDefaults() Options {
 		o.PollInterval = time.Second
 	}
 	if o.Limit == (domain.ReadLimit{}) {
-		o.Limit.MaxFiles = 1000
+		o.Limit = DefaultLimit
 	}
 	if o.IdleAfter <= 0 {
 		o.IdleAfter = time.Second

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/expectations"
 )
 
@@ -234,12 +235,16 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	if info == nil || recompute {
 		start, limit := cp.Offset, u.opts.Limit
 		if f.Once {
-			limit = domain.ReadLimit{} // the source's own bounds still apply
+			// A once flow drains its source in as many micro-batches as the
+			// memory bounds need; the source's own bounds still apply.
+			limit = domain.ReadLimit{MaxRows: limit.MaxRows, MaxBytes: limit.MaxBytes}
 		}
+		planner := r.planner(cp.Generation)
 		if recompute {
-			start, limit = nil, domain.ReadLimit{}
+			// A recompute reads its inputs whole, whatever was read before.
+			start, limit, planner = nil, domain.ReadLimit{}, r.src
 		}
-		end, ok, err := r.src.Plan(ctx, start, limit)
+		end, ok, err := planner.Plan(ctx, start, limit)
 		if err != nil {
 			return false, sourceError(r.src, err)
 		}
@@ -250,6 +255,11 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 			return false, nil // the inputs are as they were at the last recompute
 		}
 		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end}
+		if !recompute {
+			if info.Items, err = r.items(end); err != nil {
+				return false, sourceError(r.src, err)
+			}
+		}
 		if err := r.working(ctx); err != nil {
 			return false, err
 		}
@@ -307,7 +317,7 @@ func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, row
 	if rows < 2 {
 		return false, tooLarge
 	}
-	end, ok, err := r.src.Plan(ctx, info.Start, domain.ReadLimit{MaxRows: int64(rows / 2)})
+	end, ok, err := r.planner(info.Generation).Plan(ctx, info.Start, domain.ReadLimit{MaxRows: int64(rows / 2)})
 	if err != nil {
 		return false, sourceError(r.src, err)
 	}
@@ -316,6 +326,9 @@ func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, row
 	}
 	smaller := *info
 	smaller.End = end
+	if smaller.Items, err = r.items(end); err != nil {
+		return false, sourceError(r.src, err)
+	}
 	ev := r.batchEvent(domain.EventBatchPlanned, smaller)
 	ev.Level = domain.LevelWarn
 	ev.Message = fmt.Sprintf("Flow %q planned batch %d again with at most %d rows: %d rows did not fit in one commit.", r.f.Name, smaller.BatchID, rows/2, rows)
@@ -324,6 +337,36 @@ func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, row
 		return false, err
 	}
 	return true, nil
+}
+
+// planner is the flow's source, planning against what the flow's committed
+// micro-batches of checkpoint generation gen read, when it is an ItemSource.
+func (r *flowRun) planner(gen int64) domain.Source {
+	if is, ok := r.src.(domain.ItemSource); ok {
+		return is.Reading(flowReadState{store: r.u.store, flow: r.f.Name, gen: gen})
+	}
+	return r.src
+}
+
+// items lists what a micro-batch ending at end reads of an ItemSource's
+// items, for the store to record when the micro-batch commits.
+func (r *flowRun) items(end domain.Offset) ([]domain.ItemRead, error) {
+	if is, ok := r.src.(domain.ItemSource); ok {
+		return is.Items(end)
+	}
+	return nil, nil
+}
+
+// flowReadState is the store's record of how far a flow read its source's
+// items.
+type flowReadState struct {
+	store *eventstore.Store
+	flow  string
+	gen   int64
+}
+
+func (s flowReadState) ItemRead(item string) (domain.ItemRead, bool, error) {
+	return s.store.ItemRead(s.flow, s.gen, item)
 }
 
 // userError names the flow in an error from a user function; errors that

@@ -476,14 +476,14 @@ func (u *update) importCheckpoints(ctx context.Context, p *updatePlan) error {
 		if cp.Imported || cp.NextBatchID > 0 || cp.Offset != nil {
 			continue // imported before, or the flow already read on its own
 		}
-		other, err := importSource(f.ImportCheckpoint)
+		other, items, err := importSource(f.ImportCheckpoint)
 		if err != nil {
 			return err
 		}
 		ev := u.event(domain.EventCheckpointImported, domain.LevelInfo,
 			fmt.Sprintf("Flow %q starts from the checkpoint of flow %q in %s.", name, f.ImportCheckpoint.Flow, f.ImportCheckpoint.Storage),
 			domain.Details{CheckpointImported: &domain.CheckpointImported{
-				Flow: name, Generation: cp.Generation, Storage: f.ImportCheckpoint.Storage, SourceFlow: f.ImportCheckpoint.Flow, Offset: other.Offset,
+				Flow: name, Generation: cp.Generation, Storage: f.ImportCheckpoint.Storage, SourceFlow: f.ImportCheckpoint.Flow, Offset: other.Offset, Items: items,
 			}})
 		ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
 		if err := u.append(ctx, ev); err != nil {
@@ -494,22 +494,26 @@ func (u *update) importCheckpoints(ctx context.Context, p *updatePlan) error {
 }
 
 // importSource reads the committed checkpoint of a flow in another pipeline's
-// storage, opened read-only.
-func importSource(ref *domain.CheckpointRef) (eventstore.Checkpoint, error) {
+// storage, opened read-only, and how far it read each item of its source.
+func importSource(ref *domain.CheckpointRef) (eventstore.Checkpoint, []domain.ItemRead, error) {
 	other, err := eventstore.Open(ref.Storage, eventstore.WithReadOnly())
 	if err != nil {
-		return eventstore.Checkpoint{}, domain.Wrap(domain.CodeCheckpointStoreUnavailable, err, "import_checkpoint from "+ref.Storage).WithNames(ref.Flow)
+		return eventstore.Checkpoint{}, nil, domain.Wrap(domain.CodeCheckpointStoreUnavailable, err, "import_checkpoint from "+ref.Storage).WithNames(ref.Flow)
 	}
 	defer other.Close()
 	cp, err := other.Checkpoint(ref.Flow)
 	if err != nil {
-		return cp, domain.Wrap(domain.CodeCheckpointStoreUnavailable, err, "import_checkpoint from "+ref.Storage).WithNames(ref.Flow)
+		return cp, nil, domain.Wrap(domain.CodeCheckpointStoreUnavailable, err, "import_checkpoint from "+ref.Storage).WithNames(ref.Flow)
 	}
 	if cp.NextBatchID == 0 && cp.Offset == nil {
-		return cp, domain.Errorf(domain.CodeImportCheckpointInvalid, "flow %q in %s has no committed position to import", ref.Flow, ref.Storage).
+		return cp, nil, domain.Errorf(domain.CodeImportCheckpointInvalid, "flow %q in %s has no committed position to import", ref.Flow, ref.Storage).
 			WithHint("run that pipeline first, or check the flow name (flow names are listed by its events)").WithNames(ref.Flow)
 	}
-	return cp, nil
+	items, err := other.ItemsRead(ref.Flow, cp.Generation)
+	if err != nil {
+		return cp, nil, domain.Wrap(domain.CodeCheckpointStoreUnavailable, err, "import_checkpoint from "+ref.Storage).WithNames(ref.Flow)
+	}
+	return cp, items, nil
 }
 
 func shortID(id string) string {

@@ -26,7 +26,7 @@ func BenchmarkJSONLinesDecode(b *testing.B) {
 	for b.Loop() {
 		bld := newBuilder(nil, false)
 		bld.currentFile = "bench.json"
-		if err := decodeJSONLines(bld, data, 0, -1); err != nil {
+		if err := decodeJSONLines(bld, data); err != nil {
 			b.Fatal(err)
 		}
 		batch, err := bld.batch()
@@ -46,7 +46,7 @@ func TestBenchLinesShape(t *testing.T) {
 		t.Errorf("lines of %d bytes on average, want about 150", avg)
 	}
 	b := newBuilder(nil, false)
-	if err := decodeJSONLines(b, data, 0, -1); err != nil {
+	if err := decodeJSONLines(b, data); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := b.batch()

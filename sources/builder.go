@@ -46,6 +46,7 @@ type builder struct {
 	bad         []badValue     // why the current row is bad, when not rescuing
 	currentFile string
 	currentLine int
+	lineBase    int // lines of the file before the data being decoded
 }
 
 // badValue is a value of the current row that does not fit its column.

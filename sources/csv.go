@@ -48,15 +48,15 @@ func csvRead(r *csv.Reader, data string) (rec []string, line int, raw string, er
 	return rec, line, raw, err
 }
 
-// decodeCSV adds records [from, to) of a CSV file to b (to < 0: to the end).
-// Records are numbered after the header. Without a declared schema every
+// decodeCSV adds the records of CSV data to b; with Header, its first record
+// names the columns. Without a declared schema every
 // column is a string, unless InferSchema asks for bigint, double and boolean
 // where every value of the batch reads as one. Fields are matched to the
 // columns of a declared schema by the header's names, or without a header by
 // position.
-func (o *FileOptions) decodeCSV(b *builder, data string, from, to int) error {
+func (o *FileOptions) decodeCSV(b *builder, data string) error {
 	r := o.csvReader(data)
-	b.reserve(linesIn(data, from, to))
+	b.reserve(strings.Count(data, "\n") + 1)
 	var header []string
 	if o.Header {
 		rec, line, _, err := csvRead(r, data)
@@ -64,20 +64,17 @@ func (o *FileOptions) decodeCSV(b *builder, data string, from, to int) error {
 			return nil
 		}
 		if err != nil {
-			b.currentLine = line
+			b.currentLine = b.lineBase + line
 			return b.malformed("header: " + csvReason(err))
 		}
 		header = csvHeader(rec)
 	}
-	for n := 0; to < 0 || n < to; n++ {
+	for {
 		rec, line, raw, err := csvRead(r, data)
 		if err == io.EOF {
 			return nil
 		}
-		if n < from {
-			continue
-		}
-		b.currentLine = line
+		b.currentLine = b.lineBase + line
 		if err != nil {
 			if berr := b.badRecord(raw, csvReason(err)); berr != nil {
 				return berr
@@ -119,7 +116,6 @@ func (o *FileOptions) decodeCSV(b *builder, data string, from, to int) error {
 			return err
 		}
 	}
-	return nil
 }
 
 // csvHeader names the columns from a header record as Spark does: an empty
@@ -193,26 +189,4 @@ func csvReason(err error) string {
 		return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
 	}
 	return err.Error()
-}
-
-// countCSVRecords counts the records of a CSV file after the header, as
-// decodeCSV reads them (records that do not parse count).
-func (o *FileOptions) countCSVRecords(data string) (int, error) {
-	r := o.csvReader(data)
-	n := 0
-	for {
-		_, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		var pe *csv.ParseError
-		if err != nil && !errors.As(err, &pe) {
-			return 0, err
-		}
-		n++
-	}
-	if o.Header && n > 0 {
-		n--
-	}
-	return n, nil
 }

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -42,14 +45,16 @@ type FileOptions struct {
 	// MaxRowsPerTrigger bounds the rows of one micro-batch; files are split
 	// between micro-batches to keep it (0: no bound beyond the flow's).
 	MaxRowsPerTrigger int64
-	// Lookback, when set, bounds how long files are remembered: a file is
-	// remembered by name until the newest file read is Lookback newer than
-	// it, and an unseen file older than that horizon is taken as read and
-	// skipped. Zero (the default) remembers every file, so a file that lands
-	// with an old modification time (cp -p, rsync -a, tar) is still read; the
-	// price is that every micro-batch's offset lists every file read so far.
-	// Set it for directories that collect many thousands of files.
-	Lookback time.Duration
+	// MaxBytesPerTrigger bounds the bytes of one micro-batch, at a record
+	// boundary (a record larger than it is read whole, alone); files are
+	// split between micro-batches to keep it (0: no bound beyond the flow's).
+	// Parquet files are split by rows, not bytes.
+	MaxBytesPerTrigger int64
+	// SettleTime is how long the last line of a file, when it has no line
+	// break yet, waits for one: the rest of a line being written is read
+	// with it, and a file that has not changed for SettleTime has its last
+	// line read as it is. 0 means DefaultSettleTime.
+	SettleTime time.Duration
 	// Pattern, when set, is a glob the file's path relative to the source
 	// directory must match (path.Match: * and ? stay within one directory).
 	Pattern string
@@ -67,14 +72,27 @@ var MetadataColumn = domain.Field{Name: "_metadata", Nullable: false, Type: doma
 	domain.Field{Name: "file_modification_time", Type: domain.TypeTimestamp},
 )}
 
-// Files reads the files under dir (recursively), each exactly once across
-// micro-batches, updates and restarts. Files and directories whose names
-// start with "." or "_" are ignored, as Spark does: write a file under such
-// a name and rename it when complete, so that no micro-batch sees half of it.
+// DefaultSettleTime is how long an unfinished last line waits for its line
+// break by default (see FileOptions.SettleTime).
+const DefaultSettleTime = 2 * time.Second
+
+// Files reads the files under dir (recursively, following symbolic links to
+// files and directories), each byte once across micro-batches, updates and
+// restarts. Files and directories whose names start with "." or "_" are
+// ignored, as Spark does.
 //
-// A micro-batch's range is the exact list of files (and rows within them) it
-// reads, recorded in its offset: after a crash the same batch reads the same
-// rows, as long as the files are still there.
+// Files may be written in place: a file is tracked by how far it was read,
+// and what is appended to it later is read as new input, up to the last
+// whole line (record); the rest of a line being written waits for its line
+// break, or until the file has not changed for SettleTime. Files must only
+// grow: a file rewritten with other content is not read again. Parquet files
+// are read once they are complete (their footer written).
+//
+// A micro-batch's range is the exact list of file slices (byte ranges; row
+// ranges for Parquet) it reads, recorded in its offset: after a crash the
+// same batch reads the same rows, as long as the files are still there. How
+// far each file was read is kept by the store (the source is a
+// domain.ItemSource), so a micro-batch's offset names only its own files.
 //
 // Invalid options are reported by Validate (which pipeline validation calls)
 // and by every Plan and Read.
@@ -97,8 +115,12 @@ func Files(dir string, opts FileOptions) domain.Source {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "CSV delimiter %q cannot separate fields", o.Delimiter).
 			WithHint("use a character other than a quote, a line break or U+FFFD")
 	}
-	if o.Lookback < 0 {
-		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "lookback %s is negative", o.Lookback).WithHint("use 0 to remember every file, or a positive duration")
+	if o.MaxBytesPerTrigger < 0 || o.MaxRowsPerTrigger < 0 || o.MaxFilesPerTrigger < 0 || o.SettleTime < 0 {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "a file source bound is negative").
+			WithHint("use 0 for no bound of the source's own, or a positive number")
+	}
+	if o.SettleTime == 0 {
+		o.SettleTime = DefaultSettleTime
 	}
 	if _, err := pathpkg.Match(o.Pattern, ""); err != nil && s.invalid == nil {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "the file pattern %q is not a valid glob", o.Pattern)
@@ -125,23 +147,31 @@ type fileSource struct {
 
 func (s *fileSource) String() string { return s.opts.Format + " files in " + s.dir }
 
-// fileSlice is a file, or the rows [From, To) of it, in a micro-batch.
+// fileSlice is the part of a file a micro-batch reads: the bytes [Start,
+// End) of a line-based file (JSON lines, CSV, text), at record boundaries, or
+// the rows [Start, End) of a Parquet file. Line is the number of lines before
+// Start, for the line numbers of messages.
 type fileSlice struct {
 	Path  string `json:"path"` // relative to the source directory
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime"` // unix nanoseconds
-	From  int    `json:"from,omitempty"`
-	To    int    `json:"to,omitempty"` // 0: to the end
+	Size  int64  `json:"size"` // the file's size when planned
+	MTime int64  `json:"mtime"`
+	Start int64  `json:"start,omitempty"`
+	End   int64  `json:"end"`
+	Line  int64  `json:"line,omitempty"`  // lines before Start
+	Lines int64  `json:"lines,omitempty"` // line breaks in [Start, End)
 }
 
-// fileOffset is the position after a micro-batch: the files it read, the
-// newest modification time read so far, and the files read within the
-// lookback window before it (so they are not read again).
+// fileOffset is the position after a micro-batch: the slices it read.
 type fileOffset struct {
-	MaxMTime int64            `json:"max_mtime"`
-	Seen     map[string]int64 `json:"seen,omitempty"`
-	Partial  *fileSlice       `json:"partial,omitempty"` // a file read up to Partial.To, the rest still to read
-	Files    []fileSlice      `json:"files"`
+	Files []fileSlice `json:"files"`
+	// Migrated lists, once, the files an offset of an earlier sluice
+	// remembered as read (its "seen"), so that the store records them.
+	Migrated []domain.ItemRead `json:"migrated,omitempty"`
+
+	// An offset of an earlier sluice: every file read so far, and a file
+	// split by rows. Read only to carry it over.
+	LegacySeen    map[string]int64 `json:"seen,omitempty"`
+	LegacyPartial json.RawMessage  `json:"partial,omitempty"`
 }
 
 func parseFileOffset(o domain.Offset) (fileOffset, error) {
@@ -155,64 +185,43 @@ func parseFileOffset(o domain.Offset) (fileOffset, error) {
 	return f, nil
 }
 
-// list returns the files under the directory that a micro-batch may read,
-// oldest first.
-func (s *fileSource) list() ([]fileSlice, error) {
-	var out []fileSlice
-	err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == s.dir {
-				return err
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while listing
-			}
-			return err
-		}
-		name := d.Name()
-		if path != s.dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		rel, _ := filepath.Rel(s.dir, path)
-		if s.opts.Pattern != "" {
-			if ok, _ := pathpkg.Match(s.opts.Pattern, filepath.ToSlash(rel)); !ok {
-				return nil
-			}
-		}
-		out = append(out, fileSlice{Path: filepath.ToSlash(rel), Size: info.Size(), MTime: info.ModTime().UnixNano()})
-		return nil
-	})
+// Items implements domain.ItemSource: each slice's file, read up to its end.
+func (s *fileSource) Items(end domain.Offset) ([]domain.ItemRead, error) {
+	off, err := parseFileOffset(end)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, domain.Errorf(domain.CodePathNotFound, "source directory %s does not exist", s.dir).WithNames(s.dir)
-		}
-		return nil, domain.Wrap(domain.CodeSourceFailed, err, "listing "+s.dir).AsRetriable()
+		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].MTime != out[j].MTime {
-			return out[i].MTime < out[j].MTime
-		}
-		return out[i].Path < out[j].Path
-	})
-	return out, nil
+	items := append([]domain.ItemRead{}, off.Migrated...)
+	for _, f := range off.Files {
+		items = append(items, domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines})
+	}
+	return items, nil
 }
 
-// Plan picks the next files: those not read before, oldest first, as many as
-// the limits allow. With a row limit, a file may be split.
+// Reading implements domain.ItemSource.
+func (s *fileSource) Reading(state domain.ReadState) domain.Source {
+	return &boundFiles{fileSource: s, state: state}
+}
+
+// boundFiles is a file source planning against what the store says was read.
+type boundFiles struct {
+	*fileSource
+	state domain.ReadState
+}
+
+func (b *boundFiles) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	return b.plan(ctx, start, limit, b.state)
+}
+
+// Plan plans without the store's record: it knows only what start read (a
+// source used outside a flow; a flow's runner plans through Reading).
 func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	return s.plan(ctx, start, limit, nil)
+}
+
+// plan picks the next slices: of the files not read to their end, oldest
+// first, as much as the bounds allow.
+func (s *fileSource) plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit, state domain.ReadState) (domain.Offset, bool, error) {
 	if s.invalid != nil {
 		return nil, false, s.invalid
 	}
@@ -220,80 +229,57 @@ func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain
 	if err != nil {
 		return nil, false, err
 	}
-	maxFiles, maxRows := int64(s.opts.MaxFilesPerTrigger), s.opts.MaxRowsPerTrigger
-	if limit.MaxFiles > 0 && (maxFiles == 0 || limit.MaxFiles < maxFiles) {
-		maxFiles = limit.MaxFiles
+	if len(prev.LegacyPartial) > 0 && string(prev.LegacyPartial) != "null" {
+		return nil, false, domain.Errorf(domain.CodeInvalidUpdateState, "the flow's checkpoint, written by an earlier sluice, ends inside a file split by rows").
+			WithHint("reset the flow's checkpoint (sluice run --reset-checkpoint FLOW), or run its target's full refresh")
 	}
-	if limit.MaxRows > 0 && (maxRows == 0 || limit.MaxRows < maxRows) {
-		maxRows = limit.MaxRows
-	}
-	var queue []fileSlice
-	if prev.Partial != nil {
-		rest := *prev.Partial
-		rest.From, rest.To = rest.To, 0
-		queue = append(queue, rest)
-	}
+	b := s.bounds(limit)
 	listed, err := s.list()
 	if err != nil {
 		return nil, false, err
 	}
-	horizon := prev.MaxMTime - s.opts.Lookback.Nanoseconds()
-	for _, f := range listed {
-		if _, seen := prev.Seen[f.Path]; seen || (prev.Partial != nil && f.Path == prev.Partial.Path) {
-			continue
-		}
-		if s.opts.Lookback > 0 && prev.MaxMTime > 0 && f.MTime < horizon {
-			continue // older than the lookback window: taken as read
-		}
-		queue = append(queue, f)
+	known := map[string]domain.ItemRead{}
+	for _, f := range prev.Files {
+		known[f.Path] = domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines}
 	}
-	next := fileOffset{MaxMTime: prev.MaxMTime, Seen: map[string]int64{}}
-	var rows int64
-	for _, f := range queue {
+	var next fileOffset
+	for path := range prev.LegacySeen {
+		if st, found, err := readState(state, path); err != nil {
+			return nil, false, err
+		} else if !found {
+			// Read in full by an earlier sluice: as far as the file goes now.
+			if info, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(path))); err == nil {
+				st = domain.ItemRead{Item: path, Upto: info.Size()}
+				known[path] = st
+				next.Migrated = append(next.Migrated, st)
+			}
+		}
+	}
+	sort.Slice(next.Migrated, func(i, j int) bool { return next.Migrated[i].Item < next.Migrated[j].Item })
+	now := time.Now()
+	for _, f := range listed {
 		if ctx.Err() != nil {
 			return nil, false, ctx.Err()
 		}
-		if maxFiles > 0 && int64(len(next.Files)) >= maxFiles {
+		if b.done() {
 			break
 		}
-		if maxRows > 0 {
-			n, err := s.countRows(f)
-			if err != nil {
+		st, found := known[f.path]
+		if !found {
+			if st, _, err = readState(state, f.path); err != nil {
 				return nil, false, err
 			}
-			left := int64(n - f.From)
-			if rows+left > maxRows {
-				take := maxRows - rows
-				if take <= 0 {
-					break
-				}
-				part := f
-				part.To = f.From + int(take)
-				next.Files = append(next.Files, part)
-				next.Partial = &part
-				break
-			}
-			rows += left
 		}
-		next.Files = append(next.Files, f)
+		slice, ok, err := s.next(f, st.Upto, st.Lines, b, now)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			next.Files = append(next.Files, slice)
+		}
 	}
-	if len(next.Files) == 0 {
+	if len(next.Files) == 0 && len(next.Migrated) == 0 {
 		return nil, false, nil
-	}
-	// Remember what was read in full, within the lookback window of the newest.
-	for _, f := range next.Files {
-		next.MaxMTime = max(next.MaxMTime, f.MTime)
-	}
-	horizon = next.MaxMTime - s.opts.Lookback.Nanoseconds()
-	for path, mtime := range prev.Seen {
-		if s.opts.Lookback == 0 || mtime >= horizon {
-			next.Seen[path] = mtime
-		}
-	}
-	for _, f := range next.Files {
-		if next.Partial == nil || f.Path != next.Partial.Path {
-			next.Seen[f.Path] = f.MTime
-		}
 	}
 	end, err := json.Marshal(next)
 	if err != nil {
@@ -302,51 +288,298 @@ func (s *fileSource) Plan(ctx context.Context, start domain.Offset, limit domain
 	return end, true, nil
 }
 
-// countRows counts the rows of a file: lines for JSON and text, records for
-// CSV, rows for Parquet.
-func (s *fileSource) countRows(f fileSlice) (int, error) {
-	if s.opts.Format == "parquet" {
-		return s.countParquetRows(f)
+func readState(state domain.ReadState, path string) (domain.ItemRead, bool, error) {
+	if state == nil {
+		return domain.ItemRead{}, false, nil
 	}
-	data, err := s.readFile(f)
-	if err != nil {
-		return 0, err
-	}
-	if s.opts.Format == "csv" {
-		n, err := s.opts.countCSVRecords(data)
-		if err != nil {
-			return 0, domain.Wrap(domain.CodeFileUnreadable, err, f.Path)
-		}
-		return n, nil
-	}
-	n := strings.Count(data, "\n")
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n, nil
+	return state.ItemRead(path)
 }
 
-// readFile reads the first Size bytes of a file: what was there when the
-// micro-batch was planned, even if the file grew since.
-func (s *fileSource) readFile(f fileSlice) (string, error) {
-	path := filepath.Join(s.dir, filepath.FromSlash(f.Path))
-	fh, err := os.Open(path)
+// budget is what is left of a micro-batch's bounds (0: no bound).
+type budget struct {
+	files, rows, bytes int64
+	taken              int64 // files taken
+	rowsLeft           int64
+	bytesLeft          int64
+}
+
+func (s *fileSource) bounds(limit domain.ReadLimit) *budget {
+	pick := func(own, flow int64) int64 {
+		if flow > 0 && (own == 0 || flow < own) {
+			return flow
+		}
+		return own
+	}
+	b := &budget{
+		files: pick(int64(s.opts.MaxFilesPerTrigger), limit.MaxFiles),
+		rows:  pick(s.opts.MaxRowsPerTrigger, limit.MaxRows),
+		bytes: pick(s.opts.MaxBytesPerTrigger, limit.MaxBytes),
+	}
+	b.rowsLeft, b.bytesLeft = b.rows, b.bytes
+	return b
+}
+
+func (b *budget) done() bool {
+	return (b.files > 0 && b.taken >= b.files) || (b.rows > 0 && b.rowsLeft <= 0) || (b.bytes > 0 && b.bytesLeft <= 0)
+}
+
+// take counts a slice of rows and bytes against the budget.
+func (b *budget) take(rows, bytes int64) {
+	b.taken++
+	b.rowsLeft -= rows
+	b.bytesLeft -= bytes
+}
+
+// next plans the slice of f after what was read of it (upto: bytes, or rows
+// for Parquet; lines: the lines before upto). ok is false when there is
+// nothing to read of f now.
+func (s *fileSource) next(f fileInfo, upto, lines int64, b *budget, now time.Time) (fileSlice, bool, error) {
+	slice := fileSlice{Path: f.path, Size: f.size, MTime: f.mtime.UnixNano(), Start: upto, Line: lines}
+	if s.opts.Format == "parquet" {
+		if upto > 0 && upto >= f.size {
+			return slice, false, nil
+		}
+		rows, complete, err := s.parquetRows(f)
+		switch {
+		case err != nil:
+			return slice, false, err
+		case !complete && now.Sub(f.mtime) < s.opts.SettleTime:
+			return slice, false, nil // still being written
+		case !complete:
+			full := filepath.Join(s.dir, filepath.FromSlash(f.path))
+			return slice, false, domain.Errorf(domain.CodeFileUnreadable, "file %s is not a readable Parquet file: it has no footer, and has not changed for %s", full, s.opts.SettleTime).
+				WithHint("check that the file was written completely (a Parquet file ends with its footer)").WithNames(full)
+		}
+		if upto >= rows {
+			return slice, false, nil
+		}
+		take := rows - upto
+		if b.rows > 0 {
+			take = min(take, b.rowsLeft)
+		}
+		slice.End = upto + take
+		b.take(take, 0)
+		return slice, true, nil
+	}
+	if f.size <= upto {
+		return slice, false, nil // read to its end; a file that shrank is not read again
+	}
+	settled := now.Sub(f.mtime) >= s.opts.SettleTime
+	end, rows, nl, err := s.cut(f, upto, b, settled)
+	if err != nil || end == upto {
+		return slice, false, err
+	}
+	slice.End, slice.Lines = end, nl
+	b.take(rows, end-upto)
+	return slice, true, nil
+}
+
+// fileInfo is a file found under the source directory.
+type fileInfo struct {
+	path  string // relative, with forward slashes
+	size  int64
+	mtime time.Time
+}
+
+// list returns the files under the directory that a micro-batch may read,
+// oldest first. Symbolic links are followed, to files and to directories (a
+// directory reached twice, through a loop of links, is read once).
+func (s *fileSource) list() ([]fileInfo, error) {
+	var out []fileInfo
+	visited := map[[2]uint64]bool{}
+	var walk func(dir, rel string) error
+	walk = func(dir, rel string) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				continue
+			}
+			full, relPath := filepath.Join(dir, name), pathpkg.Join(rel, name)
+			info, err := os.Stat(full) // follows links
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // removed while listing, or a link to nothing
+				}
+				return err
+			}
+			if info.IsDir() {
+				if id, ok := fileID(info); ok {
+					if visited[id] {
+						continue
+					}
+					visited[id] = true
+				}
+				if err := walk(full, relPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				continue
+			}
+			if !info.Mode().IsRegular() {
+				continue
+			}
+			if s.opts.Pattern != "" {
+				if ok, _ := pathpkg.Match(s.opts.Pattern, relPath); !ok {
+					continue
+				}
+			}
+			out = append(out, fileInfo{path: relPath, size: info.Size(), mtime: info.ModTime()})
+		}
+		return nil
+	}
+	info, err := os.Stat(s.dir)
+	switch {
+	case err == nil && info.Mode().IsRegular():
+		// The source is one file: its path is "." (the source itself).
+		return []fileInfo{{path: ".", size: info.Size(), mtime: info.ModTime()}}, nil
+	case err == nil:
+		if id, ok := fileID(info); ok {
+			visited[id] = true
+		}
+	}
+	if err := walk(s.dir, ""); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, domain.Errorf(domain.CodePathNotFound, "source directory %s does not exist", s.dir).WithNames(s.dir)
+		}
+		return nil, domain.Wrap(domain.CodeSourceFailed, err, "listing "+s.dir).AsRetriable()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].mtime.Equal(out[j].mtime) {
+			return out[i].mtime.Before(out[j].mtime)
+		}
+		return out[i].path < out[j].path
+	})
+	return out, nil
+}
+
+// fileID identifies a directory by device and inode, to see loops of links.
+func fileID(info fs.FileInfo) ([2]uint64, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return [2]uint64{}, false
+	}
+	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+func (s *fileSource) open(path string) (*os.File, error) {
+	full := filepath.Join(s.dir, filepath.FromSlash(path))
+	fh, err := os.Open(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", domain.Errorf(domain.CodeFileNotExist, "file %s was planned for a micro-batch and no longer exists", path).WithNames(path)
+			return nil, domain.Errorf(domain.CodeFileNotExist, "file %s was planned for a micro-batch and no longer exists", full).WithNames(full)
 		}
-		return "", domain.Wrap(domain.CodeFileUnreadable, err, path).AsRetriable()
+		return nil, domain.Wrap(domain.CodeFileUnreadable, err, full).AsRetriable()
 	}
-	defer fh.Close()
-	buf := make([]byte, f.Size)
-	if _, err := io.ReadFull(fh, buf); err != nil {
-		return "", domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", path, err, f.Size).
-			WithHint("files must not be truncated or rewritten once written; restore it or reset the flow's checkpoint").WithNames(path)
-	}
-	return string(buf), nil
+	return fh, nil
 }
 
-// Read decodes exactly the files (and rows) of the micro-batch ending at end.
+// scanChunk is how much of a file planning reads at a time.
+const scanChunk = 1 << 20
+
+// cut finds where the micro-batch's slice of f from off ends: after as many
+// whole records as the budget allows (at least one), and, when the file has
+// settled, after its last line even without a line break. It returns the
+// end, the rows (records) and the line breaks before it.
+func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, rows, lines int64, err error) {
+	fh, err := s.open(f.path)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer fh.Close()
+	csv := s.opts.Format == "csv"
+	header := csv && s.opts.Header && off == 0 // the first record names the columns
+	end = off
+	var (
+		buf       = make([]byte, scanChunk)
+		pos       = off
+		inQuote   bool
+		recStart  = off // where the record being scanned starts
+		nonBlank  bool  // the record has a non-blank byte
+		recLines  int64 // line breaks inside the record being scanned
+		quote     = byte('"')
+		maxBytes  = b.bytesLeft
+		boundRows = b.rows > 0
+	)
+	for pos < f.size {
+		n := min(int64(len(buf)), f.size-pos)
+		if _, err := fh.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
+			return 0, 0, 0, domain.Wrap(domain.CodeFileUnreadable, err, f.path).AsRetriable()
+		}
+		for i, c := range buf[:n] {
+			switch {
+			case csv && c == quote:
+				inQuote = !inQuote
+			case c == '\n' && !inQuote:
+				recLines++
+				recEnd := pos + int64(i) + 1
+				isRow := nonBlank || s.opts.Format == "text"
+				if header {
+					header, isRow = false, false
+				}
+				if b.bytes > 0 && recEnd-off > maxBytes && end > off {
+					return end, rows, lines, nil // the budget ends before this record
+				}
+				end, lines, recStart, nonBlank = recEnd, lines+recLines, recEnd, false
+				recLines = 0
+				if isRow {
+					rows++
+					if boundRows && rows >= b.rowsLeft {
+						return end, rows, lines, nil
+					}
+				}
+				continue
+			case c == '\n':
+				recLines++
+			}
+			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				nonBlank = true
+			}
+		}
+		pos += n
+		if b.bytes > 0 && pos-off > maxBytes && end > off {
+			return end, rows, lines, nil
+		}
+	}
+	// The file ends inside a record: a line still being written, read once
+	// the file has settled.
+	if recStart < f.size && settled && (b.bytes == 0 || f.size-off <= maxBytes || end == off) {
+		if nonBlank || s.opts.Format == "text" {
+			rows++
+		}
+		end, lines = f.size, lines+recLines
+	}
+	return end, rows, lines, nil
+}
+
+// parquetRows reads the row count of a Parquet file from its footer;
+// complete is false while the file has no footer yet (still being written).
+func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err error) {
+	full := filepath.Join(s.dir, filepath.FromSlash(f.path))
+	defer recoverParquet(full, &err)
+	fh, err := s.open(f.path)
+	if err != nil {
+		return 0, false, err
+	}
+	defer fh.Close()
+	var magic [4]byte
+	if f.size < 8 {
+		return 0, false, nil
+	}
+	if _, err := fh.ReadAt(magic[:], f.size-4); err != nil || string(magic[:]) != "PAR1" {
+		return 0, false, nil
+	}
+	pf, err := parquet.OpenFile(fh, f.size)
+	if err != nil {
+		return 0, true, domain.Errorf(domain.CodeFileUnreadable, "file %s is not a readable Parquet file: %v", full, err).
+			WithHint("check that the file was written completely and is not damaged").WithNames(full)
+	}
+	return pf.NumRows(), true, nil
+}
+
+// Read decodes exactly the slices of the micro-batch ending at end.
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {
 		return nil, s.invalid
@@ -385,46 +618,91 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	return domain.BatchOf(domain.NewSchema(fields...), cols)
 }
 
-// readSlice adds the rows of one file slice to b.
+// readSlice adds the rows of one slice to b.
 func (s *fileSource) readSlice(b *builder, f fileSlice) error {
 	b.currentFile = filepath.Join(s.dir, filepath.FromSlash(f.Path))
-	to := f.To
-	if to == 0 {
-		to = -1
-	}
 	if s.opts.Format == "parquet" {
-		return s.decodeParquet(b, f, to)
+		return s.decodeParquet(b, f)
 	}
-	data, err := s.readFile(f)
+	fh, err := s.open(f.Path)
 	if err != nil {
 		return err
 	}
+	defer fh.Close()
+	if f.End > f.Size || f.Start > f.End {
+		return domain.Errorf(domain.CodeInvalidUpdateState, "a micro-batch of %s reads bytes %d to %d of a file of %d", b.currentFile, f.Start, f.End, f.Size)
+	}
+	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
+		return domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", b.currentFile, info.Size(), f.Size).
+			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(b.currentFile)
+	}
+	buf := make([]byte, f.End-f.Start)
+	if _, err := fh.ReadAt(buf, f.Start); err != nil {
+		return domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", b.currentFile, err, f.End).
+			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(b.currentFile)
+	}
+	data := string(buf)
+	b.lineBase = int(f.Line)
+	if s.opts.Format == "csv" && s.opts.Header && f.Start > 0 {
+		// The columns are named by the file's first record.
+		head, lines, err := s.csvHeaderText(fh)
+		if err != nil {
+			return err
+		}
+		data = head + data
+		b.lineBase -= lines
+	}
 	switch s.opts.Format {
 	case "json":
-		return decodeJSONLines(b, data, f.From, to)
+		return decodeJSONLines(b, data)
 	case "csv":
-		return s.opts.decodeCSV(b, data, f.From, to)
+		return s.opts.decodeCSV(b, data)
 	}
-	return decodeText(b, data, f.From, to)
+	return decodeText(b, data)
+}
+
+// csvHeaderText returns the first record of a CSV file, with its line
+// break, and the line breaks in it.
+func (s *fileSource) csvHeaderText(fh *os.File) (string, int, error) {
+	var head []byte
+	buf := make([]byte, 64<<10)
+	inQuote := false
+	for pos := int64(0); ; {
+		n, err := fh.ReadAt(buf, pos)
+		for i, c := range buf[:n] {
+			if c == '"' {
+				inQuote = !inQuote
+			}
+			if c == '\n' && !inQuote {
+				head = append(head, buf[:i+1]...)
+				return string(head), strings.Count(string(head), "\n"), nil
+			}
+		}
+		head = append(head, buf[:n]...)
+		pos += int64(n)
+		if err != nil {
+			return string(head), strings.Count(string(head), "\n"), nil
+		}
+	}
 }
 
 var textSchema = domain.NewSchema(domain.Field{Name: "value", Type: domain.TypeString, Nullable: true})
 
-// decodeText adds lines [from, to) as rows of one column "value".
-func decodeText(b *builder, data string, from, to int) error {
-	b.reserve(linesIn(data, from, to))
-	return eachLine(data, from, to, func(line int, text string) error {
-		b.currentLine = line
+// decodeText adds each line of data as a row of one column "value".
+func decodeText(b *builder, data string) error {
+	b.reserve(strings.Count(data, "\n") + 1)
+	return eachLine(data, func(line int, text string) error {
+		b.currentLine = b.lineBase + line
 		b.set("value", domain.String(strings.TrimRight(text, "\r")))
 		return b.endRow()
 	})
 }
 
 // eachLine calls fn with the 1-based number and the text (without its
-// newline) of each line in [from, to) of data, 0-based (to < 0: to the end).
-func eachLine(data string, from, to int, fn func(line int, text string) error) error {
+// newline) of each line of data.
+func eachLine(data string, fn func(line int, text string) error) error {
 	line := 0
-	for pos := 0; pos < len(data) && (to < 0 || line < to); line++ {
+	for pos := 0; pos < len(data); line++ {
 		end := strings.IndexByte(data[pos:], '\n')
 		var text string
 		if end < 0 {
@@ -432,12 +710,32 @@ func eachLine(data string, from, to int, fn func(line int, text string) error) e
 		} else {
 			text, pos = data[pos:pos+end], pos+end+1
 		}
-		if line < from {
-			continue
-		}
 		if err := fn(line+1, text); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ReadRecord is a domain.ReadState kept in memory: how far the micro-batches
+// it was told of read each item. For driving an ItemSource outside a flow
+// (a flow's record is kept by the store).
+type ReadRecord struct {
+	items map[string]domain.ItemRead
+}
+
+// ItemRead implements domain.ReadState.
+func (r *ReadRecord) ItemRead(item string) (domain.ItemRead, bool, error) {
+	it, ok := r.items[item]
+	return it, ok, nil
+}
+
+// Record takes the items of a micro-batch that was read (committed).
+func (r *ReadRecord) Record(items []domain.ItemRead) {
+	if r.items == nil {
+		r.items = map[string]domain.ItemRead{}
+	}
+	for _, it := range items {
+		r.items[it.Item] = it
+	}
 }

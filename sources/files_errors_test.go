@@ -138,7 +138,7 @@ func TestValidJSONEdgeCases(t *testing.T) {
 	for _, tt := range tests {
 		b := newBuilder(nil, false)
 		b.currentFile = "x.json"
-		if err := decodeJSONLines(b, tt.line, 0, -1); err != nil {
+		if err := decodeJSONLines(b, tt.line); err != nil {
 			t.Errorf("%q: %v", tt.line, err)
 			continue
 		}
@@ -356,7 +356,7 @@ func TestJSONNestingLimit(t *testing.T) {
 		line := `{"a": ` + strings.Repeat("[", tt.depth-1) + strings.Repeat("]", tt.depth-1) + `}`
 		b := newBuilder(nil, false)
 		b.currentFile = "deep.json"
-		err := decodeJSONLines(b, line, 0, -1)
+		err := decodeJSONLines(b, line)
 		if (err == nil) != tt.ok {
 			t.Errorf("depth %d: error %v, want ok %v", tt.depth, err, tt.ok)
 		}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -93,17 +92,24 @@ func TestEachFileReadOnce(t *testing.T) {
 		t.Fatalf("second round ids %v, want the new files' [8 6 7] (oldest first)", got)
 	}
 
-	// Touching or appending to a file already read does not read it again.
+	// Touching a file already read does not read it again; appending to one
+	// reads what was appended, once.
 	last := steps2[len(steps2)-1].end
-	appendTo(t, filepath.Join(dir, "a.json"), jsonIDs(100, 101))
 	touch(t, filepath.Join(dir, "b.json"), baseTime.Add(2*time.Hour))
 	if s, ok := planRead(t, src, last, domain.ReadLimit{}); ok {
-		t.Fatalf("read again files already read:\n%s", dump(s.batch))
+		t.Fatalf("read again a file touched:\n%s", dump(s.batch))
 	}
+	appendTo(t, filepath.Join(dir, "a.json"), jsonIDs(100, 101))
+	appended := drain(t, src, last, domain.ReadLimit{})
+	if got := ids(t, appended); !cmp.Equal(got, []int64{100}) {
+		t.Fatalf("after an append: ids %v, want [100]", got)
+	}
+	last = appended[len(appended)-1].end
 
-	// A restart: a new source over the same directory continues from the
-	// stored offset.
+	// A restart: a new source over the same directory continues from what
+	// the store recorded.
 	src2 := newFiles(t, dir, FileOptions{Format: "json"})
+	records.Store(src2, recordOf(src))
 	writeFile(t, dir, "f.json", jsonIDs(9, 10), baseTime.Add(3*time.Hour))
 	if got := ids(t, drain(t, src2, last, domain.ReadLimit{})); !cmp.Equal(got, []int64{9}) {
 		t.Fatalf("after a restart, ids %v, want [9]", got)
@@ -148,10 +154,11 @@ func TestHiddenFilesIgnored(t *testing.T) {
 	for i, name := range append(append([]string{}, visible...), hidden...) {
 		writeFile(t, dir, name, fmt.Sprintf(`{"id": %d, "file": %q}`+"\n", i, name), baseTime.Add(time.Duration(i)*time.Second))
 	}
-	// A symbolic link to a file is no regular file of the directory.
+	// A symbolic link to a file is read as the file it names.
 	if err := os.Symlink(filepath.Join(dir, "a.json"), filepath.Join(dir, "link.json")); err != nil {
 		t.Fatal(err)
 	}
+	visible = []string{"a.json", "a.json", "sub/b.json", "x_y.json", "sub/c.d.json"}
 	src := newFiles(t, dir, FileOptions{Format: "json"})
 	s, _ := planRead(t, src, nil, domain.ReadLimit{})
 	var got []string
@@ -332,105 +339,8 @@ func TestMaxRowsAndFilesTogether(t *testing.T) {
 	}
 }
 
-// TestPartialOffset checks what the offset of a split file says, and that a
-// file split in two is not "seen" until its last part is read.
-func TestPartialOffset(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "a.json", jsonIDs(0, 5), baseTime)
-	src := newFiles(t, dir, FileOptions{Format: "json", MaxRowsPerTrigger: 2})
-	steps := drain(t, src, nil, domain.ReadLimit{})
-	if len(steps) != 3 {
-		t.Fatalf("%d micro-batches, want 3", len(steps))
-	}
-	for i, want := range [][2]int{{0, 2}, {2, 4}, {4, 0}} {
-		off := offsetOf(t, steps[i].end)
-		if len(off.Files) != 1 || off.Files[0].From != want[0] || off.Files[0].To != want[1] {
-			t.Errorf("micro-batch %d reads %+v, want rows [%d, %d)", i, off.Files, want[0], want[1])
-		}
-		_, seen := off.Seen["a.json"]
-		if last := i == 2; seen != last || (off.Partial == nil) != last {
-			t.Errorf("micro-batch %d: seen %v, partial %+v", i, seen, off.Partial)
-		}
-	}
-}
-
-// TestLookback: a new file older than the newest file read minus the lookback
-// is ignored; one inside the window is read; the Seen set keeps only the files
-// inside the window.
-func TestLookback(t *testing.T) {
-	dir := t.TempDir()
-	src := newFiles(t, dir, FileOptions{Format: "json", Lookback: time.Hour})
-	t0 := baseTime
-
-	writeFile(t, dir, "a.json", jsonIDs(0, 1), t0)
-	s1, _ := planRead(t, src, nil, domain.ReadLimit{})
-	pos := s1.end
-
-	// Older than t0 - 1h: taken as read long ago.
-	writeFile(t, dir, "old.json", jsonIDs(100, 101), t0.Add(-2*time.Hour))
-	if s, ok := planRead(t, src, pos, domain.ReadLimit{}); ok {
-		t.Fatalf("read a file older than the window:\n%s", dump(s.batch))
-	}
-	// Inside the window, though older than a.json.
-	writeFile(t, dir, "b.json", jsonIDs(1, 2), t0.Add(-30*time.Minute))
-	s2, ok := planRead(t, src, pos, domain.ReadLimit{})
-	if !ok || !cmp.Equal(ids(t, []step{s2}), []int64{1}) {
-		t.Fatalf("b.json not read (ok %v)", ok)
-	}
-	pos = s2.end
-	if got := seenNames(offsetOf(t, pos)); !cmp.Equal(got, []string{"a.json", "b.json"}) {
-		t.Errorf("seen %v, want a.json b.json", got)
-	}
-	if m := offsetOf(t, pos).MaxMTime; m != t0.UnixNano() {
-		t.Errorf("max mtime %d, want a.json's %d", m, t0.UnixNano())
-	}
-
-	// A newer file moves the window: a.json and b.json leave Seen, and are
-	// still not read again (they are behind the window now).
-	writeFile(t, dir, "c.json", jsonIDs(2, 3), t0.Add(90*time.Minute))
-	s3, _ := planRead(t, src, pos, domain.ReadLimit{})
-	pos = s3.end
-	if got := seenNames(offsetOf(t, pos)); !cmp.Equal(got, []string{"c.json"}) {
-		t.Errorf("seen %v, want only c.json", got)
-	}
-	if s, ok := planRead(t, src, pos, domain.ReadLimit{}); ok {
-		t.Fatalf("read again:\n%s", dump(s.batch))
-	}
-	// Exactly at the edge of the window is inside it.
-	writeFile(t, dir, "edge.json", jsonIDs(3, 4), t0.Add(30*time.Minute))
-	writeFile(t, dir, "behind.json", jsonIDs(200, 201), t0.Add(30*time.Minute-time.Nanosecond))
-	s4, _ := planRead(t, src, pos, domain.ReadLimit{})
-	if got := ids(t, []step{s4}); !cmp.Equal(got, []int64{3}) {
-		t.Errorf("ids %v, want [3]", got)
-	}
-	if got := seenNames(offsetOf(t, s4.end)); !cmp.Equal(got, []string{"c.json", "edge.json"}) {
-		t.Errorf("seen %v", got)
-	}
-}
-
-func seenNames(o fileOffset) []string {
-	var out []string
-	for name := range o.Seen {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// TestLookbackWithSplitFiles: a file split across micro-batches keeps its
-// place even when newer files enter the window.
-func TestLookbackWithSplitFiles(t *testing.T) {
-	dir := t.TempDir()
-	src := newFiles(t, dir, FileOptions{Format: "json", Lookback: time.Minute, MaxRowsPerTrigger: 2})
-	writeFile(t, dir, "a.json", jsonIDs(0, 5), baseTime)
-	s1, _ := planRead(t, src, nil, domain.ReadLimit{})
-	writeFile(t, dir, "b.json", jsonIDs(5, 6), baseTime.Add(time.Hour))
-	rest := drain(t, src, s1.end, domain.ReadLimit{})
-	if got := ids(t, append([]step{s1}, rest...)); !cmp.Equal(got, seq(0, 6)) {
-		t.Errorf("ids %v, want 0..5", got)
-	}
-}
-
+// TestDefaultRemembersEveryFile: files landing with old modification times
+// (cp -p, rsync -a) are read.
 func TestDefaultRemembersEveryFile(t *testing.T) {
 	dir := t.TempDir()
 	src := newFiles(t, dir, FileOptions{Format: "json"})
@@ -447,13 +357,13 @@ func TestDefaultRemembersEveryFile(t *testing.T) {
 }
 
 // TestGrowingFile: a file that grows after planning is read up to its size
-// when planned, in every format that can grow, whole or split.
+// when planned, in every format that can grow, whole or split; what was
+// appended is read by the next micro-batches, so every row is read once.
 func TestGrowingFile(t *testing.T) {
 	tests := []struct {
 		format, name, first, more string
 	}{
 		{"json", "a.json", jsonIDs(0, 3), jsonIDs(3, 5)},
-		{"json", "a.json", strings.TrimSuffix(jsonIDs(0, 3), "\n"), "\n" + jsonIDs(3, 5)},
 		{"csv", "a.csv", "id,s\n0,a\n1,b\n2,\"c\nc\"\n", "3,d\n4,e\n"},
 		{"text", "a.txt", "0\n1\n2\n", "3\n4\n"},
 	}
@@ -464,25 +374,85 @@ func TestGrowingFile(t *testing.T) {
 				dir := t.TempDir()
 				path := writeFile(t, dir, tt.name, tt.first, baseTime)
 				src := newFiles(t, dir, FileOptions{Format: tt.format, Header: true, MaxRowsPerTrigger: maxRows})
-				end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
-				if err != nil || !ok {
-					t.Fatal(ok, err)
+				first, ok := planRead(t, src, nil, domain.ReadLimit{})
+				if !ok {
+					t.Fatal("nothing planned")
 				}
 				appendTo(t, path, tt.more)
-				b, err := src.Read(ctx, nil, end)
+				b, err := src.Read(ctx, nil, first.end)
 				if err != nil {
 					t.Fatal(err)
 				}
-				steps := append([]step{{end: end, batch: b}}, drain(t, src, end, domain.ReadLimit{})...)
+				if b.Len() != first.batch.Len() {
+					t.Errorf("the planned micro-batch read %d rows after the file grew, %d before", b.Len(), first.batch.Len())
+				}
+				steps := append([]step{first}, drain(t, src, first.end, domain.ReadLimit{})...)
 				total := 0
 				for _, s := range steps {
 					total += s.batch.Len()
 				}
-				if total != 3 {
-					t.Errorf("%d rows read, want the 3 there were when planned", total)
+				if total != 5 {
+					t.Errorf("%d rows read, want the 5 the file has", total)
 				}
 			})
 		}
+	}
+}
+
+// TestLineWrittenInTwoParts: a line whose end is not written yet waits for
+// it (no half record is read, none is lost), unless the file has settled.
+func TestLineWrittenInTwoParts(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "a.json", `{"id": 0, "s": "row 0"}`+"\n"+`{"id": 1, "s": "ro`, time.Now())
+	src := newFiles(t, dir, FileOptions{Format: "json", SettleTime: time.Hour})
+	s1, ok := planRead(t, src, nil, domain.ReadLimit{})
+	if !ok || !cmp.Equal(ids(t, []step{s1}), []int64{0}) {
+		t.Fatalf("first micro-batch: %v", ids(t, []step{s1}))
+	}
+	if _, ok := planRead(t, src, s1.end, domain.ReadLimit{}); ok {
+		t.Fatal("a half-written line was planned")
+	}
+	appendTo(t, path, `w 1"}`+"\n"+`{"id": 2, "s": "row 2"}`)
+	s2, ok := planRead(t, src, s1.end, domain.ReadLimit{})
+	if !ok || !cmp.Equal(ids(t, []step{s2}), []int64{1}) {
+		t.Fatalf("second micro-batch: %v", ids(t, []step{s2}))
+	}
+	// Settled: the last line is read without its line break.
+	settled := newFiles(t, dir, FileOptions{Format: "json", SettleTime: time.Nanosecond})
+	recordOf(settled).Record([]domain.ItemRead{{Item: "a.json", Upto: offsetOf(t, s2.end).Files[0].End}})
+	s3, ok := planRead(t, settled, s2.end, domain.ReadLimit{})
+	if !ok || !cmp.Equal(ids(t, []step{s3}), []int64{2}) {
+		t.Fatalf("settled: %v", ids(t, []step{s3}))
+	}
+}
+
+// TestSymlinks: links to files and to directories are followed; a loop of
+// links is read once; a link to nothing is skipped.
+func TestSymlinks(t *testing.T) {
+	root := t.TempDir()
+	dir, other := filepath.Join(root, "in"), filepath.Join(root, "elsewhere")
+	for _, d := range []string{dir, filepath.Join(other, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, dir, "a.json", jsonIDs(0, 1), baseTime)
+	target := writeFile(t, other, "b.json", jsonIDs(1, 2), baseTime.Add(time.Second))
+	writeFile(t, filepath.Join(other, "sub"), "c.json", jsonIDs(2, 3), baseTime.Add(2*time.Second))
+	for link, to := range map[string]string{
+		"b-link.json": target,
+		"sub-link":    filepath.Join(other, "sub"),
+		"loop":        dir,
+		"dangling":    filepath.Join(root, "nothing.json"),
+	} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ids(t, drain(t, newFiles(t, dir, FileOptions{Format: "json"}), nil, domain.ReadLimit{}))
+	slices.Sort(got)
+	if !cmp.Equal(got, []int64{0, 1, 2}) {
+		t.Errorf("ids %v, want [0 1 2]", got)
 	}
 }
 
@@ -500,7 +470,7 @@ func TestOffsetIsJSON(t *testing.T) {
 	if err := json.Unmarshal(end, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"max_mtime", "files", "partial"} {
+	for _, key := range []string{"files"} {
 		if _, ok := m[key]; !ok {
 			t.Errorf("offset %s has no %q", end, key)
 		}
@@ -577,5 +547,19 @@ func TestRandomizedExactlyOnce(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSingleFileSource: a source may name one file instead of a directory;
+// it is read, and what is appended to it later, once.
+func TestSingleFileSource(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "one.json", jsonIDs(0, 3), baseTime)
+	src := newFiles(t, path, FileOptions{Format: "json", MaxRowsPerTrigger: 2})
+	steps := drain(t, src, nil, domain.ReadLimit{})
+	appendTo(t, path, jsonIDs(3, 4))
+	steps = append(steps, drain(t, src, steps[len(steps)-1].end, domain.ReadLimit{})...)
+	if got := ids(t, steps); !cmp.Equal(got, seq(0, 4)) {
+		t.Errorf("ids %v, want 0..3", got)
 	}
 }

@@ -101,7 +101,6 @@ func TestFormats(t *testing.T) {
 			{"b.txt", "last line without newline"},
 			{"c.txt", ""},
 		}},
-		{"text_empty", FileOptions{Format: "text"}, []tfile{{"a.txt", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -550,7 +549,7 @@ func TestJSONBuilderCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBuilder(tt.schema, tt.rescue)
 			b.currentFile = "t.json"
-			err := decodeJSONLines(b, tt.input, 0, -1)
+			err := decodeJSONLines(b, tt.input)
 			if tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), tt.want) || domain.CodeOf(err) != domain.CodeMalformedRecord {
 					t.Fatalf("error %v, want %s with %q", err, domain.CodeMalformedRecord, tt.want)

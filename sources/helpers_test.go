@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,7 +77,11 @@ type step struct {
 func planRead(t testing.TB, src domain.Source, start domain.Offset, limit domain.ReadLimit) (step, bool) {
 	t.Helper()
 	ctx := context.Background()
-	end, ok, err := src.Plan(ctx, start, limit)
+	planner := src
+	if is, ok := src.(domain.ItemSource); ok {
+		planner = is.Reading(recordOf(src))
+	}
+	end, ok, err := planner.Plan(ctx, start, limit)
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
@@ -94,7 +99,23 @@ func planRead(t testing.TB, src domain.Source, start domain.Offset, limit domain
 	if d, d2 := dump(b), dump(again); d != d2 {
 		t.Fatalf("Read(%s) twice gave different batches:\n%s", end, cmp.Diff(d, d2))
 	}
+	if is, ok := src.(domain.ItemSource); ok {
+		items, err := is.Items(end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recordOf(src).Record(items) // as the store records a committed batch
+	}
 	return step{start: start, end: end, batch: b}, true
+}
+
+// records holds, per source, what its micro-batches read, as the store holds
+// it for a flow.
+var records sync.Map
+
+func recordOf(src domain.Source) *ReadRecord {
+	r, _ := records.LoadOrStore(src, &ReadRecord{})
+	return r.(*ReadRecord)
 }
 
 // drain plans and reads micro-batches from start until the source has nothing

@@ -25,18 +25,18 @@ import (
 // maxJSONDepth is encoding/json's limit on nesting.
 const maxJSONDepth = 10000
 
-// decodeJSONLines adds the records of lines [from, to) of data to b (to < 0:
-// to the end). Blank lines are skipped. Line numbers in errors are 1-based
-// lines of the file.
-func decodeJSONLines(b *builder, data string, from, to int) error {
+// decodeJSONLines adds the records of the lines of data to b. Blank lines are
+// skipped. Line numbers in errors are 1-based lines of the file (data starts
+// after b.lineBase lines).
+func decodeJSONLines(b *builder, data string) error {
 	var p jsonParser
-	b.reserve(linesIn(data, from, to))
-	return eachLine(data, from, to, func(line int, text string) error {
+	b.reserve(strings.Count(data, "\n") + 1)
+	return eachLine(data, func(line int, text string) error {
 		text = strings.TrimRight(text, "\r")
 		if blankLine(text) {
 			return nil
 		}
-		b.currentLine = line
+		b.currentLine = b.lineBase + line
 		// The record goes into the row only once the whole line parsed, so
 		// that a bad line leaves no trace (no new column, no widened type).
 		if err := p.parseObject(text); err != nil {
@@ -53,16 +53,6 @@ func decodeJSONLines(b *builder, data string, from, to int) error {
 		}
 		return b.endRow()
 	})
-}
-
-// linesIn is about the number of lines [from, to) of data (to < 0: to the
-// end), to reserve room for their rows.
-func linesIn(data string, from, to int) int {
-	n := strings.Count(data, "\n") + 1 - from
-	if to >= 0 {
-		n = min(n, to-from)
-	}
-	return max(n, 0)
 }
 
 // blankLine reports whether a line holds JSON whitespace only.

@@ -42,16 +42,6 @@ func recoverParquet(path string, err *error) {
 	}
 }
 
-func (s *fileSource) countParquetRows(f fileSlice) (_ int, err error) {
-	defer recoverParquet(filepath.Join(s.dir, filepath.FromSlash(f.Path)), &err)
-	pf, fh, err := s.openParquet(f)
-	if err != nil {
-		return 0, err
-	}
-	defer fh.Close()
-	return int(pf.NumRows()), nil
-}
-
 // parquetColumn maps a top-level Parquet column to a sluice type. scale reads
 // a non-null value; ok is false for a value the type cannot hold.
 type parquetColumn struct {
@@ -175,7 +165,7 @@ func decimalScale(physical parquet.Kind, scale int) func(parquet.Value) (domain.
 }
 
 // decodeParquet adds rows [f.From, to) of a Parquet file to b.
-func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) (err error) {
+func (s *fileSource) decodeParquet(b *builder, f fileSlice) (err error) {
 	defer recoverParquet(b.currentFile, &err)
 	pf, fh, err := s.openParquet(f)
 	if err != nil {
@@ -189,21 +179,18 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice, to int) (err error) 
 	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
-	if f.From > 0 {
-		if err := r.SeekToRow(int64(f.From)); err != nil {
-			return domain.Errorf(domain.CodeFileUnreadable, "file %s: seeking to row %d: %v", path, f.From, err).WithNames(path)
+	if f.Start > 0 {
+		if err := r.SeekToRow(f.Start); err != nil {
+			return domain.Errorf(domain.CodeFileUnreadable, "file %s: seeking to row %d: %v", path, f.Start, err).WithNames(path)
 		}
 	}
-	want := int(pf.NumRows()) - f.From
-	if to >= 0 {
-		want = to - f.From
-	}
+	want := int(f.End - f.Start)
 	b.reserve(want)
 	rows := make([]parquet.Row, 256)
 	for done := 0; done < want; {
 		n, err := r.ReadRows(rows[:min(len(rows), want-done)])
 		for _, row := range rows[:n] {
-			b.currentLine = f.From + done + 1
+			b.currentLine = int(f.Start) + done + 1
 			for _, v := range row {
 				c := v.Column()
 				if c < 0 || c >= len(cols) {
