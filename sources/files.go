@@ -244,15 +244,18 @@ func (s *fileSource) plan(ctx context.Context, start domain.Offset, limit domain
 	}
 	var next fileOffset
 	for path := range prev.LegacySeen {
-		if st, found, err := readState(state, path); err != nil {
+		_, found, err := readState(state, path)
+		if err != nil {
 			return nil, false, err
-		} else if !found {
-			// Read in full by an earlier sluice: as far as the file goes now.
-			if info, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(path))); err == nil {
-				st = domain.ItemRead{Item: path, Upto: info.Size()}
-				known[path] = st
-				next.Migrated = append(next.Migrated, st)
-			}
+		}
+		if found {
+			continue
+		}
+		// Read in full by an earlier sluice: as far as the file goes now.
+		if info, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(path))); err == nil {
+			st := domain.ItemRead{Item: path, Upto: info.Size()}
+			known[path] = st
+			next.Migrated = append(next.Migrated, st)
 		}
 	}
 	sort.Slice(next.Migrated, func(i, j int) bool { return next.Migrated[i].Item < next.Migrated[j].Item })
