@@ -453,6 +453,15 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 		}
 	}
 	for _, r := range reqs {
+		for _, p := range r.encoded {
+			s.unreleased += int64(len(p))
+		}
+	}
+	if s.unreleased >= releaseEvery {
+		releaseMappedLogs(s.absDir)
+		s.unreleased = 0
+	}
+	for _, r := range reqs {
 		r.finish(r.seqs, nil)
 	}
 	return outcome{kind: outcomeCommitted}

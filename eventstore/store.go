@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ type Store struct {
 	projectors []Projector // "state" first, then the configured ones
 	space      *spaceGuard // the free-space guard; used under commitMu
 	marker     *markerFile // the marker of a writable store; written by the committer and Close
+	absDir     string      // dir, absolute, as the kernel names the store's mapped files
+	unreleased int64       // bytes committed since the mapped logs were last released (see mapped.go); the committer's
 
 	// Committing. The committer goroutine takes appendReqs from reqs and holds
 	// commitMu while it commits a group; RebuildProjections holds it too, so
@@ -127,8 +130,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, openError(dir, cfg.readOnly, err)
 	}
 
+	absDir, err := filepath.Abs(dir)
+	if real, rerr := filepath.EvalSymlinks(absDir); err == nil && rerr == nil {
+		absDir = real // the kernel names mapped files by their real path
+	}
 	s := &Store{
 		dir:           dir,
+		absDir:        absDir,
 		cfg:           cfg,
 		log:           log,
 		db:            db,

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,10 +10,13 @@ import (
 	"os"
 	pathpkg "path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -492,69 +496,106 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 		return 0, 0, 0, err
 	}
 	defer fh.Close()
-	csv := s.opts.Format == "csv"
-	header := csv && s.opts.Header && off == 0 // the first record names the columns
+	sc := recordScanner{
+		csv:    s.opts.Format == "csv",
+		header: s.opts.Format == "csv" && s.opts.Header && off == 0, // the first record names the columns
+		blank:  s.opts.Format != "text",                             // blank lines are no rows but in text
+	}
 	end = off
-	var (
-		buf       = make([]byte, scanChunk)
-		pos       = off
-		inQuote   bool
-		recStart  = off // where the record being scanned starts
-		nonBlank  bool  // the record has a non-blank byte
-		recLines  int64 // line breaks inside the record being scanned
-		quote     = byte('"')
-		maxBytes  = b.bytesLeft
-		boundRows = b.rows > 0
-	)
-	for pos < f.size {
+	buf := make([]byte, scanChunk)
+	for pos := off; pos < f.size; {
 		n := min(int64(len(buf)), f.size-pos)
 		if _, err := fh.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
 			return 0, 0, 0, domain.Wrap(domain.CodeFileUnreadable, err, f.path).AsRetriable()
 		}
-		for i, c := range buf[:n] {
-			switch {
-			case csv && c == quote:
-				inQuote = !inQuote
-			case c == '\n' && !inQuote:
-				recLines++
-				recEnd := pos + int64(i) + 1
-				isRow := nonBlank || s.opts.Format == "text"
-				if header {
-					header, isRow = false, false
-				}
-				if b.bytes > 0 && recEnd-off > maxBytes && end > off {
-					return end, rows, lines, nil // the budget ends before this record
-				}
-				end, lines, recStart, nonBlank = recEnd, lines+recLines, recEnd, false
-				recLines = 0
-				if isRow {
-					rows++
-					if boundRows && rows >= b.rowsLeft {
-						return end, rows, lines, nil
-					}
-				}
-				continue
-			case c == '\n':
-				recLines++
+		for p := buf[:n]; len(p) > 0; {
+			i, isRow, ok := sc.next(p)
+			if !ok {
+				break
 			}
-			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-				nonBlank = true
+			recEnd := pos + n - int64(len(p)) + int64(i) + 1
+			p = p[i+1:]
+			if b.bytes > 0 && recEnd-off > b.bytesLeft && end > off {
+				return end, rows, lines, nil // the budget ends before this record
+			}
+			end, lines = recEnd, lines+sc.lines
+			sc.lines = 0
+			if isRow {
+				rows++
+				if b.rows > 0 && rows >= b.rowsLeft {
+					return end, rows, lines, nil
+				}
 			}
 		}
 		pos += n
-		if b.bytes > 0 && pos-off > maxBytes && end > off {
+		if b.bytes > 0 && pos-off > b.bytesLeft && end > off {
 			return end, rows, lines, nil
 		}
 	}
 	// The file ends inside a record: a line still being written, read once
 	// the file has settled.
-	if recStart < f.size && settled && (b.bytes == 0 || f.size-off <= maxBytes || end == off) {
-		if nonBlank || s.opts.Format == "text" {
+	if end < f.size && settled && (b.bytes == 0 || f.size-off <= b.bytesLeft || end == off) {
+		if sc.nonBlank || !sc.blank {
 			rows++
 		}
-		end, lines = f.size, lines+recLines
+		end, lines = f.size, lines+sc.lines
 	}
 	return end, rows, lines, nil
+}
+
+// recordScanner finds the ends of records: line breaks, outside quotes in
+// CSV. Its state carries over from one chunk of a file to the next.
+type recordScanner struct {
+	csv, header, blank bool
+	inQuote            bool
+	nonBlank           bool  // the record so far has a non-blank byte
+	lines              int64 // line breaks of the record so far
+}
+
+// next returns the index in p of the line break that ends the next record,
+// and whether the record is a row (not blank, not the header); ok is false
+// when p ends inside a record.
+func (sc *recordScanner) next(p []byte) (i int, isRow, ok bool) {
+	start := 0
+	for {
+		j := bytes.IndexByte(p[start:], '\n')
+		if sc.csv {
+			if q := bytes.IndexByte(p[start:], '"'); q >= 0 && (j < 0 || q < j) {
+				sc.nonBlank = true
+				sc.inQuote = !sc.inQuote
+				start += q + 1
+				continue
+			}
+		}
+		if j < 0 {
+			sc.nonBlank = sc.nonBlank || !blankBytes(p[start:])
+			return 0, false, false
+		}
+		j += start
+		sc.lines++
+		sc.nonBlank = sc.nonBlank || !blankBytes(p[start:j])
+		if sc.inQuote {
+			start = j + 1
+			continue
+		}
+		isRow = sc.nonBlank || !sc.blank
+		if sc.header {
+			sc.header, isRow = false, false
+		}
+		sc.nonBlank = false
+		return j, isRow, true
+	}
+}
+
+// blankBytes reports whether p holds spaces, tabs and carriage returns only.
+// A record's first byte almost always decides it.
+func blankBytes(p []byte) bool {
+	for _, c := range p {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // parquetRows reads the row count of a Parquet file from its footer;
@@ -583,6 +624,13 @@ func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err err
 }
 
 // Read decodes exactly the slices of the micro-batch ending at end.
+//
+// The slices are read, cut into pieces of whole lines, and the pieces decoded
+// on every processor, each run of pieces into a batch of its own; the batches
+// are then joined in order. Should they disagree on a column's type, which
+// one decoding settles (a column of numbers in one run and of text in the
+// next), or a run fail, the micro-batch is decoded again in one run, so that
+// the result (or the error) is always the one of a single decoding.
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {
 		return nil, s.invalid
@@ -591,22 +639,154 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	if err != nil {
 		return nil, err
 	}
+	var pieces []piece
+	for _, f := range off.Files {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		ps, err := s.readPieces(f)
+		if err != nil {
+			return nil, err
+		}
+		pieces = append(pieces, ps...)
+	}
+	runs := splitRuns(pieces, runtime.GOMAXPROCS(0))
+	if len(runs) > 1 {
+		parts := make([]*domain.Batch, len(runs))
+		errs := make([]error, len(runs))
+		var wg sync.WaitGroup
+		for i, run := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				parts[i], errs[i] = s.decode(run)
+			}()
+		}
+		wg.Wait()
+		if errors.Join(errs...) == nil {
+			if out, err := domain.Concat(parts...); err == nil {
+				return out, nil
+			}
+		}
+	}
+	return s.decode(pieces)
+}
+
+// piece is a run of whole lines (records) of a slice, read, to decode.
+type piece struct {
+	f        fileSlice
+	data     string
+	lineBase int // lines of the file before data
+}
+
+// pieceSize is the size above which a slice of JSON lines or text is cut
+// into pieces decoded in parallel.
+const pieceSize = 1 << 20
+
+// readPieces reads the bytes of a slice (of a line-based file) and cuts them
+// into pieces at line breaks; a CSV slice stays whole (a line break may be
+// inside a quoted field), and a Parquet slice is read when decoded.
+func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
+	if s.opts.Format == "parquet" {
+		return []piece{{f: f}}, nil
+	}
+	full := filepath.Join(s.dir, filepath.FromSlash(f.Path))
+	fh, err := s.open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if f.End > f.Size || f.Start > f.End {
+		return nil, domain.Errorf(domain.CodeInvalidUpdateState, "a micro-batch of %s reads bytes %d to %d of a file of %d", full, f.Start, f.End, f.Size)
+	}
+	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
+		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", full, info.Size(), f.Size).
+			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+	}
+	buf := make([]byte, f.End-f.Start)
+	if _, err := fh.ReadAt(buf, f.Start); err != nil {
+		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", full, err, f.End).
+			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+	}
+	// The bytes are never written again: the rows' strings may share them.
+	data := unsafe.String(unsafe.SliceData(buf), len(buf))
+	if s.opts.Format == "csv" {
+		p := piece{f: f, data: data, lineBase: int(f.Line)}
+		if s.opts.Header && f.Start > 0 {
+			// The columns are named by the file's first record.
+			head, lines, err := s.csvHeaderText(fh)
+			if err != nil {
+				return nil, err
+			}
+			p.data, p.lineBase = head+data, p.lineBase-lines
+		}
+		return []piece{p}, nil
+	}
+	var out []piece
+	line := int(f.Line)
+	for len(data) > 0 {
+		n := len(data)
+		if n > pieceSize {
+			if i := strings.IndexByte(data[pieceSize:], '\n'); i >= 0 {
+				n = pieceSize + i + 1
+			}
+		}
+		out = append(out, piece{f: f, data: data[:n], lineBase: line})
+		line += strings.Count(data[:n], "\n")
+		data = data[n:]
+	}
+	return out, nil
+}
+
+// splitRuns cuts the pieces into at most n runs of about equal bytes, in
+// order.
+func splitRuns(pieces []piece, n int) [][]piece {
+	total := 0
+	for _, p := range pieces {
+		total += len(p.data)
+	}
+	if n < 2 || len(pieces) < 2 || total < 2*pieceSize {
+		return [][]piece{pieces}
+	}
+	var runs [][]piece
+	target, size, from := total/n, 0, 0
+	for i, p := range pieces {
+		size += len(p.data)
+		if size >= target && len(runs) < n-1 && i+1 < len(pieces) {
+			runs = append(runs, pieces[from:i+1])
+			from, size = i+1, 0
+		}
+	}
+	return append(runs, pieces[from:])
+}
+
+// decode decodes pieces in order into one batch.
+func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 	schema := s.opts.Schema
 	if schema == nil && s.opts.Format == "text" {
 		schema = &textSchema // even when no file has a line
 	}
 	b := newBuilder(schema, s.opts.RescueBadRecords)
 	var meta []domain.Value // with Metadata: one per row
-	for _, f := range off.Files {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	for _, p := range pieces {
+		b.currentFile = filepath.Join(s.dir, filepath.FromSlash(p.f.Path))
+		b.lineBase = p.lineBase
+		var err error
+		switch s.opts.Format {
+		case "parquet":
+			err = s.decodeParquet(b, p.f)
+		case "json":
+			err = decodeJSONLines(b, p.data)
+		case "csv":
+			err = s.opts.decodeCSV(b, p.data)
+		default:
+			err = decodeText(b, p.data)
 		}
-		if err := s.readSlice(b, f); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		if s.opts.Metadata {
-			full := filepath.Join(s.dir, filepath.FromSlash(f.Path))
-			v := domain.Struct(domain.String(full), domain.String(filepath.Base(full)), domain.Int(f.Size), domain.TimestampMicros(f.MTime/1000))
+			v := domain.Struct(domain.String(b.currentFile), domain.String(filepath.Base(b.currentFile)), domain.Int(p.f.Size), domain.TimestampMicros(p.f.MTime/1000))
 			for len(meta) < b.rows {
 				meta = append(meta, v)
 			}
@@ -619,49 +799,6 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	fields := append(append([]domain.Field{}, out.Schema.Fields...), MetadataColumn)
 	cols := append(append([]*domain.Column{}, out.Columns...), &domain.Column{Kind: domain.KindStruct, Values: meta})
 	return domain.BatchOf(domain.NewSchema(fields...), cols)
-}
-
-// readSlice adds the rows of one slice to b.
-func (s *fileSource) readSlice(b *builder, f fileSlice) error {
-	b.currentFile = filepath.Join(s.dir, filepath.FromSlash(f.Path))
-	if s.opts.Format == "parquet" {
-		return s.decodeParquet(b, f)
-	}
-	fh, err := s.open(f.Path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	if f.End > f.Size || f.Start > f.End {
-		return domain.Errorf(domain.CodeInvalidUpdateState, "a micro-batch of %s reads bytes %d to %d of a file of %d", b.currentFile, f.Start, f.End, f.Size)
-	}
-	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
-		return domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", b.currentFile, info.Size(), f.Size).
-			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(b.currentFile)
-	}
-	buf := make([]byte, f.End-f.Start)
-	if _, err := fh.ReadAt(buf, f.Start); err != nil {
-		return domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", b.currentFile, err, f.End).
-			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(b.currentFile)
-	}
-	data := string(buf)
-	b.lineBase = int(f.Line)
-	if s.opts.Format == "csv" && s.opts.Header && f.Start > 0 {
-		// The columns are named by the file's first record.
-		head, lines, err := s.csvHeaderText(fh)
-		if err != nil {
-			return err
-		}
-		data = head + data
-		b.lineBase -= lines
-	}
-	switch s.opts.Format {
-	case "json":
-		return decodeJSONLines(b, data)
-	case "csv":
-		return s.opts.decodeCSV(b, data)
-	}
-	return decodeText(b, data)
 }
 
 // csvHeaderText returns the first record of a CSV file, with its line

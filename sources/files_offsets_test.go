@@ -563,3 +563,22 @@ func TestSingleFileSource(t *testing.T) {
 		t.Errorf("ids %v, want 0..3", got)
 	}
 }
+
+// TestOffsetOfAnEarlierVersion: an offset whose "seen" lists every file read
+// (as earlier versions wrote them) is carried over: those files are not read
+// again, and the next micro-batch hands them to the store once.
+func TestOffsetOfAnEarlierVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.json", jsonIDs(0, 2), baseTime)
+	writeFile(t, dir, "b.json", jsonIDs(2, 3), baseTime.Add(time.Second))
+	legacy := domain.Offset(fmt.Sprintf(`{"max_mtime":%d,"seen":{"a.json":%d},"files":[{"path":"a.json","size":40,"mtime":%d}]}`,
+		baseTime.UnixNano(), baseTime.UnixNano(), baseTime.UnixNano()))
+	src := newFiles(t, dir, FileOptions{Format: "json"})
+	steps := drain(t, src, legacy, domain.ReadLimit{})
+	if got := ids(t, steps); !cmp.Equal(got, []int64{2}) {
+		t.Fatalf("ids %v, want only b.json's [2]", got)
+	}
+	if m := offsetOf(t, steps[0].end).Migrated; len(m) != 1 || m[0].Item != "a.json" || m[0].Upto != int64(len(jsonIDs(0, 2))) {
+		t.Errorf("migrated %+v, want a.json read to its end", m)
+	}
+}

@@ -569,3 +569,57 @@ func TestJSONBuilderCases(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelDecodeIsOneDecode: a micro-batch decoded in runs on several
+// processors gives exactly the batch of one decoding, also when the runs see
+// different types for a column (bigint then double, a column missing from a
+// run, numbers then text) or a run meets a bad record.
+func TestParallelDecodeIsOneDecode(t *testing.T) {
+	var sb strings.Builder
+	for i := range 60000 {
+		switch {
+		case i < 30000:
+			fmt.Fprintf(&sb, `{"id": %d, "amount": %d, "name": "n%d"}`+"\n", i, i, i)
+		case i < 45000:
+			fmt.Fprintf(&sb, `{"id": %d, "amount": %d.5, "extra": true}`+"\n", i, i)
+		default:
+			fmt.Fprintf(&sb, `{"id": "text %d", "amount": null, "name": "n%d"}`+"\n", i, i)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		data string
+		opts FileOptions
+	}{
+		{"types", sb.String(), FileOptions{Format: "json"}},
+		{"rescued", sb.String() + "{not json\n" + `{"id": 1}` + "\n", FileOptions{Format: "json", RescueBadRecords: true}},
+		{"bad record", `{"id": 1}` + "\n" + sb.String() + "{not json\n", FileOptions{Format: "json"}},
+		{"text", sb.String(), FileOptions{Format: "text"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "a.json", tt.data, baseTime)
+			src := newFiles(t, dir, tt.opts).(*fileSource)
+			end, ok, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
+			if err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			got, gerr := src.Read(context.Background(), nil, end)
+			off := offsetOf(t, end)
+			pieces, err := src.readPieces(off.Files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pieces) < 2 {
+				t.Fatalf("%d pieces: the test needs several", len(pieces))
+			}
+			want, werr := src.decode(pieces)
+			if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+				t.Fatalf("errors differ: parallel %v, one decoding %v", gerr, werr)
+			}
+			if gerr == nil && dump(got) != dump(want) {
+				t.Errorf("the parallel decoding differs from one decoding")
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package eventstore
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Badger writes its value log and memtable logs through shared memory maps of
+// the files, and keeps them mapped. Every page written stays resident in the
+// process (it counts in its RSS) for as long as the store is open, so the
+// memory of a long ingest would grow with the bytes it wrote, though the pages
+// are the kernel's page cache and hold nothing the files do not. After
+// commits, the store tells the kernel it does not need the pages of those maps
+// (MADV_DONTNEED): for a shared map of a file that only drops the process's
+// view of them; the data is in the page cache and on disk, and a later read
+// maps it again.
+
+// releaseEvery is how many bytes are committed between two releases.
+const releaseEvery = 16 << 20
+
+// releaseMappedLogs drops the resident pages of the shared maps of the
+// store's value and memtable logs.
+func releaseMappedLogs(dir string) {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return // not Linux, or no procfs: nothing to release
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// start-end perms offset dev inode path
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || len(fields[1]) < 4 || fields[1][3] != 's' {
+			continue
+		}
+		path := fields[5]
+		if filepath.Dir(path) != dir || (filepath.Ext(path) != ".vlog" && filepath.Ext(path) != ".mem") {
+			continue
+		}
+		span := strings.SplitN(fields[0], "-", 2)
+		if len(span) != 2 {
+			continue
+		}
+		start, err1 := strconv.ParseUint(span[0], 16, 64)
+		end, err2 := strconv.ParseUint(span[1], 16, 64)
+		if err1 != nil || err2 != nil || end <= start {
+			continue
+		}
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+	}
+}
