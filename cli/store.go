@@ -14,7 +14,7 @@ import (
 // back. A store that does not exist yet is created only for writers; readers
 // get errNoStore.
 func (a *app) openStore(proj *pipeline.Project, write bool) (*eventstore.Store, error) {
-	opts := []eventstore.Option{eventstore.WithLogger(a.logger()), eventstore.WithMemTableSize(16 << 20)}
+	opts := []eventstore.Option{eventstore.WithLogger(a.logger())}
 	if !write {
 		if _, err := os.Stat(proj.Storage); os.IsNotExist(err) {
 			return nil, errNoStore(proj)

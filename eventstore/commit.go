@@ -64,7 +64,7 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 // goroutine (see WithMaxGroup); each Append still succeeds or fails on its
 // own. Errors, all *domain.Error:
 //   - COMMIT_TOO_LARGE: the events and their projection writes do not fit in
-//     one Badger transaction (about 15% of Badger's memtable, 64 MiB unless
+//     one Badger transaction (about 15% of Badger's memtable, 16 MiB unless
 //     set with WithMemTableSize, counting values under 1 MiB, or 15% of a
 //     smaller memtable, in full and larger ones, kept in the value log, by
 //     their pointer). An Append is never split: append fewer or smaller

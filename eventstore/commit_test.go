@@ -384,7 +384,7 @@ func TestTxnTooBig(t *testing.T) {
 	t.Run("split group", func(t *testing.T) {
 		// Two Appends that fit alone but not together commit, in two
 		// transactions, with consecutive seqs.
-		s := openTest(t, withBadgerOptions(nil))
+		s := openTest(t, withBadgerOptions(nil), WithMemTableSize(64<<20))
 		release := holdCommitter(t, s)
 		errs := make(chan error, 2)
 		for range 2 {

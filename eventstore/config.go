@@ -47,12 +47,17 @@ const (
 	defaultMaxGroup   = 256
 )
 
+// defaultMemTableSize is the store's memtable size unless set: Badger's own
+// default (64 MiB) keeps up to five memtable arenas of that size in the heap.
+const defaultMemTableSize = 16 << 20
+
 func defaultConfig() config {
 	return config{
-		syncWrites: true,
-		logger:     zerolog.Nop(),
-		gcInterval: defaultGCInterval,
-		maxGroup:   defaultMaxGroup,
+		syncWrites:   true,
+		memTableSize: defaultMemTableSize,
+		logger:       zerolog.Nop(),
+		gcInterval:   defaultGCInterval,
+		maxGroup:     defaultMaxGroup,
 	}
 }
 
@@ -69,7 +74,7 @@ func (c *config) validate() error {
 	if c.memTableSize != 0 && (c.memTableSize < minMemTableSize || c.memTableSize > maxMemTableSize) {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithMemTableSize(%d): the memtable size must be between %s and %s",
 			c.memTableSize, fmtBytes(minMemTableSize), fmtBytes(maxMemTableSize)).
-			WithHint("use a size in that range, or leave the default (64 MiB)")
+			WithHint("use a size in that range, or leave the default (16 MiB)")
 	}
 	if c.minFree < 0 {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithMinFreeBytes(%d): the reserve cannot be negative", c.minFree).
@@ -144,8 +149,8 @@ func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
 // middle of a commit or of a memtable flush. Refusing to write while there is
 // still room keeps the store committing whole transactions or nothing.
 //
-// The default is twice Badger's memtable size plus 16 MiB (144 MiB with the
-// default 64 MiB memtable; see WithMemTableSize): the mapping of the current
+// The default is twice Badger's memtable size plus 16 MiB (48 MiB with the
+// default 16 MiB memtable; see WithMemTableSize): the mapping of the current
 // memtable must be able to fill up to the memtable size, flushing it then
 // writes a level-0 table of up to that size again before the .mem file is
 // deleted, and the 16 MiB cover the manifest, the discard file, value-log
@@ -161,7 +166,8 @@ func WithMinFreeBytes(n int64) Option {
 }
 
 // WithMemTableSize sets the size of Badger's memtables (Options.MemTableSize;
-// Badger's default is 64 MiB), for small disks, small machines and tests. It
+// the store's default is 16 MiB, Badger's own 64 MiB), for small disks,
+// small machines, tests, and large transactions. It
 // must be between 1 MiB and 1 GiB. Badger keeps up to five memtables in memory
 // and maps a .mem file of twice the size for each, so this is the main knob on
 // the store's memory and on the default free-space reserve (see
