@@ -647,3 +647,42 @@ func TestSQLKilledRuns(t *testing.T) {
 		t.Errorf("per_user counts %d events, want %d", n, files*rows)
 	}
 }
+
+// TestSQLChangedQuery: a materialized view whose query changed is computed
+// again though its inputs did not change; a streaming table whose query
+// changed goes on from its checkpoint, and the update says so.
+func TestSQLChangedQuery(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: changed\n")
+	writeFile(t, filepath.Join(dir, "data", "a.json"), `{"a": 1}`+"\n"+`{"a": 2}`+"\n")
+	writeFile(t, filepath.Join(dir, "p.sql"), `CREATE OR REFRESH STREAMING TABLE raw AS SELECT a FROM STREAM read_files('data', format => 'json');
+CREATE OR REFRESH MATERIALIZED VIEW agg AS SELECT sum(a) AS s FROM raw;
+`)
+	must(t, 0, sluice, dir, "run")
+	if got := tableRows(t, dir, "agg"); got != `{"s":3}`+"\n" {
+		t.Fatalf("agg: %s", got)
+	}
+	// Spacing and keyword case are no change.
+	editFile(t, filepath.Join(dir, "p.sql"), "SELECT sum(a) AS s FROM raw", "select   sum(a) as s\n  from raw")
+	must(t, 0, sluice, dir, "run")
+	if n := len(sqlEvents(t, dir, "--type", "batch_committed", "--flow", "agg")); n != 1 {
+		t.Errorf("agg was computed %d times, want once: its query did not change", n)
+	}
+	editFile(t, filepath.Join(dir, "p.sql"), "sum(a) as s", "max(a) AS mx")
+	editFile(t, filepath.Join(dir, "p.sql"), "SELECT a FROM STREAM", "SELECT a * 10 AS a FROM STREAM")
+	writeFile(t, filepath.Join(dir, "data", "b.json"), `{"a": 3}`+"\n")
+	must(t, 0, sluice, dir, "run")
+	if got := tableRows(t, dir, "agg"); got != `{"mx":30}`+"\n" {
+		t.Errorf("agg after its query changed: %s, want {\"mx\":30}", got)
+	}
+	var said bool
+	for _, ev := range sqlEvents(t, dir, "--type", "planning_information", "--flow", "raw") {
+		said = said || strings.Contains(ev.Message, "changed")
+	}
+	if !said {
+		t.Error("no planning_information says that the query of raw changed")
+	}
+	if got := tableRows(t, dir, "raw"); got != `{"a":1}`+"\n"+`{"a":2}`+"\n"+`{"a":30}`+"\n" {
+		t.Errorf("raw: %s (it goes on from its checkpoint)", got)
+	}
+}

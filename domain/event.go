@@ -168,6 +168,7 @@ type FlowDefinition struct {
 	Once          bool     `json:"once,omitempty"`
 	DependsOn     []string `json:"depends_on,omitempty"`
 	Comment       string   `json:"comment,omitempty"`
+	QueryVersion  string   `json:"query_version,omitempty"`
 }
 
 // SinkDefinition records a sink as declared for an update.
@@ -252,6 +253,9 @@ type BatchInfo struct {
 	// Items are the source items the batch reads and how far (an
 	// ItemSource's), recorded by the store once the batch commits.
 	Items []ItemRead `json:"items,omitempty"`
+	// QueryVersion is the version of the flow's query that computed the
+	// batch (Query.Version).
+	QueryVersion string `json:"query_version,omitempty"`
 	// Schema is the table's schema from this batch on, set when the batch
 	// gives the table its first schema or evolves it.
 	Schema *Schema `json:"schema,omitempty"`

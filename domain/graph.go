@@ -105,6 +105,12 @@ type Query struct {
 	Side       []Input
 	Combine    Combiner
 	Transforms []Transform
+	// Version is a fingerprint of what the query computes: the canonical
+	// text of an SQL flow's query, the version a Go flow declares. A
+	// materialized view whose version changed is recomputed; a streaming
+	// flow whose version changed continues from its checkpoint, and the
+	// update says so. Empty: changes are not told apart.
+	Version string
 }
 
 // Inputs lists every input of the query: Input, then the side inputs.

@@ -103,10 +103,13 @@ type Checkpoint struct {
 	Flow        string            `json:"flow"`
 	Generation  int64             `json:"generation"`
 	NextBatchID int64             `json:"next_batch_id"`
-	Offset      json.RawMessage   `json:"offset,omitempty"`   // end of the last committed range (nil = beginning)
-	Planned     *domain.BatchInfo `json:"planned,omitempty"`  // a planned batch not yet committed: rerun it with the same batch_id and range after a crash
-	Drained     bool              `json:"drained,omitempty"`  // once flow finished (until checkpoint reset)
-	Imported    bool              `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
+	Offset      json.RawMessage   `json:"offset,omitempty"`  // end of the last committed range (nil = beginning)
+	Planned     *domain.BatchInfo `json:"planned,omitempty"` // a planned batch not yet committed: rerun it with the same batch_id and range after a crash
+	Drained     bool              `json:"drained,omitempty"` // once flow finished (until checkpoint reset)
+	// QueryVersion is the version of the query that computed the last
+	// committed batch.
+	QueryVersion string `json:"query_version,omitempty"`
+	Imported     bool   `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
 }
 
 // Checkpoint returns the committed checkpoint of flow; a zero Checkpoint
@@ -185,8 +188,9 @@ func (s *Store) FailedFlows() (map[string]string, error) {
 //
 //   - batch_planned, of the checkpoint's generation: Planned = the batch.
 //   - batch_committed, of the checkpoint's generation: Offset = End,
-//     NextBatchID = BatchID+1, Planned = nil, and how far the batch read each
-//     of its Items (keyed by flow, generation and item). A batch id other
+//     NextBatchID = BatchID+1, Planned = nil, QueryVersion = the batch's, and
+//     how far the batch read each of its Items (keyed by flow, generation and
+//     item). A batch id other
 //     than NextBatchID is refused (its Append fails): two writers planned
 //     one batch.
 //   - sink_batch_delivered, of the checkpoint's generation, for the planned
@@ -255,7 +259,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 				outOfOrder = c
 				return false
 			}
-			c.Offset, c.NextBatchID, c.Planned = b.End, b.BatchID+1, nil
+			c.Offset, c.NextBatchID, c.Planned, c.QueryVersion = b.End, b.BatchID+1, nil, b.QueryVersion
 			applied = true
 			return true
 		})
@@ -280,7 +284,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 				return false
 			}
 			items = c.Planned.Items
-			c.Offset, c.NextBatchID, c.Planned = c.Planned.End, b.BatchID+1, nil
+			c.Offset, c.NextBatchID, c.Planned, c.QueryVersion = c.Planned.End, b.BatchID+1, nil, c.Planned.QueryVersion
 			return true
 		})
 		if err == nil {

@@ -2,10 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -712,7 +716,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 		main = 0
 	}
 	order := append([]int{main}, others(len(inputs), main)...)
-	q := domain.Query{Input: inputs[main]}
+	q := domain.Query{Input: inputs[main], Version: queryVersion(f)}
 	run := &planRun{plan: p, order: order, flow: f}
 	if len(p.Inputs) <= 1 {
 		q.Transforms = []domain.Transform{run}
@@ -723,6 +727,27 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 		q.Combine = run
 	}
 	return Query{q: q}, nil
+}
+
+// queryVersion is a fingerprint of what an SQL flow computes: its query and
+// the queries of the temporary views planned into it, in canonical form (so
+// that spacing, comments and the case of keywords change nothing), and its
+// SET configuration.
+func queryVersion(f *sqlFlow) string {
+	h := sha256.New()
+	io.WriteString(h, sql.Format(f.query))
+	for _, v := range f.views {
+		fmt.Fprintf(h, "\x00view %s\x00%s", v.name, sql.Format(v.stmt))
+	}
+	keys := make([]string, 0, len(f.conf))
+	for k := range f.conf {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "\x00set %s=%s", k, f.conf[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func others(n, skip int) []int {

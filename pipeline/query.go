@@ -48,6 +48,16 @@ func (q Query) with(t domain.Transform) Query {
 	return q
 }
 
+// Version declares the version of what the query computes. Go functions
+// cannot be compared, so a change of them is told only by a new version: a
+// materialized view whose version changed is recomputed, and a streaming
+// flow whose version changed continues from its checkpoint, saying so in the
+// update's planning_information (run a full refresh to reprocess).
+func (q Query) Version(v string) Query {
+	q.q.Version = v
+	return q
+}
+
 // Transform adds a transform over whole batches. It must be deterministic:
 // after a crash the same batch is transformed again and must give the same
 // rows.

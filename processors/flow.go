@@ -251,10 +251,10 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		if !ok {
 			return false, nil
 		}
-		if recompute && cp.NextBatchID > 0 && bytes.Equal(end, cp.Offset) {
-			return false, nil // the inputs are as they were at the last recompute
+		if recompute && cp.NextBatchID > 0 && bytes.Equal(end, cp.Offset) && cp.QueryVersion == f.Query.Version {
+			return false, nil // the inputs and the query are as they were at the last recompute
 		}
-		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end}
+		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end, QueryVersion: f.Query.Version}
 		if !recompute {
 			if info.Items, err = r.items(end); err != nil {
 				return false, sourceError(r.src, err)

@@ -384,12 +384,28 @@ func (u *update) definitionEvents() []*domain.Event {
 				}
 			}
 		}
+		var version string
+		if f.Query != nil {
+			version = f.Query.Version
+		}
 		ev := u.event(domain.EventFlowDefinition, domain.LevelInfo, fmt.Sprintf("Flow %q is defined as %s into %q.", name, f.Type, f.Target),
 			domain.Details{FlowDefinition: &domain.FlowDefinition{
-				OutputDataset: f.Target, InputDatasets: inputs, FlowType: f.Type, Once: f.Once, DependsOn: f.DependsOn, Comment: f.Comment,
+				OutputDataset: f.Target, InputDatasets: inputs, FlowType: f.Type, Once: f.Once, DependsOn: f.DependsOn, Comment: f.Comment, QueryVersion: version,
 			}})
 		ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
 		evs = append(evs, ev)
+		if f.Type != domain.FlowMaterializedView && version != "" {
+			if cp, err := u.store.Checkpoint(name); err == nil && cp.NextBatchID > 0 && cp.QueryVersion != "" && cp.QueryVersion != version {
+				ev := u.event(domain.EventPlanningInformation, domain.LevelWarn,
+					fmt.Sprintf("The query of flow %q changed since its last micro-batch; it goes on from its checkpoint, so the rows it wrote before keep the old query's results.", name),
+					domain.Details{PlanningInformation: &domain.PlanningInformation{
+						Dataset: f.Target, Technique: "INCREMENTAL",
+						Reason: fmt.Sprintf("query version %s follows %s; run a full refresh of %q to compute every row with the new query", version, cp.QueryVersion, f.Target),
+					}})
+				ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
+				evs = append(evs, ev)
+			}
+		}
 		if f.Type == domain.FlowMaterializedView {
 			ev := u.event(domain.EventPlanningInformation, domain.LevelInfo, fmt.Sprintf("Materialized view %q is recomputed in full when its inputs changed.", f.Target),
 				domain.Details{PlanningInformation: &domain.PlanningInformation{
