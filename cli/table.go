@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,31 +80,47 @@ Formats:
 			if err := checkTable(a.ctx, store, name); err != nil {
 				return err
 			}
-			rows, err := processors.ReadTable(a.ctx, store, name, seq)
-			if err != nil {
+			// One committed batch in memory at a time: the table streams
+			// out, and --limit stops reading as soon as it is reached.
+			schema := domain.Schema{}
+			if s, err := processors.TableSchemaAt(a.ctx, store, name, seq); err != nil {
 				return fail(ExitFailed, err)
-			}
-			schema := rows.Schema
-			if len(schema.Fields) == 0 {
-				if s, err := store.TableSchema(name); err == nil && s != nil {
-					schema = *s
-				}
-			}
-			n := rows.Len()
-			if limit > 0 && limit < n {
-				n = limit
+			} else if s != nil {
+				schema = *s
 			}
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
+			var w rowWriter
 			switch format {
 			case "jsonl":
-				err = writeJSONL(out, schema, rows, n)
+				w = &jsonlWriter{w: out, schema: schema}
 			case "csv":
-				err = writeCSV(out, schema, rows, n)
+				w = newCSVWriter(out, schema)
 			default:
-				err = writeTable(out, schema, rows, n)
+				w = &tableWriter{w: out, schema: schema}
 			}
-			if err != nil {
+			written, errLimit := 0, errors.New("limit reached")
+			err = processors.ScanTable(a.ctx, store, name, seq, func(b *domain.Batch) error {
+				rows, err := domain.Concat(domain.NewBatch(schema, 0), b) // in the table's schema
+				if err != nil {
+					return err
+				}
+				n := rows.Len()
+				if limit > 0 {
+					n = min(n, limit-written)
+				}
+				if err := w.write(rows, n); err != nil {
+					return err
+				}
+				if written += n; limit > 0 && written >= limit {
+					return errLimit
+				}
+				return nil
+			})
+			if err != nil && err != errLimit {
+				return fail(ExitFailed, err)
+			}
+			if err := w.close(written); err != nil {
 				return fail(ExitFailed, err)
 			}
 			return nil
@@ -276,12 +293,24 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func writeJSONL(w io.Writer, schema domain.Schema, rows *domain.Batch, n int) error {
-	var line []byte
+// rowWriter writes the rows of a table in one output format, a batch at a
+// time.
+type rowWriter interface {
+	write(rows *domain.Batch, n int) error // the first n rows
+	close(total int) error
+}
+
+type jsonlWriter struct {
+	w      io.Writer
+	schema domain.Schema
+	line   []byte
+}
+
+func (j *jsonlWriter) write(rows *domain.Batch, n int) error {
 	for i := 0; i < n; i++ {
-		line = append(line[:0], '{')
-		for j, f := range schema.Fields {
-			if j > 0 {
+		line := append(j.line[:0], '{')
+		for k, f := range j.schema.Fields {
+			if k > 0 {
 				line = append(line, ',')
 			}
 			line = appendJSONString(line, f.Name)
@@ -289,12 +318,15 @@ func writeJSONL(w io.Writer, schema domain.Schema, rows *domain.Batch, n int) er
 			line = jsonValue(line, cell(rows, f.Name, i), f.Type)
 		}
 		line = append(line, '}', '\n')
-		if _, err := w.Write(line); err != nil {
+		j.line = line
+		if _, err := j.w.Write(line); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+func (j *jsonlWriter) close(int) error { return nil }
 
 // cell is the value of the named column at row i (NULL when the batch lacks
 // the column).
@@ -315,85 +347,138 @@ func text(v domain.Value, t domain.Type) string {
 	return v.String()
 }
 
-func writeCSV(w io.Writer, schema domain.Schema, rows *domain.Batch, n int) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(schema.Names()); err != nil {
-		return err
-	}
-	rec := make([]string, len(schema.Fields))
-	for i := 0; i < n; i++ {
-		for j, f := range schema.Fields {
-			v := cell(rows, f.Name, i)
-			if v.IsNull() {
-				rec[j] = ""
-			} else {
-				rec[j] = text(v, f.Type)
-			}
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+type csvWriter struct {
+	cw     *csv.Writer
+	schema domain.Schema
+	rec    []string
 }
 
-func writeTable(w io.Writer, schema domain.Schema, rows *domain.Batch, n int) error {
-	cells := make([][]string, 0, n+1)
-	cells = append(cells, schema.Names())
+// newCSVWriter writes the header at once: a table without rows still has
+// its columns.
+func newCSVWriter(w io.Writer, schema domain.Schema) *csvWriter {
+	c := &csvWriter{cw: csv.NewWriter(w), schema: schema, rec: make([]string, len(schema.Fields))}
+	_ = c.cw.Write(schema.Names()) // an error shows at close
+	return c
+}
+
+func (c *csvWriter) write(rows *domain.Batch, n int) error {
 	for i := 0; i < n; i++ {
-		rec := make([]string, len(schema.Fields))
-		for j, f := range schema.Fields {
-			rec[j] = strings.ReplaceAll(text(cell(rows, f.Name, i), f.Type), "\n", `\n`)
-		}
-		cells = append(cells, rec)
-	}
-	width := make([]int, len(schema.Fields))
-	for _, rec := range cells {
-		for j, c := range rec {
-			width[j] = max(width[j], utf8.RuneCountInString(c))
-		}
-	}
-	right := make([]bool, len(schema.Fields))
-	for j, f := range schema.Fields {
-		switch f.Type.Kind {
-		case domain.KindInt64, domain.KindFloat64:
-			right[j] = true
-		}
-	}
-	for r, rec := range cells {
-		var b strings.Builder
-		for j, c := range rec {
-			if j > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
-			if right[j] && r > 0 {
-				b.WriteString(pad + c)
-			} else if j < len(rec)-1 {
-				b.WriteString(c + pad)
+		for j, f := range c.schema.Fields {
+			v := cell(rows, f.Name, i)
+			if v.IsNull() {
+				c.rec[j] = ""
 			} else {
-				b.WriteString(c)
+				c.rec[j] = text(v, f.Type)
 			}
 		}
-		b.WriteString("\n")
-		if _, err := io.WriteString(w, b.String()); err != nil {
+		if err := c.cw.Write(c.rec); err != nil {
 			return err
 		}
-		if r == 0 {
-			var sep strings.Builder
-			for j := range rec {
-				if j > 0 {
-					sep.WriteString("  ")
-				}
-				sep.WriteString(strings.Repeat("-", width[j]))
+	}
+	return nil
+}
+
+func (c *csvWriter) close(int) error {
+	c.cw.Flush()
+	return c.cw.Error()
+}
+
+// tableWriter aligns columns for people. The widths come from the header
+// and the first page of rows, which it holds; later rows are printed as they
+// come, in those widths (a longer value pushes the rest of its line).
+type tableWriter struct {
+	w       io.Writer
+	schema  domain.Schema
+	page    [][]string
+	widths  []int // set once the first page is out
+	started bool
+}
+
+// tablePage is how many rows set the column widths.
+const tablePage = 1000
+
+func (t *tableWriter) write(rows *domain.Batch, n int) error {
+	for i := 0; i < n; i++ {
+		rec := make([]string, len(t.schema.Fields))
+		for j, f := range t.schema.Fields {
+			rec[j] = strings.ReplaceAll(text(cell(rows, f.Name, i), f.Type), "\n", `\n`)
+		}
+		if t.widths != nil {
+			if err := t.line(rec, false); err != nil {
+				return err
 			}
-			sep.WriteString("\n")
-			if _, err := io.WriteString(w, sep.String()); err != nil {
+			continue
+		}
+		t.page = append(t.page, rec)
+		if len(t.page) >= tablePage {
+			if err := t.flushPage(); err != nil {
 				return err
 			}
 		}
 	}
-	fmt.Fprintf(w, "(%d rows)\n", n)
 	return nil
+}
+
+// flushPage sets the widths from the header and the rows held, and prints
+// them.
+func (t *tableWriter) flushPage() error {
+	header := t.schema.Names()
+	t.widths = make([]int, len(header))
+	for _, rec := range append([][]string{header}, t.page...) {
+		for j, c := range rec {
+			t.widths[j] = max(t.widths[j], utf8.RuneCountInString(c))
+		}
+	}
+	if err := t.line(header, true); err != nil {
+		return err
+	}
+	var sep strings.Builder
+	for j, w := range t.widths {
+		if j > 0 {
+			sep.WriteString("  ")
+		}
+		sep.WriteString(strings.Repeat("-", w))
+	}
+	sep.WriteString("\n")
+	if _, err := io.WriteString(t.w, sep.String()); err != nil {
+		return err
+	}
+	for _, rec := range t.page {
+		if err := t.line(rec, false); err != nil {
+			return err
+		}
+	}
+	t.page = nil
+	return nil
+}
+
+func (t *tableWriter) line(rec []string, header bool) error {
+	var b strings.Builder
+	for j, c := range rec {
+		if j > 0 {
+			b.WriteString("  ")
+		}
+		pad := strings.Repeat(" ", max(t.widths[j]-utf8.RuneCountInString(c), 0))
+		switch k := t.schema.Fields[j].Type.Kind; {
+		case !header && (k == domain.KindInt64 || k == domain.KindFloat64):
+			b.WriteString(pad + c)
+		case j < len(rec)-1:
+			b.WriteString(c + pad)
+		default:
+			b.WriteString(c)
+		}
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func (t *tableWriter) close(total int) error {
+	if t.widths == nil {
+		if err := t.flushPage(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(t.w, "(%d rows)\n", total)
+	return err
 }

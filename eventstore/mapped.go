@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // Badger writes its value log and memtable logs through shared memory maps of
@@ -19,8 +21,22 @@ import (
 // view of them; the data is in the page cache and on disk, and a later read
 // maps it again.
 
-// releaseEvery is how many bytes are committed between two releases.
+// releaseEvery is how many bytes are committed, or read by scans, between
+// two releases.
 const releaseEvery = 16 << 20
+
+// released counts the bytes of events a scan read, and releases the mapped
+// logs once they add up to releaseEvery: reading a value maps its page too.
+func (s *Store) released(events []*domain.Event) {
+	n := int64(0)
+	for _, ev := range events {
+		n += int64(len(ev.Data))
+	}
+	if s.scanned.Add(n) >= releaseEvery {
+		s.scanned.Store(0)
+		releaseMappedLogs(s.absDir)
+	}
+}
 
 // releaseMappedLogs drops the resident pages of the shared maps of the
 // store's value and memtable logs.

@@ -153,6 +153,7 @@ func (s *Store) scanRange(ctx context.Context, f *Filter, lo, hi uint64, fn func
 		if err != nil {
 			return err
 		}
+		s.released(chunk)
 		for _, ev := range chunk {
 			if err := ctx.Err(); err != nil {
 				return err

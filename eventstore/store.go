@@ -28,11 +28,12 @@ type Store struct {
 	cfg        config
 	log        zerolog.Logger
 	db         *badger.DB
-	projectors []Projector // "state" first, then the configured ones
-	space      *spaceGuard // the free-space guard; used under commitMu
-	marker     *markerFile // the marker of a writable store; written by the committer and Close
-	absDir     string      // dir, absolute, as the kernel names the store's mapped files
-	unreleased int64       // bytes committed since the mapped logs were last released (see mapped.go); the committer's
+	projectors []Projector  // "state" first, then the configured ones
+	space      *spaceGuard  // the free-space guard; used under commitMu
+	marker     *markerFile  // the marker of a writable store; written by the committer and Close
+	absDir     string       // dir, absolute, as the kernel names the store's mapped files
+	unreleased int64        // bytes committed since the mapped logs were last released (see mapped.go); the committer's
+	scanned    atomic.Int64 // bytes read by scans since then
 
 	// Committing. The committer goroutine takes appendReqs from reqs and holds
 	// commitMu while it commits a group; RebuildProjections holds it too, so

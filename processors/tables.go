@@ -156,21 +156,79 @@ func readBatches(ctx context.Context, store *eventstore.Store, table string, fro
 
 // ReadTable returns the rows of a stored table as of a log position: the
 // batches of the generation current at asOf, committed at or before it.
-// asOf 0 means now.
+// asOf 0 means now. It holds the whole table in memory: ScanTable reads it a
+// batch at a time.
 func ReadTable(ctx context.Context, store *eventstore.Store, table string, asOf uint64) (*domain.Batch, error) {
+	var parts []*domain.Batch
+	err := ScanTable(ctx, store, table, asOf, func(b *domain.Batch) error {
+		parts = append(parts, b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return domain.Concat(parts...)
+}
+
+// ScanTable calls fn with the rows of each committed batch of a stored table
+// as of a log position (asOf 0: now), in commit order, one batch in memory at
+// a time. Each batch has the schema it was committed with (TableSchemaAt
+// gives the table's). fn returning an error stops the scan with it.
+func ScanTable(ctx context.Context, store *eventstore.Store, table string, asOf uint64, fn func(*domain.Batch) error) error {
 	if asOf == 0 {
 		asOf = store.LastSeq()
 	}
-	var gen int64
-	err := store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventTableReset}},
+	gen, err := generationAt(ctx, store, table, asOf)
+	if err != nil {
+		return err
+	}
+	return store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
-			if tr := ev.Details.TableReset; tr != nil {
+			bc := ev.Details.BatchCommitted
+			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 {
+				return nil
+			}
+			b, err := domain.DecodeBatch(ev.Data)
+			if err != nil {
+				return err
+			}
+			return fn(b)
+		})
+}
+
+// TableSchemaAt returns the schema of a stored table as of a log position
+// (asOf 0: now): the schema its batches evolved to in the generation current
+// then; nil when the generation has no batch.
+func TableSchemaAt(ctx context.Context, store *eventstore.Store, table string, asOf uint64) (*domain.Schema, error) {
+	if asOf == 0 || asOf >= store.LastSeq() {
+		return store.TableSchema(table)
+	}
+	gen, err := generationAt(ctx, store, table, asOf)
+	if err != nil {
+		return nil, err
+	}
+	var schema *domain.Schema
+	err = store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			if bc := ev.Details.BatchCommitted; bc != nil && bc.TableGeneration == gen && bc.Schema != nil {
+				schema = bc.Schema
+			}
+			return nil
+		})
+	return schema, err
+}
+
+// generationAt returns the generation of a table as of a log position. It
+// walks the table_reset events (few), not the table's (its batches, with
+// their rows).
+func generationAt(ctx context.Context, store *eventstore.Store, table string, asOf uint64) (int64, error) {
+	var gen int64
+	err := store.Scan(ctx, eventstore.Filter{To: asOf, Types: []domain.EventType{domain.EventTableReset}},
+		func(ev *domain.Event) error {
+			if tr := ev.Details.TableReset; tr != nil && tr.Table == table {
 				gen = tr.Generation
 			}
 			return nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return readBatches(ctx, store, table, 1, asOf, gen)
+	return gen, err
 }
