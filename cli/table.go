@@ -387,11 +387,10 @@ func (c *csvWriter) close(int) error {
 // and the first page of rows, which it holds; later rows are printed as they
 // come, in those widths (a longer value pushes the rest of its line).
 type tableWriter struct {
-	w       io.Writer
-	schema  domain.Schema
-	page    [][]string
-	widths  []int // set once the first page is out
-	started bool
+	w      io.Writer
+	schema domain.Schema
+	page   [][]string
+	widths []int // set once the first page is out
 }
 
 // tablePage is how many rows set the column widths.
