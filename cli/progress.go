@@ -27,6 +27,8 @@ type progress struct {
 	flows   map[string]*flowView
 	order   []string         // flows in the order they appeared
 	tables  map[string]int64 // rows written per dataset in this update
+	dropped map[string]int64 // records dropped by expectations, per dataset
+	rescued map[string]int64 // records kept in _rescued_data, per dataset
 	lastSeq uint64
 	drawn   int // lines of the last live draw
 }
@@ -36,13 +38,17 @@ type flowView struct {
 	status        domain.FlowStatus
 	reason        string
 	batches, rows int64
+	dropped       int64 // records dropped by expectations
+	rescued       int64 // records kept in _rescued_data
+	shown         int64 // rows when the last line about it was printed
 	started       time.Time
 	ended         time.Time
 	err           *domain.ErrorInfo
 }
 
 func newProgress(w io.Writer, live bool) *progress {
-	return &progress{w: w, live: live, start: time.Now(), flows: map[string]*flowView{}, tables: map[string]int64{}}
+	return &progress{w: w, live: live, start: time.Now(), flows: map[string]*flowView{},
+		tables: map[string]int64{}, dropped: map[string]int64{}, rescued: map[string]int64{}}
 }
 
 // isTerminal reports whether w is a terminal (a character device).
@@ -109,10 +115,17 @@ func (p *progress) observe(ev *domain.Event) {
 			p.line("%s", f.describe(true))
 		}
 	case d.BatchCommitted != nil:
+		bc := d.BatchCommitted
 		f := p.flow(ev.Origin.FlowName)
 		f.batches++
-		f.rows += d.BatchCommitted.NumRows
-		p.tables[d.BatchCommitted.Target] += d.BatchCommitted.NumRows
+		f.rows += bc.NumRows
+		f.rescued += bc.NumRescued
+		p.tables[bc.Target] += bc.NumRows
+		p.rescued[bc.Target] += bc.NumRescued
+		if bc.DataQuality != nil {
+			f.dropped += bc.DataQuality.DroppedRecords
+			p.dropped[bc.Target] += bc.DataQuality.DroppedRecords
+		}
 	case d.SinkBatchDelivered != nil:
 		f := p.flow(ev.Origin.FlowName)
 		f.batches++
@@ -138,10 +151,29 @@ func (f *flowView) describe(padded bool) string {
 		s += " (" + f.reason + ")"
 	case f.status == domain.FlowFailed && f.err != nil:
 		s += fmt.Sprintf(": [%s] %s", f.err.Code, firstLine(strings.TrimPrefix(f.err.Message, "["+string(f.err.Code)+"] ")))
-	case f.status.Terminal() && f.status != domain.FlowExcluded:
-		s += fmt.Sprintf(", %d rows in %d batches, %s rows/s", f.rows, f.batches, rate(f.rows, f.elapsed()))
+	case f.status.Terminal() && f.status != domain.FlowExcluded, f.status == domain.FlowRunning && f.rows > 0:
+		s += fmt.Sprintf(", %s in %d %s, %s rows/s", plural(f.rows, "row"), f.batches, pluralWord(f.batches, "batch"), rate(f.rows, f.elapsed()))
+		if f.dropped > 0 {
+			s += fmt.Sprintf(", %s dropped", plural(f.dropped, "record"))
+		}
+		if f.rescued > 0 {
+			s += fmt.Sprintf(", %s rescued", plural(f.rescued, "record"))
+		}
 	}
 	return s
+}
+
+// plural is "1 row", "2 rows".
+func plural(n int64, word string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, word)) }
+
+func pluralWord(n int64, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case strings.HasSuffix(word, "ch"):
+		return word + "es"
+	}
+	return word + "s"
 }
 
 func (f *flowView) elapsed() time.Duration {
@@ -155,11 +187,32 @@ func (f *flowView) elapsed() time.Duration {
 	return end.Sub(f.started)
 }
 
-// redraw begins redrawing the live table; the returned function stops it
-// after a last draw.
+// progressEvery is how often, without a terminal, a running flow whose rows
+// grew gets a line.
+const progressEvery = 2 * time.Second
+
+// redraw begins redrawing the live table, or, without a terminal, printing
+// every progressEvery a line for each running flow that wrote rows since its
+// last line; the returned function stops it after a last draw.
 func (p *progress) redraw() (stop func()) {
 	if !p.live {
-		return func() {}
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(progressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					p.running()
+				}
+			}
+		}()
+		return func() { close(done); wg.Wait() }
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -181,6 +234,19 @@ func (p *progress) redraw() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// running prints a line for each running flow that wrote rows since its
+// last line.
+func (p *progress) running() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, name := range p.order {
+		if f := p.flows[name]; f.status == domain.FlowRunning && f.rows > f.shown {
+			f.shown = f.rows
+			p.line("%s", f.describe(true))
+		}
+	}
+}
+
 // draw redraws the live table over the previous one.
 func (p *progress) draw() {
 	p.mu.Lock()
@@ -191,11 +257,11 @@ func (p *progress) draw() {
 	}
 	lines := []string{fmt.Sprintf("update %s  %-10s %s", shortID(p.update), p.state, formatDuration(time.Since(p.start)))}
 	if len(p.order) > 0 {
-		lines = append(lines, fmt.Sprintf("  %-24s %-10s %8s %12s %12s", "flow", "state", "batches", "rows", "rows/s"))
+		lines = append(lines, fmt.Sprintf("  %-24s %-10s %8s %12s %12s %9s %9s", "flow", "state", "batches", "rows", "rows/s", "dropped", "rescued"))
 	}
 	for _, name := range p.order {
 		f := p.flows[name]
-		lines = append(lines, fmt.Sprintf("  %-24s %-10s %8d %12d %12s", name, f.status, f.batches, f.rows, rate(f.rows, f.elapsed())))
+		lines = append(lines, fmt.Sprintf("  %-24s %-10s %8d %12d %12s %9d %9d", name, f.status, f.batches, f.rows, rate(f.rows, f.elapsed()), f.dropped, f.rescued))
 	}
 	for _, l := range lines {
 		b.WriteString(l)
@@ -234,6 +300,20 @@ func (p *progress) summary(res *processors.Result) {
 			parts = append(parts, fmt.Sprintf("%s %d", t, p.tables[t]))
 		}
 		fmt.Fprintf(p.w, "  rows written: %s\n", strings.Join(parts, ", "))
+	}
+	for _, c := range []struct {
+		what   string
+		counts map[string]int64
+	}{{"records dropped by expectations", p.dropped}, {"records rescued into _rescued_data", p.rescued}} {
+		var parts []string
+		for _, t := range tables {
+			if n := c.counts[t]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", t, n))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(p.w, "  %s: %s\n", c.what, strings.Join(parts, ", "))
+		}
 	}
 }
 

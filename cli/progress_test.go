@@ -90,3 +90,34 @@ func TestProgressLiveTable(t *testing.T) {
 		t.Errorf("the last draw has %d lines:\n%s", strings.Count(last, "\n"), last)
 	}
 }
+
+// TestProgressWhileRunning: without a terminal, a running flow that wrote
+// rows since its last line gets one (every two seconds), with the records
+// dropped and rescued, which the summary counts too.
+func TestProgressWhileRunning(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, false)
+	t0 := time.Now()
+	for i, d := range []domain.Details{
+		{FlowProgress: &domain.FlowProgress{Status: domain.FlowRunning}},
+		{BatchCommitted: &domain.BatchInfo{Target: "t", NumRows: 1, NumRescued: 1, DataQuality: &domain.DataQuality{DroppedRecords: 2}}},
+	} {
+		p.observe(&domain.Event{Seq: uint64(i + 1), Timestamp: t0, Origin: domain.Origin{FlowName: "load"}, Details: d})
+	}
+	p.running()
+	p.running() // nothing new: no line
+	p.summary(&processors.Result{UpdateID: "0123456789abcdef", State: domain.UpdateCompleted, Flows: map[string]domain.FlowStatus{"load": domain.FlowCompleted}})
+	got := regexp.MustCompile(`(?m)^ *[0-9.]+[µnm]?s  `).ReplaceAllString(out.String(), "")
+	got = regexp.MustCompile(`, [0-9]+ rows/s`).ReplaceAllString(got, ", R rows/s")
+	want := `load                 RUNNING
+load                 RUNNING, 1 row in 1 batch, R rows/s, 2 records dropped, 1 record rescued
+update 01234567 COMPLETED in 0s
+  flows: 1 COMPLETED
+  rows written: t 1
+  records dropped by expectations: t 2
+  records rescued into _rescued_data: t 1
+`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -250,6 +250,9 @@ type BatchInfo struct {
 	Start           json.RawMessage `json:"start,omitempty"`
 	End             json.RawMessage `json:"end,omitempty"`
 	NumRows         int64           `json:"num_rows"`
+	// NumRescued counts the rows whose source record did not parse or fit,
+	// kept with the record in _rescued_data.
+	NumRescued int64 `json:"num_rescued_records,omitempty"`
 	// Items are the source items the batch reads and how far (an
 	// ItemSource's), recorded by the store once the batch commits.
 	Items []ItemRead `json:"items,omitempty"`

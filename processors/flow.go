@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/expectations"
+	"github.com/sluicehq/sluice/sources"
 )
 
 // flowRun is one flow's run within an update.
@@ -280,6 +281,14 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	if rows == nil {
 		rows = &domain.Batch{}
+	}
+	if j := rows.Schema.Index(sources.RescuedDataColumn); j >= 0 {
+		info.NumRescued = 0
+		for i := range rows.Len() {
+			if !rows.Columns[j].IsNull(i) {
+				info.NumRescued++
+			}
+		}
 	}
 	for _, t := range f.Query.Transforms {
 		if rows, err = t.Apply(ctx, rows); err != nil {
