@@ -221,7 +221,13 @@ func EncodeEvent(ev *Event) ([]byte, error) {
 //
 // A version 2 event whose checksum does not match is a STORE_CORRUPT error
 // naming the seq: the bytes are never decoded.
-func DecodeEvent(seq uint64, p []byte) (*Event, error) {
+func DecodeEvent(seq uint64, p []byte) (*Event, error) { return decodeEvent(seq, p, true) }
+
+// DecodeEventShared is DecodeEvent for a p that its owner never changes
+// again: the event's Data is a part of p, not a copy of it.
+func DecodeEventShared(seq uint64, p []byte) (*Event, error) { return decodeEvent(seq, p, false) }
+
+func decodeEvent(seq uint64, p []byte, copyData bool) (*Event, error) {
 	if len(p) > 0 {
 		switch p[0] {
 		case 1:
@@ -269,7 +275,10 @@ func DecodeEvent(seq uint64, p []byte) (*Event, error) {
 		d.fail(errors.New("bad error marker"))
 	}
 	if data := d.raw(); len(data) > 0 {
-		ev.Data = bytes.Clone(data) // p may be a buffer its owner reuses
+		ev.Data = data
+		if copyData {
+			ev.Data = bytes.Clone(data) // p may be a buffer its owner reuses
+		}
 	}
 	if d.err == nil && d.off != len(p) {
 		d.fail(fmt.Errorf("%d trailing bytes", len(p)-d.off))
@@ -299,7 +308,7 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 	if err != nil {
 		return nil, Wrap(CodeBatchCodec, err, "encoding batch schema")
 	}
-	e := encoder{b: make([]byte, 0, 32+len(schema)+b.Len()*8*len(b.Columns))}
+	e := encoder{b: make([]byte, 0, encodedSize(b)+len(schema)+checksumLen)}
 	e.byte1(batchCodecVersion)
 	e.bytes(schema)
 	n := b.Len()
@@ -352,6 +361,26 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 		}
 	}
 	return seal(e.b), nil
+}
+
+// encodedSize is about the bytes EncodeBatch writes for b's columns, so that
+// its buffer is allocated once: strings by their length, other values by the
+// most a varint takes.
+func encodedSize(b *Batch) int {
+	n := 32
+	rows := b.Len()
+	for _, c := range b.Columns {
+		n += 1 + (rows+7)/8
+		switch c.Kind {
+		case KindString, KindBytes:
+			for _, s := range c.Strs[:min(rows, len(c.Strs))] {
+				n += binary.MaxVarintLen32 + len(s)
+			}
+		default:
+			n += rows * binary.MaxVarintLen64
+		}
+	}
+	return n
 }
 
 // checkEncodable checks that b's columns agree with its schema and row count,

@@ -327,7 +327,7 @@ func (s *Store) prepare(r *appendReq) error {
 			return domain.Errorf(domain.CodeTxnTooLarge, "event %d of %d (%s) is %d bytes encoded; the store takes at most %d bytes per event",
 				i+1, len(r.events), ev.Type, len(p), maxValue-1)
 		}
-		d, err := domain.DecodeEvent(0, p)
+		d, err := domain.DecodeEventShared(0, p) // p is the request's own, never written again
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -418,21 +419,34 @@ func readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.
 	return events, encoded, nil
 }
 
-// VerifyProjections replays the log into memory and compares every index
-// ('I') and projection ('P') key and value with what is stored, byte for byte.
-// It reads one snapshot, so it may run while Appends go on. A difference is a
+// VerifyProjections replays the log and compares every index ('I') and
+// projection ('P') key and value with what is stored, byte for byte. It reads
+// one snapshot, so it may run while Appends go on. A difference is a
 // PROJECTION_MISMATCH error naming up to 10 differing keys (Names holds them,
 // rendered like "P state ckpt/orders" or "I F orders 42").
 //
-// It holds the whole replayed state in memory: fine for checkpoints and
-// indexes, costly for projectors that keep large state.
+// The indexes are checked as the log is read, an event at a time (each
+// event's entries must be stored, and there must be no others), so their
+// size does not matter; the projections' replayed state is held in memory:
+// fine for checkpoints, generations and what each flow read of its files,
+// costly for projectors that keep large state.
 func (s *Store) VerifyProjections(ctx context.Context) error {
 	return s.view("verifying the projections", func(txn *badger.Txn) error {
 		want := memKV{}
+		projections := projectionsOnly{want}
 		last, _, err := lastLogSeq(txn)
 		if err != nil {
 			return err
 		}
+		var diffs []string
+		ndiff := 0
+		note := func(k []byte, what string) {
+			ndiff++
+			if len(diffs) < 10 {
+				diffs = append(diffs, describeKey(k)+" ("+what+")")
+			}
+		}
+		indexed, missing := 0, 0
 		for from := uint64(1); from <= last; {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -445,46 +459,60 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 				return missingEvents(from, last)
 			}
 			for i, ev := range chunk {
-				if err := s.applyEvent(want, ev, encoded[i], false); err != nil {
+				if err := s.applyEvent(projections, ev, encoded[i], false); err != nil {
 					return fmt.Errorf("replaying event %d: %w", ev.Seq, err)
+				}
+				for _, ix := range indexEntries(ev) {
+					k := indexKey(ix.kind, ix.name, ev.Seq)
+					indexed++
+					if _, err := txn.Get(k); errors.Is(err, badger.ErrKeyNotFound) {
+						missing++
+						note(k, "in the replay, not stored")
+					} else if err != nil {
+						return err
+					}
 				}
 			}
 			from = chunk[len(chunk)-1].Seq + 1
 		}
 
-		var diffs []string
-		ndiff := 0
-		note := func(k []byte, what string) {
-			ndiff++
-			if len(diffs) < 10 {
-				diffs = append(diffs, describeKey(k)+" ("+what+")")
+		// Every stored index entry was expected: there are as many as were
+		// found. Only when there are more are they looked for, one by one.
+		stored := 0
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixIndex}}) // keys only
+		for it.Rewind(); it.Valid(); it.Next() {
+			stored++
+		}
+		it.Close()
+		if stored > indexed-missing {
+			if err := s.noteExtraIndexEntries(txn, note); err != nil {
+				return err
 			}
 		}
+
 		seen := 0
-		for _, p := range [...]byte{prefixIndex, prefixProjection} {
-			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{p}})
-			for it.Rewind(); it.Valid(); it.Next() {
-				item := it.Item()
-				k := item.Key()
-				w, ok := want[string(k)]
-				if !ok {
-					note(item.KeyCopy(nil), "stored, not in the replay")
-					continue
-				}
-				seen++
-				err := item.Value(func(v []byte) error {
-					if !bytes.Equal(v, w) {
-						note(item.KeyCopy(nil), "values differ")
-					}
-					return nil
-				})
-				if err != nil {
-					it.Close()
-					return err
-				}
+		it = txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{prefixProjection}})
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			k := item.Key()
+			w, ok := want[string(k)]
+			if !ok {
+				note(item.KeyCopy(nil), "stored, not in the replay")
+				continue
 			}
-			it.Close()
+			seen++
+			err := item.Value(func(v []byte) error {
+				if !bytes.Equal(v, w) {
+					note(item.KeyCopy(nil), "values differ")
+				}
+				return nil
+			})
+			if err != nil {
+				it.Close()
+				return err
+			}
 		}
+		it.Close()
 		if seen < len(want) {
 			var missing []string
 			for k := range want {
@@ -505,6 +533,52 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 		return domain.Errorf(domain.CodeProjectionMismatch, "%d index or projection keys differ from a replay of the log's %d events: %s",
 			ndiff, last, strings.Join(diffs, ", ")).WithNames(diffs...)
 	})
+}
+
+// noteExtraIndexEntries notes the stored index entries that their event does
+// not have.
+func (s *Store) noteExtraIndexEntries(txn *badger.Txn, note func(k []byte, what string)) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixIndex}}) // keys only
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		k := it.Item().KeyCopy(nil)
+		if len(k) < 2+1+8 || k[len(k)-9] != 0 {
+			note(k, "malformed")
+			continue
+		}
+		kind, name, seq := k[1], string(k[2:len(k)-9]), binary.BigEndian.Uint64(k[len(k)-8:])
+		item, err := txn.Get(logKey(seq))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			note(k, "stored, names no event")
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		ev, err := decodeStored(seq, v)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(indexEntries(ev), indexEntry{kind, name}) {
+			note(k, "stored, not in the replay")
+		}
+	}
+	return nil
+}
+
+// projectionsOnly is a kvStore that keeps the projections' writes and drops
+// the index entries, which VerifyProjections checks as it goes.
+type projectionsOnly struct{ memKV }
+
+func (p projectionsOnly) set(key, value []byte) error {
+	if len(key) > 0 && key[0] == prefixIndex {
+		return nil
+	}
+	return p.memKV.set(key, value)
 }
 
 // ProjectionDigest returns the SHA-256, in hex, of every index ('I') and

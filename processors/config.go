@@ -58,7 +58,7 @@ type Options struct {
 // DefaultLimit bounds a micro-batch by default: 1000 files, 100,000 rows
 // and 32 MiB of input. A source's own bounds (maxFilesPerTrigger,
 // maxBytesPerTrigger, maxRowsPerTrigger) can only lower them.
-var DefaultLimit = domain.ReadLimit{MaxFiles: 1000, MaxRows: 100_000, MaxBytes: 32 << 20}
+var DefaultLimit = domain.ReadLimit{MaxFiles: 1000, MaxRows: 50_000, MaxBytes: 16 << 20}
 
 // RetryPolicy says how often and how soon a failing flow is retried in
 // production mode: after Initial, then doubling, at most Max between tries.

@@ -28,6 +28,74 @@ type flowRun struct {
 
 	lastWork time.Time // when the flow last ran a micro-batch (continuous)
 	idle     bool      // IDLE recorded, RUNNING not since
+
+	// next is the micro-batch after the one committing, planned and read
+	// while it commits (see prefetch); nil when there is none.
+	next *prefetched
+}
+
+// prefetched is a micro-batch planned and read ahead: the range after start,
+// and its rows. Nothing of it is recorded until it is taken: it is planned
+// (batch_planned) only after the micro-batch before it committed.
+type prefetched struct {
+	start, end domain.Offset
+	rows       *domain.Batch
+	err        error
+	done       chan struct{}
+}
+
+// prefetch plans and reads, in the background, the micro-batch that follows
+// the one ending at end, so that reading and decoding it overlaps the commit
+// of that one. It plans as the flow will once that one committed: from its
+// end, what it read of each file taken from its offset.
+func (r *flowRun) prefetch(ctx context.Context, gen int64, end domain.Offset) {
+	next := &prefetched{start: end, done: make(chan struct{})}
+	r.next = next
+	limit := r.u.opts.Limit
+	if r.f.Once {
+		limit = domain.ReadLimit{MaxRows: limit.MaxRows, MaxBytes: limit.MaxBytes}
+	}
+	go func() {
+		defer close(next.done)
+		defer func() {
+			if p := recover(); p != nil {
+				next.err = fmt.Errorf("panic: %v", p) // the micro-batch runs again in the open, and says so
+			}
+		}()
+		e, ok, err := r.planner(gen).Plan(ctx, end, limit)
+		if err != nil || !ok {
+			next.err = errNothingAhead
+			return
+		}
+		next.end = e
+		next.rows, next.err = r.src.Read(ctx, end, e)
+	}()
+}
+
+var errNothingAhead = errors.New("nothing planned ahead")
+
+// takeNext returns the prefetched micro-batch when it follows the committed
+// checkpoint cp, waiting for it; ok is false when there is none to take, and
+// the micro-batch is planned and read as usual.
+func (r *flowRun) takeNext(cp eventstore.Checkpoint) (*prefetched, bool) {
+	next := r.next
+	if next == nil {
+		return nil, false
+	}
+	r.next = nil
+	<-next.done
+	if next.err != nil || cp.Planned != nil || !bytes.Equal(next.start, cp.Offset) {
+		return nil, false
+	}
+	return next, true
+}
+
+// dropNext waits for a micro-batch read ahead that will not be taken.
+func (r *flowRun) dropNext() {
+	if r.next != nil {
+		<-r.next.done
+		r.next = nil
+	}
 }
 
 // runFlow runs a flow to its end in this update, with retries in production
@@ -116,6 +184,7 @@ func (r *flowRun) drive(ctx context.Context) error {
 		return err
 	}
 	r.lastWork = time.Now()
+	defer r.dropNext()
 	for {
 		for {
 			did, err := r.microBatch(ctx)
@@ -229,11 +298,28 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	u, f := r.u, r.f
 	cp, err := u.store.Checkpoint(f.Name)
 	if err != nil {
+		r.dropNext()
 		return false, err
 	}
 	info := cp.Planned
 	recompute := f.Type == domain.FlowMaterializedView
-	if info == nil || recompute {
+	var rows *domain.Batch
+	if ahead, ok := r.takeNext(cp); ok {
+		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: ahead.start, End: ahead.end, QueryVersion: f.Query.Version}
+		if info.Items, err = r.items(ahead.end); err != nil {
+			return false, sourceError(r.src, err)
+		}
+		if err := r.working(ctx); err != nil {
+			return false, err
+		}
+		ev := r.batchEvent(domain.EventBatchPlanned, *info)
+		ev.Message = fmt.Sprintf("Flow %q planned batch %d.", f.Name, info.BatchID)
+		ev.Details.BatchPlanned = info
+		if err := u.append(ctx, ev); err != nil {
+			return false, err
+		}
+		rows = ahead.rows
+	} else if info == nil || recompute {
 		start, limit := cp.Offset, u.opts.Limit
 		if f.Once {
 			// A once flow drains its source in as many micro-batches as the
@@ -275,9 +361,10 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	} else if err := r.working(ctx); err != nil {
 		return false, err
 	}
-	rows, err := r.src.Read(ctx, info.Start, info.End)
-	if err != nil {
-		return false, sourceError(r.src, err)
+	if rows == nil {
+		if rows, err = r.src.Read(ctx, info.Start, info.End); err != nil {
+			return false, sourceError(r.src, err)
+		}
 	}
 	if rows == nil {
 		rows = &domain.Batch{}
@@ -304,7 +391,11 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 			return false, userError(f, err)
 		}
 	}
+	if !recompute && r.target.Type != domain.SinkDataset {
+		r.prefetch(ctx, info.Generation, info.End)
+	}
 	if err := r.commit(ctx, *info, rows, quality); err != nil {
+		r.dropNext()
 		if domain.CodeOf(err) == domain.CodeTxnTooLarge && !recompute && r.target.Type != domain.SinkDataset {
 			return r.replanSmaller(ctx, info, rows.Len(), err)
 		}

@@ -537,6 +537,54 @@ var timestampLayouts = []string{
 	"2006-01-02",
 }
 
+// parseUTCTimestamp reads the most common spelling of a timestamp,
+// 2006-01-02T15:04:05[.999999999]Z, several times faster than time.Parse,
+// with the same result; ok is false for anything else (time.Parse then
+// decides).
+func parseUTCTimestamp(s string) (time.Time, bool) {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(p string) (int, bool) {
+		n := 0
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(s[0:4])
+	mo, ok2 := num(s[5:7])
+	d, ok3 := num(s[8:10])
+	h, ok4 := num(s[11:13])
+	mi, ok5 := num(s[14:16])
+	sec, ok6 := num(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	if d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return time.Time{}, false // not a day of that month
+	}
+	ns := 0
+	if frac := s[19 : len(s)-1]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		f, ok := num(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac) - 1; i < 9; i++ {
+			f *= 10
+		}
+		ns = f
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC), true
+}
+
 // parseAs reads text as a value of kind k (CSV fields, JSON strings for
 // timestamp and date columns).
 func parseAs(s string, k domain.Kind) (domain.Value, error) {
@@ -566,6 +614,9 @@ func parseAs(s string, k domain.Kind) (domain.Value, error) {
 		}
 		return domain.Null(), fmt.Errorf("%q is not a boolean", s)
 	case domain.KindTimestamp:
+		if t, ok := parseUTCTimestamp(s); ok {
+			return domain.Timestamp(t), nil
+		}
 		for _, layout := range timestampLayouts {
 			if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
 				return domain.Timestamp(t), nil

@@ -767,6 +767,11 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 		schema = &textSchema // even when no file has a line
 	}
 	b := newBuilder(schema, s.opts.RescueBadRecords)
+	lines := 0
+	for _, p := range pieces {
+		lines += strings.Count(p.data, "\n") + 1
+	}
+	b.reserve(lines)        // once: growing the columns piece by piece copies them over and over
 	var meta []domain.Value // with Metadata: one per row
 	for _, p := range pieces {
 		b.currentFile = filepath.Join(s.dir, filepath.FromSlash(p.f.Path))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -340,4 +341,26 @@ func allNull(c *domain.Column) bool {
 		}
 	}
 	return true
+}
+
+// FuzzUTCTimestamp checks the fast timestamp reader against time.Parse:
+// whatever it reads, time.Parse reads the same.
+func FuzzUTCTimestamp(f *testing.F) {
+	for _, s := range []string{"2025-01-01T00:00:00.014Z", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z", "2025-13-01T00:00:00Z",
+		"2025-01-01T24:00:00Z", "2025-01-01T00:00:00.123456789Z", "2025-01-01T00:00:00.1234567891Z", "2025-01-01T00:00:00.Z", "+025-01-01T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseUTCTimestamp(s)
+		if !ok {
+			return
+		}
+		want, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatalf("%q: read as %v, time.Parse refuses it: %v", s, got, err)
+		}
+		if !got.Equal(want) {
+			t.Fatalf("%q: %v, time.Parse %v", s, got, want)
+		}
+	})
 }
