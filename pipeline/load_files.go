@@ -3,8 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
@@ -100,10 +102,21 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 			if err != nil || n != 1 || fo.MaxFilesPerTrigger < 0 {
 				return fail(optPos[key], "maxFilesPerTrigger needs a non-negative integer, found %q", v)
 			}
+		case "maxbytespertrigger":
+			n, ok := parseByteSize(v)
+			if !ok {
+				return fail(optPos[key], "maxBytesPerTrigger needs a size such as 10485760, 10m or 1g, found %q", v)
+			}
+			fo.MaxBytesPerTrigger = n
+		case "maxrowspertrigger":
+			n, err := fmt.Sscan(v, &fo.MaxRowsPerTrigger)
+			if err != nil || n != 1 || fo.MaxRowsPerTrigger < 0 {
+				return fail(optPos[key], "maxRowsPerTrigger needs a non-negative integer, found %q", v)
+			}
 		case "rescueddatacolumn", "mode":
 			// bad records are always rescued into _rescued_data
 		default:
-			return fail(optPos[key], "%s has no option %s (sluice knows format, header, inferSchema, sep, schema, maxFilesPerTrigger)", fn, key)
+			return fail(optPos[key], "%s has no option %s (sluice knows format, header, inferSchema, sep, schema, maxFilesPerTrigger, maxBytesPerTrigger, maxRowsPerTrigger)", fn, key)
 		}
 	}
 	dir, pattern := splitGlob(l.relPath(path))
@@ -159,6 +172,35 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 		fields = append(fields, sources.MetadataColumn)
 	}
 	return domain.NewSchema(fields...), nil
+}
+
+// parseByteSize reads a byte count as Spark's byte options take it: a number,
+// or one with a unit b, k, m, g or t (powers of 1024, case-insensitive, an
+// optional trailing b: 10m, 10mb, 1g).
+func parseByteSize(v string) (int64, bool) {
+	s := strings.ToLower(strings.TrimSpace(v))
+	s = strings.TrimSuffix(s, "b")
+	mult := int64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k':
+			mult = 1 << 10
+		case 'm':
+			mult = 1 << 20
+		case 'g':
+			mult = 1 << 30
+		case 't':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			s = s[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
 }
 
 // inferFileSchema reads a sample of the files there now (the oldest 100,

@@ -379,3 +379,19 @@ func TestLoadSQLInferredSchemaStays(t *testing.T) {
 		t.Errorf("t holds %v", got)
 	}
 }
+
+func TestParseByteSize(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1024", 1024, true}, {"10m", 10 << 20, true}, {"10MB", 10 << 20, true}, {"1g", 1 << 30, true}, {"2k", 2048, true},
+		{"0", 0, true}, {"", 0, false}, {"-1", 0, false}, {"1x", 0, false}, {"9999999999t", 0, false},
+	} {
+		got, ok := parseByteSize(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
