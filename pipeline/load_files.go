@@ -212,33 +212,15 @@ func parseByteSize(v string) (int64, bool) {
 // column.
 func inferFileSchema(dir string, fo sources.FileOptions) (domain.Schema, error) {
 	fo.Schema, fo.Metadata = nil, false
-	src := sources.Files(dir, fo).(domain.ItemSource)
-	var read sources.ReadRecord
-	planner := src.Reading(&read)
-	ctx := context.Background()
-	var fields []domain.Field
-	var start domain.Offset
-	for files, rows := 0, 0; files < 100 && rows < 10000; files++ {
-		end, ok, err := planner.Plan(ctx, start, domain.ReadLimit{MaxFiles: 1, MaxRows: int64(10000 - rows), MaxBytes: 16 << 20})
-		if err != nil {
-			return domain.Schema{}, err
-		}
-		if !ok {
-			break
-		}
-		b, err := src.Read(ctx, start, end)
-		if err != nil {
-			return domain.Schema{}, err
-		}
-		items, err := src.Items(end)
-		if err != nil {
-			return domain.Schema{}, err
-		}
-		read.Record(items)
-		fields = mergeInferred(fields, b.Schema)
-		rows, start = rows+b.Len(), end
+	schemas, err := sources.SampleSchemas(context.Background(), dir, fo, 100, 10000)
+	if err != nil {
+		return domain.Schema{}, err
 	}
-	if start == nil {
+	var fields []domain.Field
+	for _, sc := range schemas {
+		fields = mergeInferred(fields, sc)
+	}
+	if len(schemas) == 0 {
 		return domain.Schema{}, domain.Errorf(domain.CodeUnableToInferSchema, "no %s files in %s to infer the columns from", fo.Format, dir)
 	}
 	if len(fields) == 0 {

@@ -884,3 +884,48 @@ func (r *ReadRecord) Record(items []domain.ItemRead) {
 		r.items[it.Item] = it
 	}
 }
+
+// SampleSchemas reads the oldest files under dir, at most maxFiles of them
+// and about maxRows rows in all, and returns the columns each file holds, in
+// order: what a schema is inferred from when a stream starts. The directory
+// is listed once.
+func SampleSchemas(ctx context.Context, dir string, opts FileOptions, maxFiles int, maxRows int64) ([]domain.Schema, error) {
+	s := Files(dir, opts).(*fileSource)
+	if s.invalid != nil {
+		return nil, s.invalid
+	}
+	listed, err := s.list()
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Schema
+	rows := int64(0)
+	now := time.Now()
+	for _, f := range listed {
+		if len(out) >= maxFiles || rows >= maxRows {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		b := &budget{rows: maxRows - rows, rowsLeft: maxRows - rows, bytes: 16 << 20, bytesLeft: 16 << 20}
+		slice, ok, err := s.next(f, 0, 0, b, now)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		pieces, err := s.readPieces(slice)
+		if err != nil {
+			return nil, err
+		}
+		batch, err := s.decode(pieces)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, batch.Schema)
+		rows += int64(batch.Len())
+	}
+	return out, nil
+}
