@@ -12,14 +12,20 @@ import (
 )
 
 // Badger writes its value log and memtable logs through shared memory maps of
-// the files, and keeps them mapped. Every page written stays resident in the
-// process (it counts in its RSS) for as long as the store is open, so the
-// memory of a long ingest would grow with the bytes it wrote, though the pages
-// are the kernel's page cache and hold nothing the files do not. After
-// commits, the store tells the kernel it does not need the pages of those maps
-// (MADV_DONTNEED): for a shared map of a file that only drops the process's
-// view of them; the data is in the page cache and on disk, and a later read
-// maps it again.
+// the files, and keeps them mapped. Every page written or read stays resident
+// in the process (it counts in its RSS) for as long as the store is open, so
+// the memory of a long ingest would grow with the bytes it wrote, though the
+// pages hold nothing the files do not. After commits and reads, the store
+// asks the kernel to reclaim the pages of those maps (MADV_PAGEOUT): a hint
+// that never loses data, which matters because Badger may unmap a file, and
+// the address range be reused, between the listing of the maps and the
+// advice (a MADV_DONTNEED landing on reused anonymous memory would zero it).
+// Pages written but not yet synced are written back first. On kernels
+// without MADV_PAGEOUT (before Linux 5.4) the advice fails and nothing
+// changes.
+
+// madvPageout is MADV_PAGEOUT, which package syscall does not name.
+const madvPageout = 21
 
 // releaseEvery is how many bytes are committed, or read by scans, between
 // two releases.
@@ -66,6 +72,6 @@ func releaseMappedLogs(dir string) {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), madvPageout)
 	}
 }
