@@ -710,3 +710,27 @@ func TestGoldenEventsAndProblems(t *testing.T) {
 	}
 	golden(t, "validate_problems.json", normalize(must(t, 2, gopipeline, dir, "validate", "--format", "json").stdout, dir))
 }
+
+// TestLogLevel: the store's and Badger's log lines reach stderr at
+// --log-level, as JSON lines when stderr is no terminal; an unknown level is
+// a usage error.
+func TestLogLevel(t *testing.T) {
+	dir := newSQLPipeline(t, "shop")
+	r := must(t, 0, sluice, dir, "run", "--log-level", "debug")
+	var badger, store bool
+	for _, line := range strings.Split(r.stderr, "\n") {
+		var entry struct{ Component, Level string }
+		if json.Unmarshal([]byte(line), &entry) != nil {
+			continue
+		}
+		badger = badger || entry.Component == "badger"
+		store = store || entry.Component == "eventstore"
+	}
+	if !badger || !store {
+		t.Errorf("--log-level debug shows no line of badger (%v) or of the store (%v):\n%s", badger, store, r.stderr)
+	}
+	if r := must(t, 0, sluice, dir, "run"); strings.Contains(r.stderr, `"component":"badger"`) {
+		t.Errorf("the default level shows Badger's debug lines:\n%s", r.stderr)
+	}
+	must(t, 2, sluice, dir, "run", "--log-level", "loud")
+}

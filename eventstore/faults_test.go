@@ -53,6 +53,18 @@ func TestFaultInjection(t *testing.T) {
 				if after := digestDir(t, dir); after != before {
 					t.Fatalf("%s: a read-only open changed the files", name)
 				}
+				r, err := Check(context.Background(), dir)
+				if err != nil {
+					t.Fatalf("%s: Check: %v", name, err)
+				}
+				for _, d := range r.Damage {
+					if c := d.Code; c != domain.CodeStoreCorrupt && c != domain.CodeProjectionMismatch && c != domain.CodeStoreFormat {
+						t.Errorf("%s: Check reports %v", name, d)
+					}
+				}
+				if after := digestDir(t, dir); after != before {
+					t.Fatalf("%s: Check changed the files", name)
+				}
 				checkRead(t, name+" (read-write)", dir, want, false, false)
 				if t.Failed() {
 					return
