@@ -359,11 +359,14 @@ func (s *Store) Close() error {
 		if err := s.db.Close(); err != nil {
 			s.closeErr = storeIO(err, "closing the event store")
 		}
-		if s.marker != nil && s.closeErr == nil {
+		switch {
+		case s.marker != nil && s.closeErr == nil:
 			// Badger's files are synced and whole: the marker may say so.
 			if err := s.marker.close(s.LastSeq()); err != nil {
 				s.closeErr = storeIO(err, "closing "+markerName)
 			}
+		case s.marker != nil:
+			_ = s.marker.f.Close() // it still says open: the next open checks the logs as after a crash
 		}
 		s.dbMu.Unlock()
 		s.log.Debug().Uint64("last_seq", s.LastSeq()).Msg("event store closed")
