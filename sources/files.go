@@ -246,6 +246,9 @@ func (s *fileSource) plan(ctx context.Context, start domain.Offset, limit domain
 	for _, f := range prev.Files {
 		known[f.Path] = domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines}
 	}
+	for _, it := range prev.Migrated {
+		known[it.Item] = it // not yet in the store when planning ahead of its commit
+	}
 	var next fileOffset
 	for path := range prev.LegacySeen {
 		_, found, err := readState(state, path)
@@ -427,6 +430,13 @@ func (s *fileSource) list() ([]fileInfo, error) {
 			}
 			if !info.Mode().IsRegular() {
 				continue
+			}
+			// A file reached twice (a link to a file of the tree) is read once.
+			if id, ok := fileID(info); ok {
+				if visited[id] {
+					continue
+				}
+				visited[id] = true
 			}
 			if s.opts.Pattern != "" {
 				if ok, _ := pathpkg.Match(s.opts.Pattern, relPath); !ok {
