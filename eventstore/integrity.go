@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -427,7 +428,7 @@ func (r *seqRange) add(seq uint64) {
 // holds every seq between its lowest and its highest, so the ranges of what
 // Badger will open must together cover every committed seq.
 func uncovered(ranges []seqRange, last uint64) seqRange {
-	slices.SortFunc(ranges, func(a, b seqRange) int { return cmpU64(a.lo, b.lo) })
+	slices.SortFunc(ranges, func(a, b seqRange) int { return cmp.Compare(a.lo, b.lo) })
 	next := uint64(1)
 	for _, r := range ranges {
 		if r.hi == 0 {
@@ -442,16 +443,6 @@ func uncovered(ranges []seqRange, last uint64) seqRange {
 		return seqRange{next, last}
 	}
 	return seqRange{}
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func firstLine(s string) string {

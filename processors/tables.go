@@ -135,7 +135,20 @@ func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*doma
 // committed in [from, to].
 func readBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64) (*domain.Batch, error) {
 	var parts []*domain.Batch
-	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+	err := scanBatches(ctx, store, table, from, to, gen, func(b *domain.Batch) error {
+		parts = append(parts, b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return domain.Concat(parts...)
+}
+
+// scanBatches calls fn with the rows of each of the table's batches of
+// generation gen committed in [from, to], in commit order.
+func scanBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64, fn func(*domain.Batch) error) error {
+	return store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
 			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 {
@@ -145,13 +158,8 @@ func readBatches(ctx context.Context, store *eventstore.Store, table string, fro
 			if err != nil {
 				return err
 			}
-			parts = append(parts, b)
-			return nil
+			return fn(b)
 		})
-	if err != nil {
-		return nil, err
-	}
-	return domain.Concat(parts...)
 }
 
 // ReadTable returns the rows of a stored table as of a log position: the
@@ -159,15 +167,14 @@ func readBatches(ctx context.Context, store *eventstore.Store, table string, fro
 // asOf 0 means now. It holds the whole table in memory: ScanTable reads it a
 // batch at a time.
 func ReadTable(ctx context.Context, store *eventstore.Store, table string, asOf uint64) (*domain.Batch, error) {
-	var parts []*domain.Batch
-	err := ScanTable(ctx, store, table, asOf, func(b *domain.Batch) error {
-		parts = append(parts, b)
-		return nil
-	})
+	if asOf == 0 {
+		asOf = store.LastSeq()
+	}
+	gen, err := generationAt(ctx, store, table, asOf)
 	if err != nil {
 		return nil, err
 	}
-	return domain.Concat(parts...)
+	return readBatches(ctx, store, table, 1, asOf, gen)
 }
 
 // ScanTable calls fn with the rows of each committed batch of a stored table
@@ -182,18 +189,7 @@ func ScanTable(ctx context.Context, store *eventstore.Store, table string, asOf 
 	if err != nil {
 		return err
 	}
-	return store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
-		func(ev *domain.Event) error {
-			bc := ev.Details.BatchCommitted
-			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 {
-				return nil
-			}
-			b, err := domain.DecodeBatch(ev.Data)
-			if err != nil {
-				return err
-			}
-			return fn(b)
-		})
+	return scanBatches(ctx, store, table, 1, asOf, gen, fn)
 }
 
 // TableSchemaAt returns the schema of a stored table as of a log position
