@@ -3,60 +3,17 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/sources"
 	"github.com/sluicehq/sluice/sql"
 )
-
-func TestJSONValue(t *testing.T) {
-	pt := domain.StructOf(domain.Field{Name: "x", Type: domain.TypeInt64}, domain.Field{Name: "y", Type: domain.TypeString})
-	cases := []struct {
-		v    domain.Value
-		t    domain.Type
-		want string
-	}{
-		{domain.Null(), domain.TypeInt64, `null`},
-		{domain.Bool(true), domain.TypeBool, `true`},
-		{domain.Int(42), domain.TypeInt64, `42`},
-		{domain.Int(1 << 53), domain.TypeInt64, `9007199254740992`},
-		{domain.Int(1<<53 + 1), domain.TypeInt64, `"9007199254740993"`},
-		{domain.Int(-(1 << 53)), domain.TypeInt64, `-9007199254740992`},
-		{domain.Int(-(1<<53 + 1)), domain.TypeInt64, `"-9007199254740993"`},
-		{domain.Int(math.MaxInt64), domain.TypeInt64, `"9223372036854775807"`},
-		{domain.Float(2.5), domain.TypeFloat64, `2.5`},
-		{domain.Float(1e21), domain.TypeFloat64, `1e+21`},
-		{domain.Float(math.NaN()), domain.TypeFloat64, `"NaN"`},
-		{domain.Float(math.Inf(1)), domain.TypeFloat64, `"Infinity"`},
-		{domain.Float(math.Inf(-1)), domain.TypeFloat64, `"-Infinity"`},
-		{domain.String("a\"b\\c\n\x01é\u2028"), domain.TypeString, `"a\"b\\c\n\u0001é\u2028"`},
-		{domain.Bytes([]byte{0, 1, 2}), domain.TypeBytes, `"AAEC"`},
-		{domain.Timestamp(time.Date(2026, 12, 1, 10, 0, 0, 123456000, time.UTC)), domain.TypeTimestamp, `"2026-12-01T10:00:00.123456Z"`},
-		{domain.Timestamp(time.Date(2026, 12, 1, 10, 0, 0, 0, time.FixedZone("x", 3600))), domain.TypeTimestamp, `"2026-12-01T09:00:00Z"`},
-		{domain.Date(time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)), domain.TypeDate, `"1969-12-31"`},
-		{domain.List(domain.Int(1), domain.Null()), domain.ListOf(domain.TypeInt64), `[1,null]`},
-		{domain.Struct(domain.Int(7), domain.String("why")), pt, `{"x":7,"y":"why"}`},
-		{domain.List(domain.Struct(domain.Int(1<<60), domain.Null())), domain.ListOf(pt), `[{"x":"1152921504606846976","y":null}]`},
-	}
-	for _, c := range cases {
-		got := string(jsonValue(nil, c.v, c.t))
-		if got != c.want {
-			t.Errorf("%v: got %s, want %s", c.v, got, c.want)
-		}
-		if !json.Valid([]byte(got)) {
-			t.Errorf("%v: %s is not JSON", c.v, got)
-		}
-	}
-}
 
 // TestRunExitCodes runs the command line in this process over a Go pipeline.
 func TestRunExitCodes(t *testing.T) {

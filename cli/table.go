@@ -3,12 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,15 +39,17 @@ UTC) as it was after the last event at or before that time.
 
 Formats:
   table  aligned columns for people (NULL shown as NULL)
-  jsonl  one JSON object per row, columns in schema order: integers as JSON
-         numbers (beyond ±2^53 as strings, so no reader rounds them),
-         doubles as numbers, NaN and infinities as the strings "NaN",
-         "Infinity", "-Infinity", timestamps as ISO 8601 UTC strings
-         (2026-12-01T10:00:00.123456Z), dates as "YYYY-MM-DD", binary as
-         base64, arrays as JSON arrays, structs as JSON objects, NULL as null
+  jsonl  one JSON object per row, every column in schema order, as Spark
+         writes JSON: bigints as numbers (all 64 bits), doubles in Java's
+         notation (1.0E10), NaN and infinities as the strings "NaN",
+         "Infinity", "-Infinity", timestamps as RFC 3339 UTC strings
+         (2026-12-01T10:00:00.123Z, microseconds when there are any), dates
+         as "YYYY-MM-DD", binary as base64, intervals as their SQL literal,
+         arrays as arrays, structs and maps as objects (struct fields that
+         are NULL left out), NULL as null
   csv    a header, then one line per row (RFC 4180 quoting), NULL as an
-         empty field, values as in the table format, arrays and structs as
-         their JSON text`,
+         empty field, values as in the table format, arrays, structs and
+         maps as their JSON text`,
 		Example: `  sluice table daily_totals
   sluice table raw_orders --format jsonl --limit 10
   sluice table raw_orders --format csv > orders.csv
@@ -206,93 +206,6 @@ func resolveAsOf(ctx context.Context, store *eventstore.Store, asOf string) (uin
 	return lo - 1, nil
 }
 
-// jsonValue appends v, of type t, as JSON.
-func jsonValue(b []byte, v domain.Value, t domain.Type) []byte {
-	if v.IsNull() {
-		return append(b, "null"...)
-	}
-	switch v.Kind() {
-	case domain.KindBool:
-		return strconv.AppendBool(b, v.AsBool())
-	case domain.KindInt64:
-		const maxSafe = 1 << 53
-		if i := v.AsInt(); i > maxSafe || i < -maxSafe {
-			return strconv.AppendQuote(b, strconv.FormatInt(i, 10))
-		}
-		return strconv.AppendInt(b, v.AsInt(), 10)
-	case domain.KindFloat64:
-		f := v.AsFloat()
-		switch {
-		case math.IsNaN(f):
-			return append(b, `"NaN"`...)
-		case math.IsInf(f, 1):
-			return append(b, `"Infinity"`...)
-		case math.IsInf(f, -1):
-			return append(b, `"-Infinity"`...)
-		}
-		return strconv.AppendFloat(b, f, 'g', -1, 64)
-	case domain.KindString:
-		return appendJSONString(b, v.AsString())
-	case domain.KindBytes:
-		return strconv.AppendQuote(b, base64.StdEncoding.EncodeToString(v.AsBytes()))
-	case domain.KindTimestamp, domain.KindDate:
-		return strconv.AppendQuote(b, v.String())
-	case domain.KindList:
-		var elem domain.Type
-		if t.Elem != nil {
-			elem = *t.Elem
-		}
-		b = append(b, '[')
-		for i, x := range v.AsList() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonValue(b, x, elem)
-		}
-		return append(b, ']')
-	case domain.KindStruct:
-		b = append(b, '{')
-		for i, x := range v.Fields() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			name := "col" + strconv.Itoa(i+1)
-			var ft domain.Type
-			if i < len(t.Fields) {
-				name, ft = t.Fields[i].Name, t.Fields[i].Type
-			}
-			b = appendJSONString(b, name)
-			b = append(b, ':')
-			b = jsonValue(b, x, ft)
-		}
-		return append(b, '}')
-	}
-	return append(b, "null"...)
-}
-
-// appendJSONString appends s as a JSON string (invalid UTF-8 replaced).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r < 0x20 || r == 0x2028 || r == 0x2029:
-			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
-}
-
 // rowWriter writes the rows of a table in one output format, a batch at a
 // time.
 type rowWriter interface {
@@ -313,9 +226,9 @@ func (j *jsonlWriter) write(rows *domain.Batch, n int) error {
 			if k > 0 {
 				line = append(line, ',')
 			}
-			line = appendJSONString(line, f.Name)
+			line = domain.AppendJSONString(line, f.Name)
 			line = append(line, ':')
-			line = jsonValue(line, cell(rows, f.Name, i), f.Type)
+			line = domain.AppendJSON(line, cell(rows, f.Name, i), f.Type)
 		}
 		line = append(line, '}', '\n')
 		j.line = line
@@ -340,9 +253,8 @@ func cell(rows *domain.Batch, column string, i int) domain.Value {
 
 // text renders a value for the table and CSV formats: nested values as JSON.
 func text(v domain.Value, t domain.Type) string {
-	switch v.Kind() {
-	case domain.KindList, domain.KindStruct:
-		return string(jsonValue(nil, v, t))
+	if v.Kind().IsNested() {
+		return string(domain.AppendJSON(nil, v, t))
 	}
 	return v.String()
 }

@@ -1,10 +1,10 @@
 package sources
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,9 +41,9 @@ type builder struct {
 	// previous one (the common case) find their columns without a map lookup.
 	slots []slot
 
-	rescued     *domain.Column // _rescued_data, when rescuing
-	rowRescue   map[string]any // what the current row could not fit
-	bad         []badValue     // why the current row is bad, when not rescuing
+	rescued     *domain.Column          // _rescued_data, when rescuing
+	rowRescue   map[string]domain.Value // what the current row could not fit
+	bad         []badValue              // why the current row is bad, when not rescuing
 	currentFile string
 	currentLine int
 	lineBase    int // lines of the file before the data being decoded
@@ -294,16 +294,14 @@ func (b *builder) reject(c *colBuilder, name string, v domain.Value, raw, reason
 
 // rescuedValue is a value as kept in _rescued_data: its text as written
 // (strings as they read), NULL as null.
-func rescuedValue(v domain.Value, raw string) any {
+func rescuedValue(v domain.Value, raw string) domain.Value {
 	switch {
-	case v.IsNull():
-		return nil
-	case v.Kind() == domain.KindString:
-		return v.AsString()
+	case v.IsNull(), v.Kind() == domain.KindString:
+		return v
 	case raw != "":
-		return raw
+		return domain.String(raw)
 	}
-	return v.String()
+	return domain.String(v.String())
 }
 
 func (c *colBuilder) appendNull() {
@@ -433,13 +431,9 @@ func (b *builder) endRow() error {
 		if b.rowRescue == nil {
 			_ = b.rescued.Append(domain.Null())
 		} else {
-			b.rowRescue["_file_path"] = b.currentFile
-			b.rowRescue["_line"] = b.currentLine
-			raw, err := json.Marshal(b.rowRescue)
-			if err != nil { // cannot happen: strings, numbers and nulls only
-				raw = []byte(strconv.Quote(fmt.Sprint(b.rowRescue)))
-			}
-			_ = b.rescued.Append(domain.String(string(raw)))
+			b.rowRescue["_file_path"] = domain.String(b.currentFile)
+			b.rowRescue["_line"] = domain.Int(int64(b.currentLine))
+			_ = b.rescued.Append(domain.String(rescuedJSON(b.rowRescue)))
 			b.rowRescue = nil
 		}
 	}
@@ -447,9 +441,29 @@ func (b *builder) endRow() error {
 	return nil
 }
 
-func (b *builder) rowRescueSet(name string, v any) {
+// rescuedJSON is the text of _rescued_data: an object of the values, keys
+// sorted.
+func rescuedJSON(m map[string]domain.Value) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = domain.AppendJSONString(b, k)
+		b = append(b, ':')
+		b = domain.AppendJSON(b, m[k], domain.Type{Kind: m[k].Kind()})
+	}
+	return string(append(b, '}'))
+}
+
+func (b *builder) rowRescueSet(name string, v domain.Value) {
 	if b.rowRescue == nil {
-		b.rowRescue = map[string]any{}
+		b.rowRescue = map[string]domain.Value{}
 	}
 	b.rowRescue[name] = v
 }
@@ -470,7 +484,7 @@ func (b *builder) badRecord(raw string, reason string) error {
 	if !b.rescue {
 		return b.malformed(reason)
 	}
-	b.rowRescue = map[string]any{"_corrupt_record": raw, "_error": reason}
+	b.rowRescue = map[string]domain.Value{"_corrupt_record": domain.String(raw), "_error": domain.String(reason)}
 	for _, c := range b.cols {
 		c.appendNull() // NOT NULL columns too: the record is rescued whole
 	}

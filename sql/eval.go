@@ -2,7 +2,6 @@ package sql
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -950,49 +949,4 @@ func overflows(op string, x, y int64) bool {
 }
 
 // fmtFloat renders a double as Spark (Java) does: 1.0, 0.001, 1.0E7, 1.5E-4.
-func fmtFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		for i := 0; i < len(s); i++ {
-			if s[i] == '.' {
-				return s
-			}
-		}
-		return s + ".0"
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64) // 1.5E+07
-	mant, exp := s, ""
-	for i := 0; i < len(s); i++ {
-		if s[i] == 'E' {
-			mant, exp = s[:i], s[i+1:]
-		}
-	}
-	hasDot := false
-	for i := 0; i < len(mant); i++ {
-		if mant[i] == '.' {
-			hasDot = true
-		}
-	}
-	if !hasDot {
-		mant += ".0"
-	}
-	if exp[0] == '+' {
-		exp = exp[1:]
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
-}
+func fmtFloat(f float64) string { return domain.FormatDouble(f) }

@@ -21,6 +21,12 @@ func init() {
 	})
 }
 
+// parseJSON reads JSON text; ok is false when it is not valid JSON.
+func parseJSON(s string) (*domain.JSONNode, bool) {
+	n, err := domain.ParseJSON(s)
+	return n, err == nil
+}
+
 // ---- paths ----
 
 // jsonStep is one step of a JSON path: a key, an array index or [*].
@@ -91,27 +97,27 @@ type errAmbiguousKey struct{ key string }
 
 // walkJSON follows steps from v. It returns the values reached and whether
 // the path had a wildcard (then several values are an array of them).
-func walkJSON(v *jsonValue, steps []jsonStep) ([]*jsonValue, bool, *errAmbiguousKey) {
-	cur := []*jsonValue{v}
+func walkJSON(v *domain.JSONNode, steps []jsonStep) ([]*domain.JSONNode, bool, *errAmbiguousKey) {
+	cur := []*domain.JSONNode{v}
 	wild := false
 	for _, st := range steps {
-		var next []*jsonValue
+		var next []*domain.JSONNode
 		for _, x := range cur {
 			switch {
 			case st.wildcard:
 				wild = true
-				if x.kind == jsonArray {
-					next = append(next, x.items...)
+				if x.Kind == domain.JSONArray {
+					next = append(next, x.Items...)
 				}
 			case st.index >= 0:
-				if x.kind == jsonArray && st.index < len(x.items) {
-					next = append(next, x.items[st.index])
+				if x.Kind == domain.JSONArray && st.index < len(x.Items) {
+					next = append(next, x.Items[st.index])
 				}
-			case x.kind == jsonObject:
+			case x.Kind == domain.JSONObject:
 				found := -1
-				for i, k := range x.keys {
+				for i, k := range x.Keys {
 					if k == st.key || (st.fold && strings.EqualFold(k, st.key)) {
-						if found >= 0 && x.keys[found] != k {
+						if found >= 0 && x.Keys[found] != k {
 							return nil, false, &errAmbiguousKey{st.key}
 						}
 						if found < 0 {
@@ -120,7 +126,7 @@ func walkJSON(v *jsonValue, steps []jsonStep) ([]*jsonValue, bool, *errAmbiguous
 					}
 				}
 				if found >= 0 {
-					next = append(next, x.items[found])
+					next = append(next, x.Items[found])
 				}
 			}
 		}
@@ -133,28 +139,24 @@ func walkJSON(v *jsonValue, steps []jsonStep) ([]*jsonValue, bool, *errAmbiguous
 // string's value, a JSON null as NULL, anything else as JSON text (raw: as
 // written, else compact). With a wildcard, one value is returned alone and
 // several as a JSON array.
-func jsonResult(vals []*jsonValue, wild, raw bool) (string, bool) {
+func jsonResult(vals []*domain.JSONNode, wild, raw bool) (string, bool) {
 	if len(vals) == 0 {
 		return "", false
 	}
 	if len(vals) > 1 || (wild && raw) {
-		var sb strings.Builder
-		(&jsonValue{kind: jsonArray, items: vals}).writeCompact(&sb)
-		return sb.String(), true
+		return string((&domain.JSONNode{Kind: domain.JSONArray, Items: vals}).AppendCompact(nil)), true
 	}
 	v := vals[0]
-	switch v.kind {
-	case jsonNull:
+	switch v.Kind {
+	case domain.JSONNull:
 		return "", false
-	case jsonString:
-		return v.str, true
+	case domain.JSONString:
+		return v.Text, true
 	}
 	if raw {
-		return v.raw, true
+		return v.Raw, true
 	}
-	var sb strings.Builder
-	v.writeCompact(&sb)
-	return sb.String(), true
+	return string(v.AppendCompact(nil)), true
 }
 
 // jsonArg compiles argument i, a JSON text, as a string.
@@ -320,72 +322,80 @@ func compileFromJSON(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // jsonToValue converts a JSON value to type t, NULL where it does not fit.
-func jsonToValue(v *jsonValue, t domain.Type) domain.Value {
-	if v.kind == jsonNull {
+func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
+	if v.Kind == domain.JSONNull {
 		return domain.Null()
 	}
 	switch t.Kind {
 	case domain.KindString:
-		if v.kind == jsonString {
-			return domain.String(v.str)
+		if v.Kind == domain.JSONString {
+			return domain.String(v.Text)
 		}
-		return domain.String(v.raw)
+		return domain.String(v.Raw)
 	case domain.KindInt64:
-		if v.kind == jsonNumber && v.isInt() {
-			if n, err := strconv.ParseInt(v.str, 10, 64); err == nil {
+		if v.Kind == domain.JSONNumber && v.IsInt() {
+			if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
 				return domain.Int(n)
 			}
 		}
 	case domain.KindFloat64:
-		if v.kind == jsonNumber {
-			f, _ := strconv.ParseFloat(v.str, 64)
+		if v.Kind == domain.JSONNumber {
+			f, _ := strconv.ParseFloat(v.Text, 64)
 			return domain.Float(f)
 		}
-		if v.kind == jsonString {
-			if f, ok := parseDouble(v.str); ok && (v.str == "NaN" || strings.HasSuffix(v.str, "Infinity")) {
+		if v.Kind == domain.JSONString {
+			if f, ok := parseDouble(v.Text); ok && (v.Text == "NaN" || strings.HasSuffix(v.Text, "Infinity")) {
 				return domain.Float(f)
 			}
 		}
 	case domain.KindBool:
-		if v.kind == jsonBool {
-			return domain.Bool(v.str == "true")
+		if v.Kind == domain.JSONBool {
+			return domain.Bool(v.Text == "true")
 		}
 	case domain.KindDate:
-		if d, ok := parseDate(v.str); ok && v.kind == jsonString {
+		if d, ok := parseDate(v.Text); ok && v.Kind == domain.JSONString {
 			return domain.DateDays(d)
 		}
 	case domain.KindTimestamp:
-		if us, ok := parseTimestampIn(v.str, time.UTC); ok && v.kind == jsonString {
+		if us, ok := parseTimestampIn(v.Text, time.UTC); ok && v.Kind == domain.JSONString {
 			return domain.TimestampMicros(us)
 		}
 	case domain.KindBytes:
-		if b, err := base64.StdEncoding.DecodeString(v.str); err == nil && v.kind == jsonString {
+		if b, err := base64.StdEncoding.DecodeString(v.Text); err == nil && v.Kind == domain.JSONString {
 			return domain.Bytes(b)
 		}
+	case domain.KindYearMonthInterval:
+		if m, ok := parseIntervalString(v.Text, "YEAR", "MONTH"); ok && v.Kind == domain.JSONString {
+			return domain.YearMonthInterval(m)
+		}
+	case domain.KindDayTimeInterval:
+		if us, ok := parseIntervalString(v.Text, "DAY", "SECOND"); ok && v.Kind == domain.JSONString {
+			return domain.DayTimeInterval(us)
+		}
 	case domain.KindList:
-		if v.kind == jsonArray {
-			items := make([]domain.Value, len(v.items))
-			for i, it := range v.items {
+		if v.Kind == domain.JSONArray {
+			items := make([]domain.Value, len(v.Items))
+			for i, it := range v.Items {
 				items[i] = jsonToValue(it, elemOf(t))
 			}
 			return domain.List(items...)
 		}
 	case domain.KindMap:
-		if v.kind == jsonObject && keyOf(t).Kind == domain.KindString {
-			entries := make([]domain.Value, 0, len(v.items))
-			for i, it := range v.items {
-				entries = append(entries, domain.MapEntry(domain.String(v.keys[i]), jsonToValue(it, elemOf(t))))
+		if v.Kind == domain.JSONObject && keyOf(t).Kind == domain.KindString {
+			entries := make([]domain.Value, 0, len(v.Items))
+			for i, it := range v.Items {
+				entries = append(entries, domain.MapEntry(domain.String(v.Keys[i]), jsonToValue(it, elemOf(t))))
 			}
 			return domain.Map(entries...)
 		}
 	case domain.KindStruct:
-		if v.kind == jsonObject {
+		if v.Kind == domain.JSONObject {
 			fields := make([]domain.Value, len(t.Fields))
 			for i, f := range t.Fields {
 				// the last of duplicate keys wins, as in Spark
-				for j := len(v.keys) - 1; j >= 0; j-- {
-					if v.keys[j] == f.Name {
-						fields[i] = jsonToValue(v.items[j], f.Type)
+				for j := len(v.Keys) - 1; j >= 0; j-- {
+					if v.Keys[j] == f.Name {
+						fields[i] = jsonToValue(v.Items[j], f.Type)
 						break
 					}
 				}
@@ -398,10 +408,8 @@ func jsonToValue(v *jsonValue, t domain.Type) domain.Value {
 
 // ---- to_json ----
 
-// compileToJSON: to_json(struct | map | array) writes JSON as Spark does:
-// NULL struct fields left out, timestamps as 2024-02-29T13:14:15.123Z
-// (Spark's default format, milliseconds, UTC), dates as 2024-02-29, binary
-// as base64. Options are not supported yet.
+// compileToJSON: to_json(struct | map | array) writes JSON as Spark does
+// (domain.AppendJSON). Options are not supported yet.
 func compileToJSON(c *compiler, e *FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
@@ -415,85 +423,8 @@ func compileToJSON(c *compiler, e *FuncCall, name string) (node, error) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a struct, a map or an array, found %s", name, t)
 	}
 	return &valuesNode{args: []node{x}, t: domain.TypeString, row: func(a []domain.Value) (domain.Value, error) {
-		var sb strings.Builder
-		writeValueJSON(&sb, a[0], t)
-		return domain.String(sb.String()), nil
+		return domain.String(string(domain.AppendJSON(nil, a[0], t))), nil
 	}}, nil
-}
-
-func writeValueJSON(sb *strings.Builder, v domain.Value, t domain.Type) {
-	if v.IsNull() {
-		sb.WriteString("null")
-		return
-	}
-	switch v.Kind() {
-	case domain.KindString:
-		writeJSONString(sb, v.AsString())
-	case domain.KindBytes:
-		writeJSONString(sb, base64.StdEncoding.EncodeToString(v.AsBytes()))
-	case domain.KindFloat64:
-		writeJSONFloat(sb, v.AsFloat())
-	case domain.KindDate:
-		writeJSONString(sb, valueText(v))
-	case domain.KindTimestamp:
-		writeJSONString(sb, time.UnixMicro(v.AsInt()).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
-	case domain.KindList:
-		sb.WriteByte('[')
-		for i, x := range v.AsList() {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			writeValueJSON(sb, x, elemOf(t))
-		}
-		sb.WriteByte(']')
-	case domain.KindMap:
-		sb.WriteByte('{')
-		for i, en := range v.Entries() {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			writeJSONString(sb, jsonMapKey(en.Fields()[0]))
-			sb.WriteByte(':')
-			writeValueJSON(sb, en.Fields()[1], elemOf(t))
-		}
-		sb.WriteByte('}')
-	case domain.KindStruct:
-		sb.WriteByte('{')
-		first := true
-		for i, f := range v.Fields() {
-			if f.IsNull() || i >= len(t.Fields) {
-				continue
-			}
-			if !first {
-				sb.WriteByte(',')
-			}
-			first = false
-			writeJSONString(sb, t.Fields[i].Name)
-			sb.WriteByte(':')
-			writeValueJSON(sb, f, t.Fields[i].Type)
-		}
-		sb.WriteByte('}')
-	default:
-		sb.WriteString(v.String())
-	}
-}
-
-// jsonMapKey is the text of a map key in JSON, as Spark writes it: a
-// scalar's string form, a struct or array as its values in brackets.
-func jsonMapKey(k domain.Value) string {
-	switch k.Kind() {
-	case domain.KindStruct, domain.KindList:
-		parts := make([]string, len(k.AsList()))
-		for i, x := range k.AsList() {
-			parts[i] = jsonMapKey(x)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case domain.KindNull:
-		return "null"
-	case domain.KindTimestamp:
-		return time.UnixMicro(k.AsInt()).UTC().Format("2006-01-02 15:04:05.999999")
-	}
-	return valueText(k)
 }
 
 // ---- schema_of_json ----
@@ -523,30 +454,30 @@ type jsonType struct {
 	fields map[string]*jsonType
 }
 
-func inferJSON(v *jsonValue) *jsonType {
-	switch v.kind {
-	case jsonNumber:
-		if v.isInt() {
-			if _, err := strconv.ParseInt(v.str, 10, 64); err == nil {
+func inferJSON(v *domain.JSONNode) *jsonType {
+	switch v.Kind {
+	case domain.JSONNumber:
+		if v.IsInt() {
+			if _, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
 				return &jsonType{name: "BIGINT"}
 			}
 			return &jsonType{name: "DECIMAL(38,0)"}
 		}
 		return &jsonType{name: "DOUBLE"}
-	case jsonBool:
+	case domain.JSONBool:
 		return &jsonType{name: "BOOLEAN"}
-	case jsonString:
+	case domain.JSONString:
 		return &jsonType{name: "STRING"}
-	case jsonArray:
+	case domain.JSONArray:
 		var el *jsonType
-		for _, it := range v.items {
+		for _, it := range v.Items {
 			el = mergeJSONTypes(el, inferJSON(it))
 		}
 		return &jsonType{name: "ARRAY", elem: el}
-	case jsonObject:
+	case domain.JSONObject:
 		t := &jsonType{name: "STRUCT", fields: map[string]*jsonType{}}
-		for i, k := range v.keys {
-			t.fields[k] = mergeJSONTypes(t.fields[k], inferJSON(v.items[i]))
+		for i, k := range v.Keys {
+			t.fields[k] = mergeJSONTypes(t.fields[k], inferJSON(v.Items[i]))
 		}
 		return t
 	}
@@ -626,11 +557,11 @@ func compileJSONObjectKeys(c *compiler, e *FuncCall, name string) (node, error) 
 	}
 	return &valuesNode{args: []node{x}, t: domain.ListOf(domain.TypeString), row: func(a []domain.Value) (domain.Value, error) {
 		v, ok := parseJSON(a[0].AsString())
-		if !ok || v.kind != jsonObject {
+		if !ok || v.Kind != domain.JSONObject {
 			return domain.Null(), nil
 		}
-		keys := make([]domain.Value, len(v.keys))
-		for i, k := range v.keys {
+		keys := make([]domain.Value, len(v.Keys))
+		for i, k := range v.Keys {
 			keys[i] = domain.String(k)
 		}
 		return domain.List(keys...), nil
@@ -648,14 +579,14 @@ func compileJSONArrayLength(c *compiler, e *FuncCall, name string) (node, error)
 				continue
 			}
 			v, ok := parseJSON(s)
-			if !ok || v.kind != jsonArray {
+			if !ok || v.Kind != domain.JSONArray {
 				if out.Nulls == nil {
 					out.Nulls = make([]bool, len(out.Ints))
 				}
 				out.Nulls[i] = true
 				continue
 			}
-			out.Ints[i] = int64(len(v.items))
+			out.Ints[i] = int64(len(v.Items))
 		}
 		return nil
 	}}, nil

@@ -6,7 +6,8 @@
 // amount, big, ts, day). The pipeline:
 //
 //	orders  streaming table over data/
-//	typed   streaming table over orders: typed columns, ratio = amount / qty
+//	typed   streaming table over orders: typed columns (every kind of value),
+//	        ratio = amount / qty
 //	        (with configuration strict: "true", a zero qty fails the flow
 //	        with DIVIDE_BY_ZERO instead of giving an infinity)
 //	totals  materialized view: rows and amount per customer
@@ -40,6 +41,11 @@ var typedSchema = domain.NewSchema(
 	domain.Field{Name: "day", Type: domain.TypeDate, Nullable: true},
 	domain.Field{Name: "tags", Type: domain.ListOf(domain.TypeString), Nullable: true},
 	domain.Field{Name: "flag", Type: domain.TypeBool, Nullable: true},
+	domain.Field{Name: "attrs", Type: domain.MapOf(domain.TypeString, domain.TypeInt64), Nullable: true},
+	domain.Field{Name: "wait", Type: domain.Type{Kind: domain.KindDayTimeInterval}, Nullable: true},
+	domain.Field{Name: "term", Type: domain.Type{Kind: domain.KindYearMonthInterval}, Nullable: true},
+	domain.Field{Name: "info", Type: domain.StructOf(domain.Field{Name: "note", Type: domain.TypeString, Nullable: true},
+		domain.Field{Name: "qty", Type: domain.TypeFloat64, Nullable: true}), Nullable: true},
 )
 
 var totalsSchema = domain.NewSchema(
@@ -65,7 +71,9 @@ func load(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 			day = domain.Date(d)
 		}
 		return []domain.Value{r.Get("id"), r.Get("customer"), r.Get("big"), domain.Float(amount / qty), ts, day,
-			domain.List(domain.String(r.Get("customer").AsString()), domain.String("x\"y")), domain.Bool(qty > 1)}, nil
+			domain.List(domain.String(r.Get("customer").AsString()), domain.String("x\"y")), domain.Bool(qty > 1),
+			domain.Map(domain.MapEntry(domain.String("id"), r.Get("id"))), domain.DayTimeInterval(int64(qty) * 90_000_000),
+			domain.YearMonthInterval(int64(qty) * 13), domain.Struct(domain.Null(), domain.Float(qty))}, nil
 	}))
 	p.MaterializedView("totals", pipeline.Read("orders").Transform(domain.TransformFunc(totals)))
 	export := filepath.Join(proj.Dir, "export.log")
