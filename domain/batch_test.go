@@ -381,3 +381,14 @@ func TestConcatByPosition(t *testing.T) {
 		t.Fatal("a batch of another width was stacked")
 	}
 }
+
+func TestDataQualityAdd(t *testing.T) {
+	total := &DataQuality{}
+	for i := 0; i < 3; i++ {
+		total.Add(&DataQuality{DroppedRecords: 1, Expectations: []ExpectationResult{{Name: "a", Dataset: "t", PassedRecords: 2, FailedRecords: 1}}})
+	}
+	total.Add(&DataQuality{Expectations: []ExpectationResult{{Name: "b", Dataset: "t", PassedRecords: 1}}})
+	if total.DroppedRecords != 3 || len(total.Expectations) != 2 || total.Expectations[0].PassedRecords != 6 || total.Expectations[0].FailedRecords != 3 {
+		t.Fatalf("total %+v", total)
+	}
+}

@@ -231,6 +231,24 @@ type DataQuality struct {
 	Expectations   []ExpectationResult `json:"expectations,omitempty"`
 }
 
+// Add adds the counts of one micro-batch to a running total.
+func (q *DataQuality) Add(b *DataQuality) {
+	q.DroppedRecords += b.DroppedRecords
+	for _, e := range b.Expectations {
+		found := false
+		for i := range q.Expectations {
+			if q.Expectations[i].Name == e.Name && q.Expectations[i].Dataset == e.Dataset {
+				q.Expectations[i].PassedRecords += e.PassedRecords
+				q.Expectations[i].FailedRecords += e.FailedRecords
+				found = true
+			}
+		}
+		if !found {
+			q.Expectations = append(q.Expectations, e)
+		}
+	}
+}
+
 // ExpectationResult counts one expectation's passes and failures.
 type ExpectationResult struct {
 	Name          string `json:"name"`

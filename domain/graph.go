@@ -45,8 +45,18 @@ type Dataset struct {
 	Sink        Sink    // for sinks
 	SinkFormat  string  // for sinks: "foreach_batch", "kafka", ...
 	SinkOptions map[string]string
-	// Expectations are checked on every row written to the dataset.
+	// Expectations are checked on every row written to the dataset, by
+	// Checker, which loading the pipeline builds from them.
 	Expectations []Expectation
+	Checker      Checker
+}
+
+// A Checker checks a dataset's expectations on the rows of a micro-batch
+// before they are written: it returns the rows to write (without those a
+// drop rule failed) and the counts, or the error of a row that fails a fail
+// rule. Flows into one dataset may call it at once.
+type Checker interface {
+	Check(rows *Batch) (*Batch, *DataQuality, error)
 }
 
 // Expectation is a data quality rule on a dataset's rows: a SQL boolean

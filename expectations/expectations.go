@@ -7,55 +7,95 @@ package expectations
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql"
 )
 
-// Checker checks one dataset's expectations. Conditions are compiled for
-// each schema the batches come with (a table's schema can evolve), once.
+// Checker checks one dataset's expectations. It is built once, when the
+// pipeline is loaded, and serves every flow into the dataset. Conditions are
+// compiled once for each schema the batches come with (a table's schema can
+// evolve); the loader compiles them for the schema it knows.
 type Checker struct {
-	dataset  string
-	exps     []domain.Expectation
-	parsed   []sql.Expr
+	dataset string
+	exps    []domain.Expectation
+	parsed  []sql.Expr
+
+	mu       sync.Mutex                 // flows into one dataset check batches at once
 	compiled map[string][]*sql.Compiled // by schema
 }
 
 // New parses the expectations of a dataset. A condition that does not parse
 // is an error with its code and position.
 func New(dataset string, exps []domain.Expectation) (*Checker, error) {
-	c := &Checker{dataset: dataset, exps: exps, compiled: map[string][]*sql.Compiled{}}
-	for _, e := range exps {
+	parsed := make([]sql.Expr, len(exps))
+	for i, e := range exps {
 		x, err := sql.ParseExpr("expectation "+e.Name, e.Condition)
 		if err != nil {
 			return nil, err
 		}
-		c.parsed = append(c.parsed, x)
+		parsed[i] = x
 	}
-	return c, nil
+	return Parsed(dataset, exps, parsed), nil
 }
 
-// Compile checks the conditions against a schema: unknown columns, wrong
-// types. Check does the same for each batch's schema.
-func (c *Checker) Compile(s domain.Schema) ([]*sql.Compiled, error) {
+// Parsed makes a checker of conditions parsed already (the CONSTRAINTs of a
+// SQL file, whose positions are in the file).
+func Parsed(dataset string, exps []domain.Expectation, conditions []sql.Expr) *Checker {
+	return &Checker{dataset: dataset, exps: exps, parsed: conditions, compiled: map[string][]*sql.Compiled{}}
+}
+
+// Problems compiles the conditions for schema s, as Check will for batches
+// of that schema, and returns what is wrong with each one that does not
+// compile: an unknown column, a condition that is not boolean. The errors
+// are the compiler's, placed where the condition was parsed.
+func (c *Checker) Problems(s domain.Schema) []Problem {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, errs, bad := c.compile(s)
+	out := make([]Problem, len(errs))
+	for i, err := range errs {
+		out[i] = Problem{Expectation: c.exps[bad[i]], Err: err}
+	}
+	return out
+}
+
+// Problem is why one expectation does not compile.
+type Problem struct {
+	Expectation domain.Expectation
+	Err         error
+}
+
+// compile returns the conditions compiled for s, compiling them the first
+// time s is seen, or the errors and the indexes of the expectations that
+// do not compile. Callers hold c.mu.
+func (c *Checker) compile(s domain.Schema) (cs []*sql.Compiled, errs []error, bad []int) {
 	key := s.String()
 	if cs, ok := c.compiled[key]; ok {
-		return cs, nil
+		return cs, nil, nil
 	}
-	cs := make([]*sql.Compiled, len(c.parsed))
+	cs = make([]*sql.Compiled, len(c.parsed))
 	for i, x := range c.parsed {
 		comp, err := sql.Compile(x, s)
 		if err != nil {
-			return nil, fmt.Errorf("expectation %s on %s: %w", c.exps[i].Name, c.dataset, err)
+			errs, bad = append(errs, err), append(bad, i)
+			continue
 		}
 		if k := comp.Type().Kind; k != domain.KindBool && k != domain.KindNull {
-			return nil, domain.Errorf(domain.CodeDatatypeMismatch, "expectation %s on %s is %s, not a boolean condition", c.exps[i].Name, c.dataset, comp.Type())
+			errs = append(errs, &sql.Error{Code: domain.CodeDatatypeMismatch, Pos: x.Position(),
+				Message: fmt.Sprintf("expectation %s is %s, not a boolean condition", c.exps[i].Name, comp.Type())})
+			bad = append(bad, i)
+			continue
 		}
 		cs[i] = comp
 	}
+	if errs != nil {
+		return nil, errs, bad
+	}
 	c.compiled[key] = cs
-	return cs, nil
+	return cs, nil, nil
 }
 
 // Check evaluates every expectation on every row of b. It returns the rows
@@ -63,9 +103,13 @@ func (c *Checker) Compile(s domain.Schema) ([]*sql.Compiled, error) {
 // fails a fail rule is an EXPECTATION_VIOLATION error naming the rule and
 // the row's values.
 func (c *Checker) Check(b *domain.Batch) (*domain.Batch, *domain.DataQuality, error) {
-	cs, err := c.Compile(b.Schema)
-	if err != nil {
-		return nil, nil, err
+	// Compiled conditions keep the time of the batch they evaluate: one
+	// batch at a time.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs, errs, bad := c.compile(b.Schema)
+	if errs != nil {
+		return nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[bad[0]].Name, c.dataset, errs[0])
 	}
 	dq := &domain.DataQuality{}
 	drop := make([]bool, b.Len())
@@ -124,22 +168,4 @@ func describeRow(b *domain.Batch, r int) string {
 		parts[i] = b.Schema.Fields[i].Name + "=" + s
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Add adds the counts of one batch to a running total.
-func Add(total *domain.DataQuality, b *domain.DataQuality) {
-	total.DroppedRecords += b.DroppedRecords
-	for _, e := range b.Expectations {
-		found := false
-		for i := range total.Expectations {
-			if total.Expectations[i].Name == e.Name && total.Expectations[i].Dataset == e.Dataset {
-				total.Expectations[i].PassedRecords += e.PassedRecords
-				total.Expectations[i].FailedRecords += e.FailedRecords
-				found = true
-			}
-		}
-		if !found {
-			total.Expectations = append(total.Expectations, e)
-		}
-	}
 }

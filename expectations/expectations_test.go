@@ -2,6 +2,7 @@ package expectations
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
@@ -72,12 +73,44 @@ func TestParseError(t *testing.T) {
 	}
 }
 
-func TestAdd(t *testing.T) {
-	total := &domain.DataQuality{}
-	for i := 0; i < 3; i++ {
-		Add(total, &domain.DataQuality{DroppedRecords: 1, Expectations: []domain.ExpectationResult{{Name: "a", Dataset: "t", PassedRecords: 2, FailedRecords: 1}}})
+// TestCompiledOnce: the loader's Problems compiles the conditions for the
+// schema it knows; Check of batches of that schema, from flows running at
+// once, compiles nothing again. Problems reports every bad condition.
+func TestCompiledOnce(t *testing.T) {
+	schema := domain.NewSchema(domain.Field{Name: "amount", Type: domain.TypeInt64, Nullable: true})
+	c, err := New("orders", []domain.Expectation{{Name: "positive", Condition: "amount > 0", Action: domain.ExpectDrop}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if total.DroppedRecords != 3 || len(total.Expectations) != 1 || total.Expectations[0].PassedRecords != 6 || total.Expectations[0].FailedRecords != 3 {
-		t.Fatalf("total %+v", total)
+	if p := c.Problems(schema); len(p) != 0 {
+		t.Fatalf("problems %v", p)
+	}
+	compiled := c.compiled[schema.String()]
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := domain.NewBatch(schema, 2)
+			_ = b.AppendRow(domain.Int(-1))
+			_ = b.AppendRow(domain.Int(2))
+			kept, _, err := c.Check(b)
+			if err != nil || kept.Len() != 1 {
+				t.Errorf("kept %v, err %v", kept, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(c.compiled) != 1 || &c.compiled[schema.String()][0] != &compiled[0] {
+		t.Fatalf("compiled again: %d schemas", len(c.compiled))
+	}
+
+	bad, _ := New("orders", []domain.Expectation{{Name: "a", Condition: "nope > 0"}, {Name: "b", Condition: "amount + 1"}, {Name: "c", Condition: "amount > 1"}})
+	var got []string
+	for _, p := range bad.Problems(schema) {
+		got = append(got, p.Expectation.Name+":"+string(domain.CodeOf(p.Err)))
+	}
+	if fmt.Sprint(got) != "[a:UNRESOLVED_COLUMN b:DATATYPE_MISMATCH]" {
+		t.Fatalf("problems %v", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 	"github.com/sluicehq/sluice/sql"
 )
@@ -599,19 +600,17 @@ func (l *sqlLoader) declare() {
 		if ds.declared != nil {
 			opts = append(opts, WithSchema(*ds.declared))
 		}
-		for i, e := range ds.expectations {
-			// check the condition against the dataset's columns now, to
-			// report its file and line
-			c, err := sql.Compile(ds.expectExprs[i], *ds.schema)
-			if err != nil {
-				l.problem(ds.file, err)
-				continue
+		if len(ds.expectations) > 0 {
+			// The dataset's checker, compiled once for the columns the
+			// query gives, reporting each condition at its file and line.
+			checker := expectations.Parsed(ds.name, ds.expectations, ds.expectExprs)
+			for _, p := range checker.Problems(*ds.schema) {
+				l.problem(ds.file, p.Err)
 			}
-			if k := c.Type().Kind; k != domain.KindBool && k != domain.KindNull {
-				l.problemAt(ds.file, ds.expectExprs[i].Position(), domain.CodeDatatypeMismatch, "expectation %s is %s, not a boolean condition", e.Name, c.Type())
-				continue
+			for _, e := range ds.expectations {
+				opts = append(opts, expectAt(e))
 			}
-			opts = append(opts, expectAt(e))
+			opts = append(opts, withChecker(checker))
 		}
 		d := l.p.declare(map[sql.DatasetKind]string{sql.StreamingTable: "table", sql.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
 		typ := domain.StreamingTable

@@ -141,6 +141,16 @@ func expectAt(e domain.Expectation) Option {
 	}
 }
 
+// withChecker sets the checker of a dataset's expectations, built by the
+// loader that parsed them.
+func withChecker(c domain.Checker) Option {
+	return func(d *decl) {
+		if d.only("Expect", "table", "materialized view") {
+			d.table.Checker = c
+		}
+	}
+}
+
 // Once makes a flow run one time, reading its source as a batch (a backfill).
 // Its completion is durable: later updates skip it until a full refresh.
 func Once() Option {

@@ -347,14 +347,35 @@ func (r *resolver) checkExpectations() {
 					WithHint("use warn, drop or fail").WithNames(name))
 			}
 		}
-		if _, err := expectations.New(name, ds.Expectations); err != nil {
-			var de *domain.Error
-			if !errors.As(err, &de) {
-				de = domain.Wrap(domain.CodeInvalidDefinition, err, "")
-			}
-			r.add(de)
+		if len(ds.Expectations) == 0 || ds.Checker != nil {
+			continue
 		}
+		// The checker every flow into the dataset uses, built once here;
+		// with a declared schema its conditions are compiled now.
+		c, err := expectations.New(name, ds.Expectations)
+		if err != nil {
+			r.add(expectationProblem(name, "", err))
+			continue
+		}
+		if ds.Schema != nil {
+			for _, p := range c.Problems(*ds.Schema) {
+				r.add(expectationProblem(name, p.Expectation.Name, p.Err))
+			}
+		}
+		ds.Checker = c
 	}
+}
+
+// expectationProblem is a coded problem of an expectation of a dataset.
+func expectationProblem(dataset, expectation string, err error) *domain.Error {
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		de = domain.Wrap(domain.CodeInvalidDefinition, err, "")
+	}
+	if expectation != "" {
+		de.Message = fmt.Sprintf("expectation %s of %q: %s", expectation, dataset, de.Message)
+	}
+	return de.WithNames(dataset)
 }
 
 // edges computes each runnable flow's predecessors: its depends_on flows and

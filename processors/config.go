@@ -55,8 +55,8 @@ type Options struct {
 	Logger zerolog.Logger
 }
 
-// DefaultLimit bounds a micro-batch by default: 1000 files, 100,000 rows
-// and 32 MiB of input. A source's own bounds (maxFilesPerTrigger,
+// DefaultLimit bounds a micro-batch by default: 1000 files, 50,000 rows
+// and 16 MiB of input. A source's own bounds (maxFilesPerTrigger,
 // maxBytesPerTrigger, maxRowsPerTrigger) can only lower them.
 var DefaultLimit = domain.ReadLimit{MaxFiles: 1000, MaxRows: 50_000, MaxBytes: 16 << 20}
 

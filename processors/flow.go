@@ -9,7 +9,6 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
-	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/sources"
 )
 
@@ -19,12 +18,12 @@ type flowRun struct {
 	u      *update
 	f      *domain.Flow
 	target *domain.Dataset
-	src    domain.Source
+	in     *flowInputs
 
 	rows, batches int64 // committed in this update
 
-	checker *expectations.Checker // the target's expectations, nil without
-	quality *domain.DataQuality   // their counts over this update
+	checker domain.Checker      // the target's expectations, nil without
+	quality *domain.DataQuality // their counts over this update
 
 	lastWork time.Time // when the flow last ran a micro-batch (continuous)
 	idle     bool      // IDLE recorded, RUNNING not since
@@ -35,11 +34,11 @@ type flowRun struct {
 }
 
 // prefetched is a micro-batch planned and read ahead: the range after start,
-// and its rows. Nothing of it is recorded until it is taken: it is planned
+// and what it read of each input. Nothing of it is recorded until it is taken: it is planned
 // (batch_planned) only after the micro-batch before it committed.
 type prefetched struct {
 	start, end domain.Offset
-	rows       *domain.Batch
+	inputs     []*domain.Batch
 	err        error
 	done       chan struct{}
 }
@@ -62,13 +61,13 @@ func (r *flowRun) prefetch(ctx context.Context, gen int64, end domain.Offset) {
 				next.err = fmt.Errorf("panic: %v", p) // the micro-batch runs again in the open, and says so
 			}
 		}()
-		e, ok, err := r.planner(gen).Plan(ctx, end, limit)
+		e, ok, err := r.planner(gen).plan(ctx, end, limit)
 		if err != nil || !ok {
 			next.err = errNothingAhead
 			return
 		}
 		next.end = e
-		next.rows, next.err = r.src.Read(ctx, end, e)
+		next.inputs, next.err = r.in.read(ctx, end, e)
 	}()
 }
 
@@ -104,19 +103,15 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 	u := s.u
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
 	if r.target != nil && len(r.target.Expectations) > 0 && r.target.Type != domain.SinkDataset {
-		c, err := expectations.New(r.target.Name, r.target.Expectations)
-		if err != nil {
-			return domain.FlowFailed, err
+		if r.target.Checker == nil {
+			return domain.FlowFailed, domain.Errorf(domain.CodeInvalidDefinition, "dataset %q has expectations but no checker", r.target.Name).
+				WithHint("build the graph with pipeline.Resolve, which compiles the expectations").WithNames(r.target.Name)
 		}
-		r.checker, r.quality = c, &domain.DataQuality{}
+		r.checker, r.quality = r.target.Checker, &domain.DataQuality{}
 	}
-	r.src = u.sourceOf(f.Query.Input)
-	if len(f.Query.Side) > 0 {
-		c := &combinedSource{main: r.src, whole: f.Type == domain.FlowMaterializedView, combine: f.Query.Combine}
-		for _, in := range f.Query.Side {
-			c.sides = append(c.sides, u.sourceOf(in))
-		}
-		r.src = c
+	r.in = &flowInputs{main: u.sourceOf(f.Query.Input), whole: f.Type == domain.FlowMaterializedView}
+	for _, side := range f.Query.Side {
+		r.in.sides = append(r.in.sides, u.sourceOf(side))
 	}
 	if err := u.append(ctx, u.flowProgress(f, domain.FlowStarting, "", nil)); err != nil {
 		return domain.FlowFailed, err
@@ -278,7 +273,9 @@ func (r *flowRun) working(ctx context.Context) error {
 }
 
 // microBatch runs one micro-batch: plan (or take the planned batch a crash
-// left uncommitted), read exactly that range, transform, write and commit.
+// left uncommitted), read exactly that range of every input, transform
+// (the query's rows of the inputs, then its transforms, then the
+// expectations), write and commit.
 // It reports whether there was a batch. A panic in a source or a user
 // function fails the micro-batch, not the process.
 func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
@@ -303,11 +300,11 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	info := cp.Planned
 	recompute := f.Type == domain.FlowMaterializedView
-	var rows *domain.Batch
+	var inputs []*domain.Batch
 	if ahead, ok := r.takeNext(cp); ok {
 		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: ahead.start, End: ahead.end, QueryVersion: f.Query.Version}
-		if info.Items, err = r.items(ahead.end); err != nil {
-			return false, sourceError(r.src, err)
+		if info.Items, err = r.in.items(ahead.end); err != nil {
+			return false, sourceError(r.in, err)
 		}
 		if err := r.working(ctx); err != nil {
 			return false, err
@@ -318,7 +315,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		if err := u.append(ctx, ev); err != nil {
 			return false, err
 		}
-		rows = ahead.rows
+		inputs = ahead.inputs
 	} else if info == nil || recompute {
 		start, limit := cp.Offset, u.opts.Limit
 		if f.Once {
@@ -329,11 +326,11 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		planner := r.planner(cp.Generation)
 		if recompute {
 			// A recompute reads its inputs whole, whatever was read before.
-			start, limit, planner = nil, domain.ReadLimit{}, r.src
+			start, limit, planner = nil, domain.ReadLimit{}, r.in
 		}
-		end, ok, err := planner.Plan(ctx, start, limit)
+		end, ok, err := planner.plan(ctx, start, limit)
 		if err != nil {
-			return false, sourceError(r.src, err)
+			return false, sourceError(r.in, err)
 		}
 		if !ok {
 			return false, nil
@@ -343,8 +340,8 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		}
 		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: start, End: end, QueryVersion: f.Query.Version}
 		if !recompute {
-			if info.Items, err = r.items(end); err != nil {
-				return false, sourceError(r.src, err)
+			if info.Items, err = r.in.items(end); err != nil {
+				return false, sourceError(r.in, err)
 			}
 		}
 		if err := r.working(ctx); err != nil {
@@ -361,35 +358,15 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	} else if err := r.working(ctx); err != nil {
 		return false, err
 	}
-	if rows == nil {
-		if rows, err = r.src.Read(ctx, info.Start, info.End); err != nil {
-			return false, sourceError(r.src, err)
+	if inputs == nil {
+		if inputs, err = r.in.read(ctx, info.Start, info.End); err != nil {
+			return false, sourceError(r.in, err)
 		}
 	}
-	if rows == nil {
-		rows = &domain.Batch{}
-	}
-	if j := rows.Schema.Index(sources.RescuedDataColumn); j >= 0 {
-		info.NumRescued = 0
-		for i := range rows.Len() {
-			if !rows.Columns[j].IsNull(i) {
-				info.NumRescued++
-			}
-		}
-	}
-	for _, t := range f.Query.Transforms {
-		if rows, err = t.Apply(ctx, rows); err != nil {
-			return false, userError(f, err)
-		}
-		if rows == nil {
-			rows = &domain.Batch{}
-		}
-	}
-	var quality *domain.DataQuality
-	if r.checker != nil {
-		if rows, quality, err = r.checker.Check(rows); err != nil {
-			return false, userError(f, err)
-		}
+	info.NumRescued = numRescued(inputs[0])
+	rows, quality, err := r.transform(ctx, inputs)
+	if err != nil {
+		return false, err
 	}
 	if !recompute && r.target.Type != domain.SinkDataset {
 		r.prefetch(ctx, info.Generation, info.End)
@@ -403,7 +380,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	r.rows += int64(rows.Len())
 	if quality != nil {
-		expectations.Add(r.quality, quality)
+		r.quality.Add(quality)
 	}
 	r.batches++
 	return true, nil
@@ -417,17 +394,17 @@ func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, row
 	if rows < 2 {
 		return false, tooLarge
 	}
-	end, ok, err := r.planner(info.Generation).Plan(ctx, info.Start, domain.ReadLimit{MaxRows: int64(rows / 2)})
+	end, ok, err := r.planner(info.Generation).plan(ctx, info.Start, domain.ReadLimit{MaxRows: int64(rows / 2)})
 	if err != nil {
-		return false, sourceError(r.src, err)
+		return false, sourceError(r.in, err)
 	}
 	if !ok || bytes.Equal(end, info.End) {
 		return false, tooLarge
 	}
 	smaller := *info
 	smaller.End = end
-	if smaller.Items, err = r.items(end); err != nil {
-		return false, sourceError(r.src, err)
+	if smaller.Items, err = r.in.items(end); err != nil {
+		return false, sourceError(r.in, err)
 	}
 	ev := r.batchEvent(domain.EventBatchPlanned, smaller)
 	ev.Level = domain.LevelWarn
@@ -439,22 +416,63 @@ func (r *flowRun) replanSmaller(ctx context.Context, info *domain.BatchInfo, row
 	return true, nil
 }
 
-// planner is the flow's source, planning against what the flow's committed
-// micro-batches of checkpoint generation gen read, when it is an ItemSource.
-func (r *flowRun) planner(gen int64) domain.Source {
-	if is, ok := r.src.(domain.ItemSource); ok {
-		return is.Reading(flowReadState{store: r.u.store, flow: r.f.Name, gen: gen})
-	}
-	return r.src
+// planner is the flow's inputs, planning against what the flow's committed
+// micro-batches of checkpoint generation gen read.
+func (r *flowRun) planner(gen int64) *flowInputs {
+	return r.in.reading(flowReadState{store: r.u.store, flow: r.f.Name, gen: gen})
 }
 
-// items lists what a micro-batch ending at end reads of an ItemSource's
-// items, for the store to record when the micro-batch commits.
-func (r *flowRun) items(end domain.Offset) ([]domain.ItemRead, error) {
-	if is, ok := r.src.(domain.ItemSource); ok {
-		return is.Items(end)
+// transform is the transform step of a micro-batch: the query's rows of the
+// batches of its inputs (its combiner, with side inputs), its transforms in
+// order, then the target's expectations.
+func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domain.Batch, *domain.DataQuality, error) {
+	f := r.f
+	rows := inputs[0]
+	if len(inputs) > 1 {
+		var err error
+		if rows, err = f.Query.Combine.Combine(ctx, inputs); err != nil {
+			return nil, nil, userError(f, err)
+		}
 	}
-	return nil, nil
+	if rows == nil {
+		rows = &domain.Batch{}
+	}
+	for _, t := range f.Query.Transforms {
+		var err error
+		if rows, err = t.Apply(ctx, rows); err != nil {
+			return nil, nil, userError(f, err)
+		}
+		if rows == nil {
+			rows = &domain.Batch{}
+		}
+	}
+	if r.checker == nil {
+		return rows, nil, nil
+	}
+	rows, quality, err := r.checker.Check(rows)
+	if err != nil {
+		return nil, nil, userError(f, err)
+	}
+	return rows, quality, nil
+}
+
+// numRescued counts the records of a batch read from a source that were
+// kept with their rescued data.
+func numRescued(b *domain.Batch) int64 {
+	if b == nil {
+		return 0
+	}
+	j := b.Schema.Index(sources.RescuedDataColumn)
+	if j < 0 {
+		return 0
+	}
+	n := int64(0)
+	for i := range b.Len() {
+		if !b.Columns[j].IsNull(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // flowReadState is the store's record of how far a flow read its source's
@@ -479,7 +497,7 @@ func userError(f *domain.Flow, err error) error {
 	return domain.Wrap(domain.CodeUserFunctionFailed, err, fmt.Sprintf("flow %q", f.Name)).WithNames(f.Name).AsRetriable()
 }
 
-func sourceError(src domain.Source, err error) error {
+func sourceError(src fmt.Stringer, err error) error {
 	var e *domain.Error
 	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
