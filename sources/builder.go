@@ -200,15 +200,18 @@ func (b *builder) columnAt(i int, name string) *colBuilder {
 	return c
 }
 
-// appendScalar appends a value of the column's kind to an inferred column,
-// the common case, without building a domain.Value: num holds a boolean,
-// a bigint or a double's bits, str a string or a number's text as written.
-// It reports false, having done nothing, when put must do the work: a
-// declared schema, another kind, a repeated key, no such column.
+// appendScalar appends a value of the column's kind, the common case,
+// without building a domain.Value: num holds a boolean, a bigint or a
+// double's bits, str a string or a number's text as written. It reports
+// false, having done nothing, when put must do the work: another kind, a
+// repeated key, no such column.
 func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str string) bool {
-	if c == nil || b.declared != nil || kind != c.col.Kind {
+	if c == nil || kind != c.col.Kind {
 		return false
 	}
+	// The text of a number matters only to an inferred column, which may
+	// yet become a string column.
+	keepRaw := b.declared == nil && (str != "" || c.raw != nil)
 	col := c.col
 	switch kind {
 	case domain.KindString:
@@ -221,7 +224,7 @@ func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str s
 			return false
 		}
 		col.Ints = append(col.Ints, num)
-		if str != "" || c.raw != nil {
+		if keepRaw {
 			c.noteRaw(str)
 		}
 	case domain.KindFloat64:
@@ -229,7 +232,7 @@ func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str s
 			return false
 		}
 		col.Floats = append(col.Floats, math.Float64frombits(uint64(num)))
-		if str != "" || c.raw != nil {
+		if keepRaw {
 			c.noteRaw(str)
 		}
 	default:
