@@ -186,6 +186,10 @@ type ItemRead struct {
 	Item  string `json:"item"`
 	Upto  int64  `json:"upto"`
 	Lines int64  `json:"lines,omitempty"`
+	// ID is the identity of what was read (a file's device and inode), so
+	// that another file put at the same path is read from its start, not
+	// from where this one was left.
+	ID string `json:"id,omitempty"`
 }
 
 // ReadState tells how far the committed micro-batches of a flow (of its

@@ -40,7 +40,7 @@ func (s *Store) ItemRead(flow string, gen int64, item string) (domain.ItemRead, 
 	if n <= 0 || m <= 0 {
 		return domain.ItemRead{}, false, domain.Errorf(domain.CodeInvalidUpdateState, "the read state of %q in flow %q is malformed", item, flow).WithNames(flow)
 	}
-	return domain.ItemRead{Item: item, Upto: int64(upto), Lines: int64(lines)}, true, nil
+	return domain.ItemRead{Item: item, Upto: int64(upto), Lines: int64(lines), ID: string(v[n+m:])}, true, nil
 }
 
 // ItemsRead returns how far the committed micro-batches of flow, in
@@ -54,17 +54,19 @@ func (s *Store) ItemsRead(flow string, gen int64) ([]domain.ItemRead, error) {
 		if n <= 0 || m <= 0 {
 			return domain.Errorf(domain.CodeInvalidUpdateState, "a read state of flow %q is malformed", flow).WithNames(flow)
 		}
-		out = append(out, domain.ItemRead{Item: string(k[len(prefix):]), Upto: int64(upto), Lines: int64(lines)})
+		out = append(out, domain.ItemRead{Item: string(k[len(prefix):]), Upto: int64(upto), Lines: int64(lines), ID: string(v[n+m:])})
 		return nil
 	})
 	return out, err
 }
 
-// setItems records how far a committed batch read its items.
+// setItems records how far a committed batch read its items: the value is
+// upto and lines as uvarints, then the item's identity.
 func setItems(w ProjectionWriter, flow string, gen int64, items []domain.ItemRead) error {
 	for _, it := range items {
 		v := binary.AppendUvarint(nil, uint64(it.Upto))
 		v = binary.AppendUvarint(v, uint64(it.Lines))
+		v = append(v, it.ID...)
 		if err := w.Set(readKey(flow, gen, it.Item), v); err != nil {
 			return err
 		}

@@ -257,3 +257,40 @@ func TestStateRefusesOutOfOrderCommit(t *testing.T) {
 		t.Errorf("checkpoint %+v, want next batch 2 at offset 2", cp)
 	}
 }
+
+// TestItemsRead: a committed micro-batch records how far it read each item,
+// with the item's identity; a later one moves an item on; another flow or
+// generation sees nothing of it.
+func TestItemsRead(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	p := planned("f", 0, 0, `0`, `1`)
+	p.Details.BatchPlanned.Items = []domain.ItemRead{{Item: "a.json", Upto: 10, Lines: 2, ID: "803:1f"}, {Item: "b.json", Upto: 5}}
+	c := committed("f", 0, 0, `1`)
+	c.Details.BatchCommitted.Items = p.Details.BatchPlanned.Items
+	p2 := planned("f", 0, 1, `1`, `2`)
+	p2.Details.BatchPlanned.Items = []domain.ItemRead{{Item: "a.json", Upto: 30, Lines: 6, ID: "803:20"}}
+	c2 := committed("f", 0, 1, `2`)
+	c2.Details.BatchCommitted.Items = p2.Details.BatchPlanned.Items
+	for _, ev := range []*domain.Event{p, c, p2, c2} {
+		if _, err := s.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.ItemsRead("f", 0)
+	want := []domain.ItemRead{{Item: "a.json", Upto: 30, Lines: 6, ID: "803:20"}, {Item: "b.json", Upto: 5}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("ItemsRead = %+v, %v; want %+v", got, err, want)
+	}
+	if it, found, err := s.ItemRead("f", 0, "a.json"); err != nil || !found || it != want[0] {
+		t.Fatalf("ItemRead = %+v, %v, %v", it, found, err)
+	}
+	for _, other := range []struct {
+		flow string
+		gen  int64
+	}{{"g", 0}, {"f", 1}} {
+		if _, found, err := s.ItemRead(other.flow, other.gen, "a.json"); err != nil || found {
+			t.Fatalf("%s generation %d: found %v, %v", other.flow, other.gen, found, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,6 +164,7 @@ type fileSlice struct {
 	End   int64  `json:"end"`
 	Line  int64  `json:"line,omitempty"`  // lines before Start
 	Lines int64  `json:"lines,omitempty"` // line breaks in [Start, End)
+	ID    string `json:"id,omitempty"`    // the file's identity (fileIdentity)
 }
 
 // fileOffset is the position after a micro-batch: the slices it read.
@@ -197,7 +199,7 @@ func (s *fileSource) Items(end domain.Offset) ([]domain.ItemRead, error) {
 	}
 	items := append([]domain.ItemRead{}, off.Migrated...)
 	for _, f := range off.Files {
-		items = append(items, domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines})
+		items = append(items, domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines, ID: f.ID})
 	}
 	return items, nil
 }
@@ -244,7 +246,7 @@ func (s *fileSource) plan(ctx context.Context, start domain.Offset, limit domain
 	}
 	known := map[string]domain.ItemRead{}
 	for _, f := range prev.Files {
-		known[f.Path] = domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines}
+		known[f.Path] = domain.ItemRead{Item: f.Path, Upto: f.End, Lines: f.Line + f.Lines, ID: f.ID}
 	}
 	for _, it := range prev.Migrated {
 		known[it.Item] = it // not yet in the store when planning ahead of its commit
@@ -279,6 +281,11 @@ func (s *fileSource) plan(ctx context.Context, start domain.Offset, limit domain
 			if st, _, err = readState(state, f.path); err != nil {
 				return nil, false, err
 			}
+		}
+		if st.ID != "" && f.id != "" && st.ID != f.id {
+			// Another file is at the path now (a log rotated by rename and
+			// create, a link pointed elsewhere): it is read from its start.
+			st = domain.ItemRead{Item: f.path}
 		}
 		slice, ok, err := s.next(f, st.Upto, st.Lines, b, now)
 		if err != nil {
@@ -344,7 +351,7 @@ func (b *budget) take(rows, bytes int64) {
 // for Parquet; lines: the lines before upto). ok is false when there is
 // nothing to read of f now.
 func (s *fileSource) next(f fileInfo, upto, lines int64, b *budget, now time.Time) (fileSlice, bool, error) {
-	slice := fileSlice{Path: f.path, Size: f.size, MTime: f.mtime.UnixNano(), Start: upto, Line: lines}
+	slice := fileSlice{Path: f.path, Size: f.size, MTime: f.mtime.UnixNano(), Start: upto, Line: lines, ID: f.id}
 	if s.opts.Format == "parquet" {
 		if upto > 0 && upto >= f.size {
 			return slice, false, nil
@@ -389,6 +396,17 @@ type fileInfo struct {
 	path  string // relative, with forward slashes
 	size  int64
 	mtime time.Time
+	id    string // fileIdentity
+}
+
+// fileIdentity names the file behind info (a link's target): its device
+// and inode, or "" where the system has none.
+func fileIdentity(info fs.FileInfo) string {
+	id, ok := fileID(info)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatUint(id[0], 16) + ":" + strconv.FormatUint(id[1], 16)
 }
 
 // list returns the files under the directory that a micro-batch may read,
@@ -443,7 +461,7 @@ func (s *fileSource) list() ([]fileInfo, error) {
 					continue
 				}
 			}
-			out = append(out, fileInfo{path: relPath, size: info.Size(), mtime: info.ModTime()})
+			out = append(out, fileInfo{path: relPath, size: info.Size(), mtime: info.ModTime(), id: fileIdentity(info)})
 		}
 		return nil
 	}
@@ -451,7 +469,7 @@ func (s *fileSource) list() ([]fileInfo, error) {
 	switch {
 	case err == nil && info.Mode().IsRegular():
 		// The source is one file: its path is "." (the source itself).
-		return []fileInfo{{path: ".", size: info.Size(), mtime: info.ModTime()}}, nil
+		return []fileInfo{{path: ".", size: info.Size(), mtime: info.ModTime(), id: fileIdentity(info)}}, nil
 	case err == nil:
 		if id, ok := fileID(info); ok {
 			visited[id] = true
@@ -712,6 +730,9 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
 		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", full, info.Size(), f.Size).
 			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+	} else if id := fileIdentity(info); err == nil && f.ID != "" && id != "" && id != f.ID {
+		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s is another file than the one the micro-batch was planned on (it was replaced)", full).
+			WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
 	}
 	buf := make([]byte, f.End-f.Start)
 	if _, err := fh.ReadAt(buf, f.Start); err != nil {

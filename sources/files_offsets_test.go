@@ -581,3 +581,61 @@ func TestOffsetOfAnEarlierVersion(t *testing.T) {
 		t.Errorf("migrated %+v, want a.json read to its end", m)
 	}
 }
+
+// TestReplacedFile: another file put at a path that was read (renamed over
+// it, or a link pointed at it) is read from its start, not from where the
+// old one was left; a micro-batch planned on the old file refuses the new
+// one.
+func TestReplacedFile(t *testing.T) {
+	for _, how := range []string{"rename", "link"} {
+		t.Run(how, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "in")
+			var path string
+			switch how {
+			case "rename":
+				path = writeFile(t, dir, "a.json", jsonIDs(0, 3), baseTime)
+			case "link":
+				old := writeFile(t, root, "old.json", jsonIDs(0, 3), baseTime)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				path = filepath.Join(dir, "a.json")
+				if err := os.Symlink(old, path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src := newFiles(t, dir, FileOptions{Format: "json"})
+			steps := drain(t, src, nil, domain.ReadLimit{})
+			if got := ids(t, steps); !cmp.Equal(got, seq(0, 3)) {
+				t.Fatalf("first read %v", got)
+			}
+			last := steps[len(steps)-1].end
+			planned, ok, err := src.(domain.ItemSource).Reading(recordOf(src)).Plan(context.Background(), nil, domain.ReadLimit{})
+			if err != nil || ok {
+				t.Fatalf("planned %s, %v after reading everything", planned, err)
+			}
+			// The new file is longer than what was read of the old one.
+			next := writeFile(t, root, "new.json", jsonIDs(10, 15), baseTime.Add(time.Second))
+			switch how {
+			case "rename":
+				if err := os.Rename(next, path); err != nil {
+					t.Fatal(err)
+				}
+			case "link":
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(next, path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := src.Read(context.Background(), nil, steps[0].end); domain.CodeOf(err) != domain.CodeFileUnreadable {
+				t.Errorf("rereading a micro-batch planned on the old file: %v, want FILE_UNREADABLE", err)
+			}
+			if got := ids(t, drain(t, src, last, domain.ReadLimit{})); !cmp.Equal(got, seq(10, 15)) {
+				t.Fatalf("after the file was replaced: %v, want %v", got, seq(10, 15))
+			}
+		})
+	}
+}
