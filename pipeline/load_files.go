@@ -94,7 +94,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 		case "schema":
 			s, err := sql.ParseSchema(f.Path, v)
 			if err != nil {
-				return fail(optPos[key], "the schema %q is not valid: %v", v, err)
+				return fail(optPos[key], "the schema %q is not valid: %s", v, errorMessage(err))
 			}
 			schema = &s
 		case "maxfilespertrigger":
@@ -126,14 +126,14 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 	if schema == nil && fo.Format != "text" {
 		inferred, err := inferFileSchema(dir, fo)
 		if err != nil {
-			return sql.Relation{}, &sql.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: err.Error()}
+			return sql.Relation{}, &sql.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
 		}
 		fo.Schema = &inferred
 	}
 	fo.Metadata = metadata
 	sch, err := fileSchema(fo)
 	if err != nil {
-		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: err.Error()}
+		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
 	}
 	// one source per read: two reads of the same files are two inputs
 	name := fmt.Sprintf("%s %s (%s:%d)", fo.Format, path, f.Path, call.Pos.Line)

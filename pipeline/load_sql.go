@@ -57,7 +57,39 @@ func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
 		}
 	}
 	l.declare()
-	return l.problems
+	if len(l.problems) == 0 {
+		return nil
+	}
+	// What did load is checked as a whole too (names, stream and batch
+	// reads, depends_on), so that one run reports every problem. The
+	// problems found so far stay with the pipeline: it must not resolve
+	// into a graph that runs without what failed.
+	l.markIncomplete()
+	p.problems = append(p.problems, l.problems...)
+	_, problems := p.Resolve()
+	return problems
+}
+
+// markIncomplete tells the pipeline which datasets and flows failed to load,
+// or lost a flow that did: what Resolve finds missing about them follows
+// from problems already reported.
+func (l *sqlLoader) markIncomplete() {
+	if l.p.incomplete == nil {
+		l.p.incomplete = map[string]bool{}
+	}
+	for _, ds := range l.order {
+		if ds.failed {
+			l.p.incomplete[ds.name] = true
+		}
+	}
+	for _, f := range l.flows {
+		if f.failed || f.plan == nil || f.target == nil || f.target.failed {
+			l.p.incomplete[f.name] = true
+			if f.target != nil {
+				l.p.incomplete[f.target.name] = true
+			}
+		}
+	}
 }
 
 type sqlLoader struct {
@@ -71,6 +103,19 @@ type sqlLoader struct {
 	// the targets of AUTO CDC flows (which do not run yet), by lower-case
 	// name: not reported again as datasets without a flow
 	cdcTargets map[string]bool
+	// resolving is the chain of datasets whose schemas are being resolved,
+	// each reading the next: a cycle is named by it
+	resolving []string
+}
+
+// cycle names the cycle that reading name closes: "a -> b -> a", each
+// dataset reading the next.
+func (l *sqlLoader) cycle(name string) string {
+	i := len(l.resolving) - 1
+	for i > 0 && !strings.EqualFold(l.resolving[i], name) {
+		i--
+	}
+	return strings.Join(append(append([]string{}, l.resolving[i:]...), name), " -> ")
 }
 
 // sqlDataset is a dataset declared by a CREATE statement.
@@ -381,12 +426,13 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		return ds.schema, !ds.failed
 	}
 	if ds.resolving {
-		l.problemAt(ds.file, ds.stmt.Pos, domain.CodeCircularDependency, "%s reads itself, through the datasets it reads", ds.name)
+		l.problemAt(ds.file, ds.stmt.Pos, domain.CodeCircularDependency, "%s reads itself through the datasets it reads: %s (each reads the next)", ds.name, l.cycle(ds.name))
 		ds.failed = true
 		return nil, false
 	}
 	ds.resolving = true
-	defer func() { ds.resolving = false }()
+	l.resolving = append(l.resolving, ds.name)
+	defer func() { ds.resolving, l.resolving = false, l.resolving[:len(l.resolving)-1] }()
 	if ds.kind == sql.View {
 		p, _, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
 		if !ok {
@@ -421,7 +467,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		if ds.schema != nil {
 			evolved, err := domain.EvolveSchema(ds.name, *ds.schema, s, false)
 			if err != nil {
-				l.problemAt(f.file, f.pos, domain.CodeOf(err), "flow %s does not fit the columns of the other flows into %s: %v", f.name, ds.name, err)
+				l.problemAt(f.file, f.pos, domain.CodeOf(err), "flow %s does not fit the columns of the other flows into %s: %s", f.name, ds.name, errorMessage(err))
 				f.failed = true
 				continue
 			}
@@ -465,7 +511,11 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 		return
 	}
 	if f.planning {
-		l.problemAt(f.file, f.pos, domain.CodeCircularDependency, "flow %s reads its own target through the datasets it reads", f.name)
+		target := f.name
+		if f.target != nil {
+			target = f.target.name
+		}
+		l.problemAt(f.file, f.pos, domain.CodeCircularDependency, "flow %s reads its own target through the datasets it reads: %s (each reads the next)", f.name, l.cycle(target))
 		f.failed = true
 		return
 	}
@@ -484,7 +534,7 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, []*sqlDataset, bool) {
 	sess, err := sql.SessionFromConf(conf)
 	if err != nil {
-		l.problemAt(file, q.Pos, domain.CodeOf(err), "%v", err)
+		l.problemAt(file, q.Pos, domain.CodeOf(err), "%s", errorMessage(err))
 		return nil, nil, false
 	}
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target, metadata: readsMetadata(q)}
@@ -555,7 +605,7 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 	}
 	if ds.kind == sql.View {
 		if ds.resolving {
-			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s reads itself", ds.name)}
+			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s reads itself: %s (each reads the next)", ds.name, c.l.cycle(ds.name))}
 		}
 		if _, ok := c.l.schemaOf(ds); !ok {
 			c.reported = true
@@ -628,12 +678,14 @@ func (l *sqlLoader) declare() {
 		q, err := l.query(f, streaming)
 		if err != nil {
 			l.problem(f.file, err)
+			f.failed = true
 			continue
 		}
 		if len(f.target.computed) > 0 {
 			t, err := computeColumns(f.target.name, f.target.computed, f.plan.Schema, f.conf)
 			if err != nil {
 				l.problem(f.target.file, err)
+				f.failed = true
 				continue
 			}
 			q = q.with(t)

@@ -395,3 +395,62 @@ func TestParseByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryProblemAtOnce: one load reports the problems of every stage
+// (planning, names, stream and batch reads, cycles) together, names a cycle
+// by its path, shows each code once, and says nothing more of what failed.
+func TestEveryProblemAtOnce(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		want      []string // code, then a part of the message
+	}{
+		{"stages", `
+CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT 1 AS x;
+CREATE OR REFRESH STREAMING TABLE s AS SELECT * FROM m;
+CREATE OR REFRESH MATERIALIZED VIEW p AS SELECT nope FROM m;
+CREATE OR REFRESH STREAMING TABLE t1;
+CREATE FLOW f1 AS INSERT INTO t1 BY NAME SELECT * FROM STREAM s;
+CREATE FLOW f1 AS INSERT INTO t1 BY NAME SELECT * FROM STREAM s;`, []string{
+			"UNRESOLVED_COLUMN no column named `nope`",
+			`PIPELINE_DUPLICATE_IDENTIFIERS flow "f1" is declared more than once`,
+			`INVALID_FLOW_QUERY_TYPE.BATCH_READ_FOR_STREAMING_TABLE flow "s" into streaming table "s" makes a batch read of m`,
+		}},
+		{"cycle and the rest", `
+CREATE OR REFRESH MATERIALIZED VIEW a AS SELECT x FROM b;
+CREATE OR REFRESH MATERIALIZED VIEW b AS SELECT x FROM c;
+CREATE OR REFRESH MATERIALIZED VIEW c AS SELECT x FROM a;
+CREATE OR REFRESH MATERIALIZED VIEW d AS SELECT nope FROM (SELECT 1 AS x);
+CREATE OR REFRESH MATERIALIZED VIEW e AS SELECT 1 AS x;
+CREATE FLOW e AS INSERT INTO d BY NAME SELECT 2 AS x;`, []string{
+			"CIRCULAR_DEPENDENCY a -> b -> c -> a",
+			"UNRESOLVED_COLUMN no column named `nope`",
+			`PIPELINE_DUPLICATE_IDENTIFIERS flow "e" is declared more than once`,
+		}},
+		{"failed datasets say nothing more", `
+CREATE OR REFRESH MATERIALIZED VIEW only AS SELECT nope FROM (SELECT 1 AS x);`, []string{
+			"UNRESOLVED_COLUMN no column named `nope`",
+		}},
+		{"one code per message", `
+CREATE OR REFRESH STREAMING TABLE f AS SELECT * FROM STREAM read_files('/nonexistent/dir', format => 'json');`, []string{
+			"PATH_NOT_FOUND source directory /nonexistent/dir does not exist",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, problems := loadSQL(t, t.TempDir(), c.sql)
+			if len(problems) != len(c.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(problems), len(c.want), problems)
+			}
+			for i, w := range c.want {
+				code, part, _ := strings.Cut(w, " ")
+				p := problems[i]
+				if string(p.Code) != code || !strings.Contains(p.Message, part) {
+					t.Errorf("problem %d: %v, want %s saying %q", i, p, code, part)
+				}
+				if strings.Count(p.Error(), "["+string(p.Code)+"]") != 1 {
+					t.Errorf("problem %d shows its code more than once: %v", i, p)
+				}
+			}
+		})
+	}
+}

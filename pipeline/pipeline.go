@@ -38,6 +38,9 @@ type Pipeline struct {
 	// declaredAt places the datasets and flows declared in files (by
 	// LoadSQL), for the problems Resolve finds about them
 	declaredAt map[string]place
+	// incomplete names the datasets and flows a loader could not declare
+	// whole, having reported why: Resolve says nothing more of them
+	incomplete map[string]bool
 }
 
 // place is a position in a definition file.

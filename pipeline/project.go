@@ -87,7 +87,9 @@ func FindProject(dir string) (string, error) {
 // directory dir and resolves its storage and libraries. Every problem of the
 // file is reported at once, as domain.Problems, each with its code, its file
 // and line: an unknown field, a missing name, a configuration value that is
-// not a string, a library that matches no file. A directory without a
+// not a string, a library that matches no file. With problems of its fields
+// (not of its YAML) the project is returned too, holding the fields that were
+// right, so that its libraries can still be checked. A directory without a
 // settings file is PIPELINE_NOT_FOUND.
 func LoadProject(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
@@ -116,7 +118,8 @@ func LoadProject(dir string) (*Project, error) {
 
 // ParseProject reads the text of a settings file of the pipeline directory
 // dir (absolute). file names it in messages; libraries and storage are
-// resolved under dir, so they must exist there.
+// resolved under dir, so they must exist there. Problems come as LoadProject
+// gives them.
 func ParseProject(dir, file string, text []byte) (*Project, error) {
 	pr := &projectReader{file: file, rel: relName(dir, file)}
 	proj := &Project{Dir: dir, File: file, Storage: filepath.Join(dir, DefaultStorage)}
@@ -183,7 +186,9 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 	}
 	proj.Libraries = pr.libraries(dir, proj.Storage, libs)
 	if len(pr.problems) > 0 {
-		return nil, pr.problems
+		// The fields that were right are set: the libraries can still be
+		// checked, so that one run reports every problem.
+		return proj, pr.problems
 	}
 	return proj, nil
 }

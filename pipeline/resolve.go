@@ -43,12 +43,23 @@ type resolver struct {
 	flows    map[string]*domain.Flow
 }
 
-func (r *resolver) add(e *domain.Error) { r.problems = append(r.problems, e) }
+// add records a problem, unless it is about a dataset or flow that failed
+// to load: that failure was reported, and this follows from it.
+func (r *resolver) add(e *domain.Error) {
+	for _, name := range e.Names {
+		if r.p.incomplete[name] {
+			return
+		}
+	}
+	r.problems = append(r.problems, e)
+}
 
 func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
 	p := r.p
 	if len(p.datasets) == 0 && len(p.flows) == 0 {
-		r.add(domain.Errorf(domain.CodeEmptyPipeline, "pipeline %q declares no datasets and no flows", p.Name))
+		if len(p.incomplete) == 0 { // else what it declares failed to load, and said why
+			r.add(domain.Errorf(domain.CodeEmptyPipeline, "pipeline %q declares no datasets and no flows", p.Name))
+		}
 		return nil, r.problems
 	}
 	r.collectNames()
@@ -230,7 +241,7 @@ func (r *resolver) resolveInputs() map[string][]string {
 		case f.Once && in.Streaming:
 			r.add(domain.Errorf(domain.CodeOnceOverStream, "once flow %q makes a %s", f.Name, in.Describe()).WithNames(f.Name))
 		case !f.Once && !in.Streaming && (ds.Type == domain.StreamingTable || ds.Type == domain.SinkDataset):
-			r.add(domain.Errorf(domain.CodeStreamingTableBatchRead, "flow %q into %s %q makes a %s", f.Name, strings.ToLower(string(ds.Type)), ds.Name, in.Describe()).WithNames(f.Name, ds.Name))
+			r.add(domain.Errorf(domain.CodeStreamingTableBatchRead, "flow %q into %s %q makes a %s", f.Name, strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " ")), ds.Name, in.Describe()).WithNames(f.Name, ds.Name))
 		case ds.Type == domain.MaterializedView && in.Streaming:
 			r.add(domain.Errorf(domain.CodeInvalidDefinition, "materialized view %q makes a %s; materialized views read batches", ds.Name, in.Describe()).WithHint("use Read instead of ReadStream in a materialized view").WithNames(ds.Name))
 		}
