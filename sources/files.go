@@ -37,6 +37,20 @@ type FileOptions struct {
 	Header bool
 	// Delimiter separates CSV fields (default ',').
 	Delimiter rune
+	// Quote encloses a CSV field that holds delimiters or quotes (default
+	// '"'; NoQuote: fields are never quoted). Inside quotes, a doubled quote
+	// is a quote.
+	Quote rune
+	// Escape, inside a quoted CSV field, makes the quote (or itself) that
+	// follows literal (default '\\'; NoEscape: none).
+	Escape rune
+	// MultiLine lets a quoted CSV field hold line breaks. Without it a record
+	// is one line, as Spark reads CSV by default, and a quote left open at
+	// the end of a line makes that line a bad record, not the next ones.
+	MultiLine bool
+	// NullValue is the text of a NULL CSV field (besides an empty unquoted
+	// one).
+	NullValue string
 	// InferSchema reads CSV fields as bigint, double or boolean where they
 	// all parse as one; otherwise CSV columns are strings (Spark's default).
 	InferSchema bool
@@ -68,6 +82,17 @@ type FileOptions struct {
 	// column).
 	Metadata bool
 }
+
+// utf8BOM is the byte order mark some tools write at the start of UTF-8
+// files: it is skipped.
+const utf8BOM = "\uFEFF"
+
+// NoQuote and NoEscape turn off CSV quoting and escaping (FileOptions.Quote,
+// FileOptions.Escape).
+const (
+	NoQuote  rune = -1
+	NoEscape rune = -1
+)
 
 // MetadataColumn is the file metadata column a file source adds when asked.
 var MetadataColumn = domain.Field{Name: "_metadata", Nullable: false, Type: domain.StructOf(
@@ -116,9 +141,10 @@ func Files(dir string, opts FileOptions) domain.Source {
 	if o.Delimiter == 0 {
 		o.Delimiter = ','
 	}
-	if !validCSVDelimiter(o.Delimiter) && o.Format == "csv" && s.invalid == nil {
-		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "CSV delimiter %q cannot separate fields", o.Delimiter).
-			WithHint("use a character other than a quote, a line break or U+FFFD")
+	if d := o.dialect(); o.Format == "csv" && s.invalid == nil &&
+		(!validCSVDelimiter(d.delim) || d.delim == d.quote || d.delim == d.escape || !csvMark(d.quote) || !csvMark(d.escape)) {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "CSV delimiter %q, quote %q and escape %q cannot separate fields", d.delim, d.quote, d.escape).
+			WithHint("use a delimiter that is not a line break, and a quote and an escape that are ASCII characters other than the delimiter and a line break")
 	}
 	if o.MaxBytesPerTrigger < 0 || o.MaxRowsPerTrigger < 0 || o.MaxFilesPerTrigger < 0 || o.SettleTime < 0 {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "a file source bound is negative").
@@ -524,11 +550,7 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 		return 0, 0, 0, err
 	}
 	defer fh.Close()
-	sc := recordScanner{
-		csv:    s.opts.Format == "csv",
-		header: s.opts.Format == "csv" && s.opts.Header && off == 0, // the first record names the columns
-		blank:  s.opts.Format != "text",                             // blank lines are no rows but in text
-	}
+	sc := s.csvScanner(s.opts.Format == "csv" && s.opts.Header && off == 0) // the first record names the columns
 	end = off
 	buf := make([]byte, scanChunk)
 	for pos := off; pos < f.size; {
@@ -571,28 +593,54 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 	return end, rows, lines, nil
 }
 
-// recordScanner finds the ends of records: line breaks, outside quotes in
-// CSV. Its state carries over from one chunk of a file to the next.
-type recordScanner struct {
-	csv, header, blank bool
-	inQuote            bool
-	nonBlank           bool  // the record so far has a non-blank byte
-	lines              int64 // line breaks of the record so far
+// csvScanner is a record scanner for the source's files; header says the
+// first record that is not blank names the columns.
+func (s *fileSource) csvScanner(header bool) recordScanner {
+	sc := recordScanner{header: header, blank: s.opts.Format != "text"} // blank lines are no rows but in text
+	if d := s.opts.dialect(); s.opts.Format == "csv" && d.multiLine && d.quote > 0 {
+		sc.quote = byte(d.quote)
+		if d.escape > 0 {
+			sc.escape = byte(d.escape)
+		}
+	}
+	return sc
 }
 
-// next returns the index in p of the line break that ends the next record,
-// and whether the record is a row (not blank, not the header); ok is false
-// when p ends inside a record.
+// recordScanner finds the ends of records: line breaks, but in multi-line
+// CSV those inside quotes. Its state carries over from one chunk of a file
+// to the next.
+type recordScanner struct {
+	header, blank bool
+	// quote and escape are multi-line CSV's (0: records are lines)
+	quote, escape byte
+	inQuote       bool
+	escaped       bool  // the previous byte, inside quotes, was the escape
+	nonBlank      bool  // the record so far has a non-blank byte
+	lines         int64 // line breaks of the record so far
+}
+
+// next finds the end of the record that p continues: the index of its line
+// break, and whether it is a row (not blank, not the header). ok is false
+// when p ends inside the record.
 func (sc *recordScanner) next(p []byte) (i int, isRow, ok bool) {
 	start := 0
 	for {
 		j := bytes.IndexByte(p[start:], '\n')
-		if sc.csv {
-			if q := bytes.IndexByte(p[start:], '"'); q >= 0 && (j < 0 || q < j) {
-				sc.nonBlank = true
-				sc.inQuote = !sc.inQuote
-				start += q + 1
-				continue
+		if sc.quote != 0 {
+			end := len(p)
+			if j >= 0 {
+				end = start + j
+			}
+			sc.nonBlank = sc.nonBlank || !blankBytes(p[start:end])
+			for _, c := range p[start:end] {
+				switch {
+				case sc.escaped:
+					sc.escaped = false
+				case sc.inQuote && c == sc.escape && sc.escape != sc.quote:
+					sc.escaped = true
+				case c == sc.quote:
+					sc.inQuote = !sc.inQuote // "" inside quotes toggles twice
+				}
 			}
 		}
 		if j < 0 {
@@ -603,11 +651,12 @@ func (sc *recordScanner) next(p []byte) (i int, isRow, ok bool) {
 		sc.lines++
 		sc.nonBlank = sc.nonBlank || !blankBytes(p[start:j])
 		if sc.inQuote {
+			sc.escaped = false
 			start = j + 1
 			continue
 		}
 		isRow = sc.nonBlank || !sc.blank
-		if sc.header {
+		if sc.header && isRow { // the header is the first record that is not blank
 			sc.header, isRow = false, false
 		}
 		sc.nonBlank = false
@@ -741,6 +790,9 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 	}
 	// The bytes are never written again: the rows' strings may share them.
 	data := unsafe.String(unsafe.SliceData(buf), len(buf))
+	if f.Start == 0 {
+		data = strings.TrimPrefix(data, utf8BOM) // a mark of the encoding, not text
+	}
 	if s.opts.Format == "csv" {
 		p := piece{f: f, data: data, lineBase: int(f.Line)}
 		if s.opts.Header && f.Start > 0 {
@@ -840,25 +892,29 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 // csvHeaderText returns the first record of a CSV file, with its line
 // break, and the line breaks in it.
 func (s *fileSource) csvHeaderText(fh *os.File) (string, int, error) {
-	var head []byte
+	sc := s.csvScanner(false)
 	buf := make([]byte, 64<<10)
-	inQuote := false
 	for pos := int64(0); ; {
 		n, err := fh.ReadAt(buf, pos)
-		for i, c := range buf[:n] {
-			if c == '"' {
-				inQuote = !inQuote
+		for p := buf[:n]; len(p) > 0; {
+			i, isRow, ok := sc.next(p)
+			if !ok {
+				break
 			}
-			if c == '\n' && !inQuote {
-				head = append(head, buf[:i+1]...)
-				return string(head), strings.Count(string(head), "\n"), nil
+			end := pos + int64(n-len(p)+i+1)
+			p = p[i+1:]
+			if isRow { // the header is the first record that is not blank
+				head := make([]byte, end)
+				if _, err := fh.ReadAt(head, 0); err != nil {
+					return "", 0, domain.Wrap(domain.CodeFileUnreadable, err, fh.Name()).AsRetriable()
+				}
+				return strings.TrimPrefix(string(head), utf8BOM), strings.Count(string(head), "\n"), nil
 			}
 		}
-		head = append(head, buf[:n]...)
-		pos += int64(n)
 		if err != nil {
-			return string(head), strings.Count(string(head), "\n"), nil
+			return "", 0, nil // no header line: the slice being read holds it
 		}
+		pos += int64(n)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
@@ -162,10 +163,20 @@ func posInf() float64 { var zero float64; return 1 / zero }
 var badCSV = []struct{ name, content, raw string }{
 	{"too few fields", "id,name\n1,a\n2\n4,d\n", "2"},
 	{"too many fields", "id,name\n1,a\n2,b,extra\n4,d\n", "2,b,extra"},
-	{"bare quote in the first field", "id,name\n1,a\nx\"y,b\n4,d\n", "x\"y,b"},
-	{"bare quote in a later field", "id,name\n1,a\n2,b\"\n4,d\n", "2,b\""},
+	{"quote left open", "id,name\n1,a\n2,\"b\n4,d\n", "2,\"b"},
 	{"text after a closing quote", "id,name\n1,a\n2,\"b\"c\n4,d\n", "2,\"b\"c"},
 	{"quoted field with a delimiter and too many fields", "id,name\n1,a\n2,\"b,c\",d\n4,d\n", "2,\"b,c\",d"},
+}
+
+// TestCSVBareQuotes: a quote inside an unquoted field is a character of it,
+// as Spark reads CSV.
+func TestCSVBareQuotes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.csv", "id,name\n1,x\"y\n2,b\"\n", baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true}))
+	if got := column(t, b, "name"); !got[0].Equal(domain.String(`x"y`)) || !got[1].Equal(domain.String(`b"`)) {
+		t.Errorf("names %v", got)
+	}
 }
 
 func TestMalformedCSV(t *testing.T) {
@@ -205,10 +216,10 @@ func TestMalformedCSVLineNumbers(t *testing.T) {
 		line    string
 	}{
 		// The bad record starts on line 4, after a record over two lines.
-		{"after a multi-line record", FileOptions{Format: "csv", Header: true}, "id,name\n1,\"a\nb\"\n2,x\"y\n", "line 4"},
-		{"unterminated quote runs to the end", FileOptions{Format: "csv", Header: true}, "id,name\n1,a\n2,\"b\n3,c\n", "line 3"},
-		{"bad header", FileOptions{Format: "csv", Header: true}, "id,na\"me\n1,a\n", "line 1"},
-		{"bad first record without header", FileOptions{Format: "csv"}, "a\"b\n1\n", "line 1"},
+		{"after a multi-line record", FileOptions{Format: "csv", Header: true, MultiLine: true}, "id,name\n1,\"a\nb\"\n2,\"x\n3,y\n", "line 4"},
+		{"unterminated quote", FileOptions{Format: "csv", Header: true}, "id,name\n1,a\n2,\"b\n3,c\n", "line 3"},
+		{"bad header", FileOptions{Format: "csv", Header: true}, "id,\"name\n1,a\n", "line 1"},
+		{"bad first record without header", FileOptions{Format: "csv"}, "\"a\n1\n", "line 1"},
 		{"blank lines before", FileOptions{Format: "csv"}, "\n\n1,a\n2\n", "line 4"},
 	}
 	for _, tt := range tests {
@@ -218,6 +229,33 @@ func TestMalformedCSVLineNumbers(t *testing.T) {
 			err := readErr(t, newFiles(t, dir, tt.opts))
 			wantError(t, err, domain.CodeMalformedRecord, path, tt.line)
 		})
+	}
+}
+
+// TestCSVQuoteLeftOpen: a quote left open ends with its line (a record is
+// a line unless multiLine): that record is rescued, the next ones are read.
+// With multiLine the rest of the file is the open field, and rescued whole.
+func TestCSVQuoteLeftOpen(t *testing.T) {
+	for _, multiLine := range []bool{false, true} {
+		dir := t.TempDir()
+		writeFile(t, dir, "a.csv", "id,name\n1,\"ann\n2,bob\n3,cy\n", baseTime)
+		b := readOnce(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true, RescueBadRecords: true, MultiLine: multiLine}))
+		var got []string
+		r := rescued(t, b)
+		for i := range b.Len() {
+			row := fmt.Sprint(r[i]["_corrupt_record"])
+			if r[i] == nil {
+				row = fmt.Sprint(column(t, b, "id")[i], ",", column(t, b, "name")[i])
+			}
+			got = append(got, row)
+		}
+		want := []string{"1,\"ann", "2,bob", "3,cy"}
+		if multiLine {
+			want = []string{"1,\"ann\n2,bob\n3,cy"}
+		}
+		if !cmp.Equal(got, want) {
+			t.Errorf("multiLine %v: rows %q, want %q", multiLine, got, want)
+		}
 	}
 }
 
@@ -410,5 +448,34 @@ func TestDamagedParquet(t *testing.T) {
 				pos = end
 			}
 		}
+	}
+}
+
+// TestByteOrderMark: a UTF-8 byte order mark at the start of a file is not
+// part of the first CSV column's name nor of the first JSON record.
+func TestByteOrderMark(t *testing.T) {
+	for _, tt := range []struct {
+		format, name, content string
+		opts                  FileOptions
+	}{
+		{"csv", "a.csv", "\uFEFFid,name\n1,a\n2,b\n", FileOptions{Format: "csv", Header: true, InferSchema: true, RescueBadRecords: true, MaxRowsPerTrigger: 1}},
+		{"json", "a.json", "\uFEFF{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"b\"}\n", FileOptions{Format: "json", RescueBadRecords: true, MaxRowsPerTrigger: 1}},
+	} {
+		t.Run(tt.format, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, tt.name, tt.content, baseTime)
+			var ids []int64
+			for _, s := range drain(t, newFiles(t, dir, tt.opts), nil, domain.ReadLimit{}) {
+				if r := rescued(t, s.batch); r[0] != nil {
+					t.Fatalf("rescued %v", r[0])
+				}
+				for _, v := range column(t, s.batch, "id") {
+					ids = append(ids, v.AsInt())
+				}
+			}
+			if !cmp.Equal(ids, []int64{1, 2}) {
+				t.Fatalf("ids %v", ids)
+			}
+		})
 	}
 }

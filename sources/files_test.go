@@ -75,7 +75,7 @@ func TestFormats(t *testing.T) {
 		{"csv_tab", FileOptions{Format: "csv", Header: true, Delimiter: '\t'}, []tfile{{"a.tsv",
 			"id\tnote\n1\thas, commas\n2\t\"quoted\ttab\"\n",
 		}}},
-		{"csv_quoted", FileOptions{Format: "csv", Header: true}, []tfile{{"a.csv",
+		{"csv_quoted", FileOptions{Format: "csv", Header: true, MultiLine: true}, []tfile{{"a.csv",
 			"id,text\n" +
 				"1,\"a,b\"\n" +
 				"2,\"line one\nline two\"\n" +
@@ -429,6 +429,10 @@ func TestFilesOptionErrors(t *testing.T) {
 		{Format: "csv", Delimiter: '\r'},
 		{Format: "csv", Delimiter: 0xFFFD},
 		{Format: "csv", Delimiter: -1},
+		{Format: "csv", Quote: ','},
+		{Format: "csv", Quote: 'é'},
+		{Format: "csv", Escape: '\n'},
+		{Format: "csv", Delimiter: ';', Escape: ';'},
 	} {
 		src := Files(dir, opts)
 		wantError(t, src.(domain.Validator).Validate(), domain.CodeSourceOptionInvalid)

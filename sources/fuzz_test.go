@@ -288,12 +288,12 @@ var csvSeeds = []string{
 // in slices gives as many rows as decoding it at once.
 func FuzzCSV(f *testing.F) {
 	for _, s := range csvSeeds {
-		f.Add([]byte(s), true, byte(','), false, false)
-		f.Add([]byte(s), false, byte(';'), true, true)
+		f.Add([]byte(s), true, byte(','), false, false, false)
+		f.Add([]byte(s), false, byte(';'), true, true, true)
 	}
-	f.Fuzz(func(t *testing.T, data []byte, header bool, delim byte, infer, rescue bool) {
+	f.Fuzz(func(t *testing.T, data []byte, header bool, delim byte, infer, rescue, multiLine bool) {
 		delims := []rune{',', ';', '\t', '|', ' ', 'x', 0xE9}
-		opts := FileOptions{Format: "csv", Header: header, Delimiter: delims[int(delim)%len(delims)], InferSchema: infer, RescueBadRecords: rescue}
+		opts := FileOptions{Format: "csv", Header: header, Delimiter: delims[int(delim)%len(delims)], InferSchema: infer, RescueBadRecords: rescue, MultiLine: multiLine}
 		text := string(data)
 		b := newBuilder(nil, rescue)
 		b.currentFile = "fuzz.csv"

@@ -140,6 +140,33 @@ func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run, sess: pl.sess, subqueries: pl.subqueries}, nil
 }
 
+// PlanQueryAll is PlanQuery that goes on after an error, to report every
+// error of q at once, in source order: each unresolved column, unknown
+// function, type mismatch or wrong argument count, in every clause, CTE
+// and subquery, with its code and position. It returns the plan only when
+// there is no error, and then the very plan PlanQuery returns.
+//
+// An error that may follow from an earlier one is not reported: an
+// expression that failed is of unknown type to what reads it (as an untyped
+// NULL would be), and so is a column of a FROM item that failed (an unknown
+// table): a name the query cannot resolve while such an item is in scope
+// is taken to be one of its columns. Errors the catalog returns are
+// reported as they are; at most one error is reported per position.
+func PlanQueryAll(q *Query, cat Catalog, s Session) (*Plan, []error) {
+	pl := &planner{cat: cat, run: &runHolder{}, sess: s.resolved(), errs: newProblems()}
+	for _, err := range CheckQuery(q) {
+		pl.errs.add(err)
+	}
+	root, err := pl.query(q)
+	if err != nil {
+		pl.errs.add(err) // not expected: the planner goes on after errors
+	}
+	if len(pl.errs.list) > 0 {
+		return nil, pl.errs.sorted()
+	}
+	return &Plan{Schema: root.schema(), Inputs: pl.inputs, root: root, run: pl.run, sess: pl.sess, subqueries: pl.subqueries}, nil
+}
+
 // runHolder lets nodes that run sub-plans (subqueries) reach the inputs of
 // the current Run.
 type runHolder struct{ cur *runState }
@@ -162,6 +189,9 @@ type planner struct {
 	sess      *Session
 	// subqueries are the queries of the subqueries in expressions
 	subqueries []op
+	// errs, when set, collects every error, and planning goes on after
+	// each (PlanQueryAll); nil stops at the first
+	errs *problems
 }
 
 // scope is what an expression at one point of a query can read: the columns
@@ -200,7 +230,7 @@ func qualified(sch domain.Schema, qual string) scope {
 
 // compile compiles e against sc; subst may stand in for parts of e.
 func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*Compiled, error) {
-	c := &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess}
+	c := &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess, errs: pl.errs}
 	c.subst = func(x Expr) (node, error) {
 		if subst != nil {
 			if n, err := subst(x); n != nil || err != nil {
@@ -568,7 +598,8 @@ func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
 		}
 		return aliased(o, t.Alias, "range")
 	}
-	stream := t.Stream || pl.streamAll
+	// cloud_files, Auto Loader's legacy form, is a stream without STREAM.
+	stream := t.Stream || pl.streamAll || name == "cloud_files"
 	rel, err := pl.cat.TableFunc(t.Func, stream)
 	if err != nil {
 		return nil, scope{}, err
