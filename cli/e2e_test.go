@@ -693,7 +693,7 @@ func normalize(s, dir string) string {
 		{`"timestamp":"[^"]+"`, `"timestamp":"$TIME"`},
 		{`Update [0-9a-f]{8}`, `Update $UPDATE`},
 		{`"seq":[0-9]+`, `"seq":"$SEQ"`},
-		{`\b1[0-9]{18}\b`, `"$MTIME"`}, // file modification times in source offsets
+		{`\b1[0-9]{18}\b`, `"$MTIME"`},                   // file modification times in source offsets
 		{`"id":"[0-9a-f]+:[0-9a-f]+"`, `"id":"$FILEID"`}, // a file's device and inode
 	} {
 		s = regexp.MustCompile(re.pat).ReplaceAllLiteralString(s, re.repl)
