@@ -29,8 +29,10 @@ type progress struct {
 	tables  map[string]int64 // rows written per dataset in this update
 	dropped map[string]int64 // records dropped by expectations, per dataset
 	rescued map[string]int64 // records kept in _rescued_data, per dataset
-	lastSeq uint64
-	drawn   int // lines of the last live draw
+	// malformed records not rescued (dropped, or kept with NULLs), per dataset
+	malformed map[string]int64
+	lastSeq   uint64
+	drawn     int // lines of the last live draw
 }
 
 type flowView struct {
@@ -40,6 +42,7 @@ type flowView struct {
 	batches, rows int64
 	dropped       int64 // records dropped by expectations
 	rescued       int64 // records kept in _rescued_data
+	malformed     int64 // malformed records not rescued
 	shown         int64 // rows when the last line about it was printed
 	started       time.Time
 	ended         time.Time
@@ -48,7 +51,7 @@ type flowView struct {
 
 func newProgress(w io.Writer, live bool) *progress {
 	return &progress{w: w, live: live, start: time.Now(), flows: map[string]*flowView{},
-		tables: map[string]int64{}, dropped: map[string]int64{}, rescued: map[string]int64{}}
+		tables: map[string]int64{}, dropped: map[string]int64{}, rescued: map[string]int64{}, malformed: map[string]int64{}}
 }
 
 // isTerminal reports whether w is a terminal (a character device).
@@ -122,6 +125,8 @@ func (p *progress) observe(ev *domain.Event) {
 		f.rescued += bc.NumRescued
 		p.tables[bc.Target] += bc.NumRows
 		p.rescued[bc.Target] += bc.NumRescued
+		f.malformed += bc.NumMalformed
+		p.malformed[bc.Target] += bc.NumMalformed
 		if bc.DataQuality != nil {
 			f.dropped += bc.DataQuality.DroppedRecords
 			p.dropped[bc.Target] += bc.DataQuality.DroppedRecords
@@ -158,6 +163,9 @@ func (f *flowView) describe(padded bool) string {
 		}
 		if f.rescued > 0 {
 			s += fmt.Sprintf(", %s rescued", plural(f.rescued, "record"))
+		}
+		if f.malformed > 0 {
+			s += fmt.Sprintf(", %s malformed", plural(f.malformed, "record"))
 		}
 	}
 	return s
@@ -304,7 +312,8 @@ func (p *progress) summary(res *processors.Result) {
 	for _, c := range []struct {
 		what   string
 		counts map[string]int64
-	}{{"records dropped by expectations", p.dropped}, {"records rescued into _rescued_data", p.rescued}} {
+	}{{"records dropped by expectations", p.dropped}, {"records rescued into _rescued_data", p.rescued},
+		{"malformed records not rescued (dropped, or kept with NULLs)", p.malformed}} {
 		var parts []string
 		for _, t := range tables {
 			if n := c.counts[t]; n > 0 {

@@ -123,6 +123,13 @@ type Batch struct {
 	Schema  Schema
 	Columns []*Column
 	rows    int
+
+	// Rescued and Malformed are what a source's Read says of the records
+	// it read: those kept with their text in a rescued data column, and
+	// those that did not parse or fit and were not rescued (dropped, or kept
+	// with NULLs). A micro-batch records them in its metrics; transforms do
+	// not carry them.
+	Rescued, Malformed int64
 }
 
 // NewBatch makes an empty batch for schema with room for capacity rows.

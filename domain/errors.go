@@ -50,10 +50,12 @@ const (
 	CodeStoreFormat                Code = "STORE_FORMAT_UNSUPPORTED"
 	CodeStoreCorrupt               Code = "STORE_CORRUPT"
 	CodeStoreNotClosed             Code = "STORE_NOT_CLOSED"
+	CodeStoreLocked                Code = "STORE_LOCKED"
 	CodeProjectionMismatch         Code = "PROJECTION_MISMATCH"
 	CodeInvalidUpdateState         Code = "INVALID_UPDATE_STATE"
 	CodeCheckpointStoreUnavailable Code = "IMPORT_CHECKPOINT_SOURCE_UNAVAILABLE"
 	CodeMalformedRecord            Code = "MALFORMED_RECORD_IN_PARSING"
+	CodeUnknownField               Code = "UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_RECORD_WITH_FILE_PATH"
 	CodeFileNotExist               Code = "FAILED_READ_FILE.FILE_NOT_EXIST"
 	CodeFileUnreadable             Code = "FAILED_READ_FILE"
 	CodePathNotFound               Code = "PATH_NOT_FOUND"
@@ -168,8 +170,12 @@ var codeInfo = map[Code]codeText{
 		"nothing was read from the damaged part and nothing was written; restore the storage directory from a backup (or run `sluice doctor` to see every damaged file), or start over with a full refresh into a new storage directory"},
 	CodeStoreNotClosed: {"the storage was left open by a process that ended without closing it, so it cannot be read without being written",
 		"run the pipeline once (sluice run), which recovers the storage, then read it; `sluice doctor` checks it without writing"},
+	CodeStoreLocked: {"the storage is in use by another process: one process writes a storage at a time, and readers share it only with other readers",
+		"wait for that process to finish, or stop it; then run the command again"},
 	CodeProjectionMismatch: {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
 	CodeInvalidUpdateState: {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodeUnknownField: {"a record has a field the schema does not have, and schemaEvolutionMode is failOnNewColumns",
+		"add the column to the schema, or read with schemaEvolutionMode => 'rescue'"},
 	CodeMalformedRecord: {"a record could not be parsed",
 		"fix or remove the record, or set the source's rescue option to keep bad records in the _rescued_data column"},
 	CodeFileNotExist: {"a file planned for a micro-batch no longer exists",

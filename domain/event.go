@@ -271,6 +271,10 @@ type BatchInfo struct {
 	// NumRescued counts the rows whose source record did not parse or fit,
 	// kept with the record in _rescued_data.
 	NumRescued int64 `json:"num_rescued_records,omitempty"`
+	// NumMalformed counts the source records that did not parse or fit and
+	// were not rescued: left out (mode DROPMALFORMED), or kept with NULLs
+	// where they did not fit (PERMISSIVE without a rescued data column).
+	NumMalformed int64 `json:"num_malformed_records,omitempty"`
 	// Items are the source items the batch reads and how far (an
 	// ItemSource's), recorded by the store once the batch commits.
 	Items []ItemRead `json:"items,omitempty"`

@@ -96,6 +96,10 @@ type Flow struct {
 	Comment          string
 	Conf             map[string]string
 	Query            *Query
+	// Warnings are what loading the flow found to say (an option that has
+	// no effect here); each update records them as planning_information
+	// events.
+	Warnings []string
 }
 
 // CheckpointRef names a flow in another pipeline's storage.

@@ -149,6 +149,28 @@ func ParseJSON(s string) (*JSONNode, error) {
 	return n, p.end()
 }
 
+// ParseJSONSequence reads s as JSON values one after another, separated by
+// whitespace (a multi-line JSON file), calling each with every value and its
+// offset. At a value that does not parse it calls bad, with the value's
+// offset and why, and stops: no value boundary can be found after it.
+func ParseJSONSequence(s string, each func(n *JSONNode, offset int) error, bad func(offset int, err *JSONError) error) error {
+	p := &jsonScanner{s: s}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.s) {
+			return nil
+		}
+		start := p.pos
+		n, err := p.node(1)
+		if err != nil {
+			return bad(start, err.(*JSONError))
+		}
+		if err := each(n, start); err != nil {
+			return err
+		}
+	}
+}
+
 // AppendCompact appends n as compact JSON, as Jackson writes a tree it
 // read: no spaces, numbers with a fraction or exponent in Java's notation,
 // strings escaped as AppendJSONString does.

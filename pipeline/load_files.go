@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sources"
@@ -74,23 +75,99 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 			return fail(call.Pos, "%s needs format => 'json', 'csv', 'parquet' or 'text' for %s", fn, path)
 		}
 	}
-	var schema *domain.Schema
+	// read_files infers column types; Auto Loader (cloud_files) reads
+	// JSON and CSV columns as strings unless inferColumnTypes is true.
+	inferTypes := fn == "read_files"
+	var schema, hints *domain.Schema
+	var rescueAs, evolution string
+	var notes []string
 	for _, key := range sortedOptionKeys(opts) {
 		v := opts[key]
+		bad := func(want string) (sql.Relation, error) {
+			return fail(optPos[key], "the option %s needs %s, found %q", key, want, v)
+		}
 		switch key {
 		case "header":
 			fo.Header = isTrue(v)
-		case "inferschema", "inferschemas":
-			fo.InferSchema = isTrue(v)
+		case "inferschema", "infercolumntypes":
+			inferTypes = isTrue(v)
+		case "schemahints":
+			s, err := sql.ParseSchema(f.Path, v)
+			if err != nil {
+				return fail(optPos[key], "the schema hints %q are not valid: %s", v, errorMessage(err))
+			}
+			hints = &s
 		case "schemaevolutionmode":
-			// new columns always go to _rescued_data: the schema is fixed
-			// when the pipeline loads
+			switch strings.ToLower(v) {
+			case "addnewcolumns", "rescue", "none", "failonnewcolumns":
+				evolution = strings.ToLower(v)
+			default:
+				return bad("addNewColumns, rescue, failOnNewColumns or none")
+			}
+		case "rescueddatacolumn":
+			if v == "" {
+				return bad("a column name")
+			}
+			rescueAs = v
+		case "mode":
+			switch strings.ToUpper(v) {
+			case "PERMISSIVE", "DROPMALFORMED", "FAILFAST":
+				fo.Mode = strings.ToUpper(v)
+			default:
+				return bad("PERMISSIVE, DROPMALFORMED or FAILFAST")
+			}
+		case "multiline":
+			fo.MultiLine = isTrue(v)
+		case "encoding", "charset":
+			fo.Encoding = v
+		case "pathglobfilter":
+			fo.NameFilter = v
+		case "recursivefilelookup":
+			fo.TopLevelOnly = !isTrue(v)
+		case "modifiedafter", "modifiedbefore":
+			t, ok := parseOptionTime(v)
+			if !ok {
+				return bad("a timestamp such as 2024-06-01T00:00:00Z or 2024-06-01 00:00:00")
+			}
+			if key == "modifiedafter" {
+				fo.ModifiedAfter = t
+			} else {
+				fo.ModifiedBefore = t
+			}
 		case "sep", "delimiter":
 			r := []rune(v)
 			if len(r) != 1 {
 				return fail(optPos[key], "the CSV delimiter must be one character, found %q", v)
 			}
 			fo.Delimiter = r[0]
+		case "quote", "escape":
+			r := []rune(v)
+			switch {
+			case v == "":
+				r = []rune{-1} // no quoting, no escaping
+			case len(r) != 1:
+				return bad("one character, or '' for none")
+			}
+			if key == "quote" {
+				fo.Quote = r[0]
+			} else {
+				fo.Escape = r[0]
+			}
+		case "nullvalue":
+			fo.NullValue = v
+		case "dateformat", "timestampformat":
+			parse, err := sql.DatetimeParser(v)
+			if err != nil {
+				return fail(optPos[key], "the %s %q is not a valid datetime pattern: %s", key, v, errorMessage(err))
+			}
+			if key == "dateformat" {
+				fo.ParseDate = func(s string) (int64, bool) {
+					us, ok := parse(s)
+					return floorDiv(us, 86_400_000_000), ok
+				}
+			} else {
+				fo.ParseTimestamp = parse
+			}
 		case "schema":
 			s, err := sql.ParseSchema(f.Path, v)
 			if err != nil {
@@ -113,23 +190,45 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 			if err != nil || n != 1 || fo.MaxRowsPerTrigger < 0 {
 				return fail(optPos[key], "maxRowsPerTrigger needs a non-negative integer, found %q", v)
 			}
-		case "rescueddatacolumn", "mode":
-			// bad records are always rescued into _rescued_data
 		default:
-			return fail(optPos[key], "%s has no option %s (sluice knows format, header, inferSchema, sep, schema, maxFilesPerTrigger, maxBytesPerTrigger, maxRowsPerTrigger)", fn, key)
+			if note, ok := optionWithoutEffect(key); ok {
+				notes = append(notes, fmt.Sprintf("%s(%s): the option %s %s", fn, path, key, note))
+				continue
+			}
+			return fail(optPos[key], "%s has no option %s%s (the README lists the options)", fn, key, didYouMean(key, knownFileOptions))
 		}
 	}
 	dir, pattern := splitGlob(l.relPath(path))
 	fo.Pattern = pattern
-	fo.RescueBadRecords = fo.Format != "parquet"
-	fo.Schema = schema
+	if fo.Format != "parquet" {
+		// As Databricks: with the schema inferred, records that do not fit
+		// are rescued into _rescued_data; with a schema given, only when
+		// rescuedDataColumn asks for it.
+		fo.RescueBadRecords = schema == nil || rescueAs != ""
+		fo.RescuedDataColumn = rescueAs
+	}
+	if fo.Format == "csv" {
+		fo.InferSchema = inferTypes
+	}
+	fo.FailOnNewColumns = evolution == "failonnewcolumns"
+	if fo.Mode == "" {
+		fo.Mode = "PERMISSIVE" // Spark's default: a bad record never fails the read
+	}
 	if schema == nil && fo.Format != "text" {
 		inferred, err := inferFileSchema(dir, fo)
 		if err != nil {
 			return sql.Relation{}, &sql.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
 		}
-		fo.Schema = &inferred
+		if !inferTypes && fo.Format == "json" {
+			inferred = asStrings(inferred)
+		}
+		schema = &inferred
 	}
+	if hints != nil && schema != nil {
+		s := applyHints(*schema, *hints)
+		schema = &s
+	}
+	fo.Schema = schema
 	fo.Metadata = metadata
 	sch, err := fileSchema(fo)
 	if err != nil {
@@ -138,11 +237,90 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 	// one source per read: two reads of the same files are two inputs
 	name := fmt.Sprintf("%s %s (%s:%d)", fo.Format, path, f.Path, call.Pos.Line)
 	l.sources[name] = sources.Files(dir, fo)
+	l.sourceNotes[name] = notes
 	hidden := 0
 	if metadata {
 		hidden = 1
 	}
 	return sql.Relation{Name: name, Schema: sch, Hidden: hidden}, nil
+}
+
+// knownFileOptions are the options read_files and cloud_files take, lower
+// case, for suggestions.
+var knownFileOptions = []string{"format", "header", "inferschema", "infercolumntypes", "schemahints", "schemaevolutionmode",
+	"rescueddatacolumn", "mode", "multiline", "encoding", "charset", "pathglobfilter", "recursivefilelookup", "modifiedafter",
+	"modifiedbefore", "sep", "delimiter", "quote", "escape", "nullvalue", "dateformat", "timestampformat", "schema",
+	"maxfilespertrigger", "maxbytespertrigger", "maxrowspertrigger"}
+
+// optionWithoutEffect says why an Auto Loader option that means nothing
+// here is accepted: file notification and cloud settings (sluice lists the
+// directory), and settings whose behaviour is sluice's own. ok is false for
+// an option sluice does not know.
+func optionWithoutEffect(key string) (note string, ok bool) {
+	switch key {
+	case "usenotifications", "queueurl", "region", "subscriptionid", "tenantid", "clientid", "clientsecret",
+		"connectionstring", "resourcegroup", "fetchparallelism", "pathrewrites", "usemanagedfileevents",
+		"useincrementallisting", "backfillinterval", "usestrictglobber":
+		return "has no effect: sluice lists the directory at each micro-batch", true
+	case "schemalocation":
+		return "has no effect: the schema is inferred when the pipeline loads and recorded with each micro-batch", true
+	case "validateoptions":
+		return "has no effect: options are always checked when the pipeline loads", true
+	case "includeexistingfiles":
+		return "has no effect: files already there are read too", true
+	case "allowoverwrites":
+		return "has no effect: a file that grows is read on from where it was left, and another file put at its path is read from its start", true
+	case "schemainference.samplesize.numbytes", "schemainference.samplesize.numfiles":
+		return "has no effect: the schema is inferred from the oldest 100 files, at most 10,000 rows", true
+	case "maxfileage", "cleansource", "cleansource.retentionduration", "cleansource.moveddestination":
+		return "has no effect: sluice never removes or moves source files, and remembers every file it read", true
+	}
+	return "", strings.HasPrefix(key, "resourcetag.")
+}
+
+// parseOptionTime reads modifiedAfter and modifiedBefore: an ISO 8601
+// timestamp, UTC unless it says otherwise.
+func parseOptionTime(v string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, strings.TrimSpace(v)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// asStrings is an inferred schema read as Auto Loader reads JSON without
+// inferColumnTypes: every column a string (numbers as written).
+func asStrings(s domain.Schema) domain.Schema {
+	fields := make([]domain.Field, len(s.Fields))
+	for i, f := range s.Fields {
+		f.Type = domain.TypeString
+		fields[i] = f
+	}
+	return domain.NewSchema(fields...)
+}
+
+// applyHints gives the columns named in schemaHints their hinted types, and
+// adds the hinted columns the inferred schema lacks, at the end.
+func applyHints(s, hints domain.Schema) domain.Schema {
+	fields := append([]domain.Field(nil), s.Fields...)
+	for _, h := range hints.Fields {
+		h.Nullable = true
+		if i := domain.NewSchema(fields...).Index(h.Name); i >= 0 {
+			fields[i].Type = h.Type
+		} else {
+			fields = append(fields, h)
+		}
+	}
+	return domain.NewSchema(fields...)
 }
 
 // fileSchema is the schema of the batches a file source with fo reads: the
@@ -152,11 +330,11 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 	switch {
 	case fo.Schema != nil:
 		for _, f := range fo.Schema.Fields {
-			if f.Name == sources.RescuedDataColumn {
+			if f.Name == sources.RescuedDataColumn || (fo.RescuedDataColumn != "" && f.Name == fo.RescuedDataColumn) {
 				continue
 			}
-			if fo.RescueBadRecords {
-				f.Nullable = true
+			if fo.RescueBadRecords || fo.Mode == "PERMISSIVE" {
+				f.Nullable = true // a bad record is a row of NULLs
 			}
 			fields = append(fields, f)
 		}
@@ -166,7 +344,11 @@ func fileSchema(fo sources.FileOptions) (domain.Schema, error) {
 		return domain.Schema{}, fmt.Errorf("no schema for %s files", fo.Format)
 	}
 	if fo.RescueBadRecords {
-		fields = append(fields, domain.Field{Name: sources.RescuedDataColumn, Type: domain.TypeString, Nullable: true})
+		name := fo.RescuedDataColumn
+		if name == "" {
+			name = sources.RescuedDataColumn
+		}
+		fields = append(fields, domain.Field{Name: name, Type: domain.TypeString, Nullable: true})
 	}
 	if fo.Metadata {
 		fields = append(fields, sources.MetadataColumn)

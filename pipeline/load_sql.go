@@ -44,7 +44,7 @@ type SQLOptions struct {
 // into the queries that read them. It reports every problem of every file,
 // each with its file, line and column.
 func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
-	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, cdcTargets: map[string]bool{}}
+	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, sourceNotes: map[string][]string{}, cdcTargets: map[string]bool{}}
 	for _, f := range files {
 		l.parse(f)
 	}
@@ -100,6 +100,9 @@ type sqlLoader struct {
 	order    []*sqlDataset
 	flows    []*sqlFlow
 	sources  map[string]domain.Source // file reads, by the relation name given to the planner
+	// what loading has to say of file reads (options without effect here),
+	// by relation name, for the flows that read them
+	sourceNotes map[string][]string
 	// the targets of AUTO CDC flows (which do not run yet), by lower-case
 	// name: not reported again as datasets without a flow
 	cdcTargets map[string]bool
@@ -538,9 +541,14 @@ func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target 
 		return nil, nil, false
 	}
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target, metadata: readsMetadata(q)}
-	p, err := sql.PlanQuery(q, cat, sess)
-	if err != nil {
-		if !cat.reported {
+	p, errs := sql.PlanQueryAll(q, cat, sess)
+	if len(errs) > 0 {
+		for _, err := range errs {
+			// the catalog's INVALID_DEFINITION (a dataset or view read that
+			// is invalid) was reported with that dataset's own errors
+			if cat.reported && domain.CodeOf(err) == domain.CodeInvalidDefinition {
+				continue
+			}
 			l.problem(file, err)
 		}
 		return nil, nil, false
@@ -565,10 +573,13 @@ type sqlCatalog struct {
 func readsMetadata(q *sql.Query) bool {
 	found := false
 	sql.Inspect(q, func(n sql.Node) bool {
-		if ref, ok := n.(*sql.ColumnRef); ok {
-			for _, p := range ref.Parts {
+		switch n := n.(type) {
+		case *sql.ColumnRef:
+			for _, p := range n.Parts {
 				found = found || strings.EqualFold(p.Name, "_metadata")
 			}
+		case *sql.FuncCall: // input_file_name() reads _metadata.file_path
+			found = found || (len(n.Name.Parts) == 1 && strings.EqualFold(n.Name.Last().Name, "input_file_name"))
 		}
 		return !found
 	})
@@ -691,6 +702,9 @@ func (l *sqlLoader) declare() {
 			q = q.with(t)
 		}
 		fl := domain.Flow{Name: f.name, Target: f.target.name, Once: f.once, DependsOn: f.dependsOn, Comment: f.comment}
+		for _, in := range f.plan.Inputs {
+			fl.Warnings = append(fl.Warnings, l.sourceNotes[in.Name]...)
+		}
 		if len(f.conf) > 0 {
 			fl.Conf = f.conf
 		}

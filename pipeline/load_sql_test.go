@@ -454,3 +454,230 @@ CREATE OR REFRESH STREAMING TABLE f AS SELECT * FROM STREAM read_files('/nonexis
 		})
 	}
 }
+
+// TestAutoLoaderAsDatabricksWritesIt runs, unchanged, a notebook export
+// written as the Databricks documentation writes Auto Loader pipelines: the
+// legacy cloud_files form in a STREAMING LIVE TABLE (a stream without
+// STREAM), read_files with inferColumnTypes and schemaHints, CSV options,
+// bad records rescued, dropped or failing, and options that mean nothing
+// here accepted with a warning.
+func TestAutoLoaderAsDatabricksWritesIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "landing/events"), "e1.json", "\uFEFF"+`{"id": 1, "kind": "view", "amount": 1.5, "at": "2024-06-01T10:00:00Z"}
+{"id": 2, "kind": "buy", "amount": 20, "at": "2024-06-01T11:00:00Z"}
+{"id": "three", "kind": "buy", "amount": 3, "at": "2024-06-01T12:00:00Z"}
+not json
+`)
+	writeFile(t, filepath.Join(dir, "landing/customers"), "c.csv", "\uFEFFcustomer_id;name;signup;score\n1;'ann; the first';01/06/2024;7\n2;bob;NA;x\n3;'cy\n4;dee;03/06/2024;9\n")
+	writeFile(t, filepath.Join(dir, "landing/logs"), "l.json", `[{"level": "INFO", "msg": "a"},
+ {"level": "WARN",
+  "msg": "b"}]
+{"level": "INFO", "msg": "c"}
+`)
+	settled := time.Now().Add(-time.Minute) // a multi-line document is read once it has settled
+	if err := os.Chtimes(filepath.Join(dir, "landing/logs/l.json"), settled, settled); err != nil {
+		t.Fatal(err)
+	}
+	p, probs := loadSQL(t, dir, `-- Databricks notebook source
+-- MAGIC %md
+-- MAGIC # Bronze
+
+-- COMMAND ----------
+
+CREATE OR REFRESH STREAMING LIVE TABLE events_raw
+COMMENT "raw events, the legacy way"
+AS SELECT * FROM cloud_files("landing/events", "json",
+  map("cloudFiles.inferColumnTypes", "true", "cloudFiles.schemaHints", "id BIGINT, at TIMESTAMP",
+      "cloudFiles.useNotifications", "false"));
+
+-- COMMAND ----------
+
+CREATE OR REFRESH STREAMING TABLE events_str AS
+SELECT * FROM cloud_files("landing/events", "json");
+
+-- COMMAND ----------
+
+CREATE OR REFRESH STREAMING TABLE customers AS
+SELECT * FROM STREAM read_files('landing/customers', format => 'csv', header => true, sep => ';', quote => "'",
+  nullValue => 'NA', dateFormat => 'dd/MM/yyyy', schemaHints => 'signup DATE, score BIGINT', mode => 'DROPMALFORMED');
+
+-- COMMAND ----------
+
+CREATE OR REFRESH STREAMING TABLE logs AS
+SELECT level, msg, input_file_name() IS NOT NULL AS has_file FROM STREAM read_files('landing/logs', format => 'json', multiLine => true);
+`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	res := h.mustComplete(p, processors.Options{})
+	want := map[string][]string{
+		// ids inferred as bigint: "three" does not fit and is rescued, and
+		// the line that is not JSON too
+		"events_raw": {"1,view,1.5,2024-06-01T10:00:00Z,NULL", "2,buy,20,2024-06-01T11:00:00Z,NULL", "NULL,NULL,NULL,NULL,rescued", "NULL,buy,3,2024-06-01T12:00:00Z,rescued"},
+		// cloud_files without inferColumnTypes: strings, as written
+		"events_str": {"1,view,1.5,2024-06-01T10:00:00Z,NULL", "2,buy,20,2024-06-01T11:00:00Z,NULL", "NULL,NULL,NULL,NULL,rescued", "three,buy,3,2024-06-01T12:00:00Z,NULL"},
+		// the score x and the quote left open are dropped; NA is NULL
+		"customers": {"1,ann; the first,2024-06-01,7,NULL", "4,dee,2024-06-03,9,NULL"},
+		"logs":      {"INFO,a,true", "INFO,c,true", "WARN,b,true"},
+	}
+	for table, rows := range want {
+		got := rowsOf(t, h, table)
+		for i, r := range got { // the rescued text is checked below, its presence here
+			if j := strings.LastIndex(r, ",{"); j >= 0 {
+				got[i] = r[:j] + ",rescued"
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(rows, "|") {
+			t.Errorf("%s:\n got %v\nwant %v", table, got, rows)
+		}
+	}
+	var malformed, rescued int64
+	for _, ev := range h.events(eventstore.Filter{Update: res.UpdateID, Types: []domain.EventType{domain.EventBatchCommitted}}) {
+		malformed += ev.Details.BatchCommitted.NumMalformed
+		rescued += ev.Details.BatchCommitted.NumRescued
+	}
+	if malformed != 2 || rescued != 3 {
+		t.Errorf("%d malformed and %d rescued records in the metrics, want 2 and 3", malformed, rescued)
+	}
+	var warnings []string
+	for _, ev := range h.events(eventstore.Filter{Update: res.UpdateID, Types: []domain.EventType{domain.EventPlanningInformation}}) {
+		if ev.Level == domain.LevelWarn {
+			warnings = append(warnings, ev.Message)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "usenotifications has no effect") {
+		t.Errorf("warnings %q, want one about useNotifications", warnings)
+	}
+}
+
+// TestReadFilesOptions: each option changes what is read as Databricks
+// documents it; an option that does not exist is refused with the nearest.
+func TestReadFilesOptions(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []struct{ path, text string }{
+		{"in/a.json", `{"id": 1, "v": "x"}` + "\n"},
+		{"in/b.txt.json", `{"id": 2, "v": "y"}` + "\n"},
+		{"in/sub/c.json", `{"id": 3, "v": "z"}` + "\n"},
+		{"lat/l.csv", "id,name\n1,caf\xe9\n"},
+		{"ff/f.json", `{"id": 1, "v": 1}` + "\n" + `{"id": "bad", "v": 2}` + "\n"},
+		{"ev/e.json", `{"id": 1, "extra": true}` + "\n"},
+	} {
+		writeFile(t, filepath.Join(dir, filepath.Dir(f.path)), filepath.Base(f.path), f.text)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "in/a.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, from string
+		want       []string // rows, or the code and part of the message of the load problem
+	}{
+		{"recursive by default", `read_files('in', format => 'json')`, []string{"1,x,NULL", "2,y,NULL", "3,z,NULL"}},
+		{"recursiveFileLookup false", `read_files('in', format => 'json', recursiveFileLookup => false)`, []string{"1,x,NULL", "2,y,NULL"}},
+		{"pathGlobFilter", `read_files('in', format => 'json', pathGlobFilter => '*.txt.json')`, []string{"2,y,NULL"}},
+		{"modifiedAfter", `read_files('in', format => 'json', modifiedAfter => '2025-01-01T00:00:00Z')`, []string{"2,y,NULL", "3,z,NULL"}},
+		{"modifiedBefore", `read_files('in', format => 'json', modifiedBefore => '2025-01-01')`, []string{"1,x,NULL"}},
+		{"encoding", `read_files('lat', format => 'csv', header => true, encoding => 'ISO-8859-1')`, []string{"1,café,NULL"}},
+		{"schema without rescue", `read_files('ff', format => 'json', schema => 'id BIGINT, v BIGINT')`, []string{"1,1", "NULL,2"}},
+		{"schema with rescuedDataColumn", `read_files('ff', format => 'json', schema => 'id BIGINT, v BIGINT', rescuedDataColumn => '_bad')`, []string{"1,1,NULL", `NULL,2,{"_file_path"`}},
+		{"unknown option", `read_files('in', format => 'json', inferColumTypes => true)`, []string{"INVALID_SOURCE_OPTION", "did you mean"}},
+		{"bad mode", `read_files('in', format => 'json', mode => 'LENIENT')`, []string{"INVALID_SOURCE_OPTION", "PERMISSIVE, DROPMALFORMED or FAILFAST"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, probs := loadSQL(t, dir, "CREATE OR REFRESH STREAMING TABLE t AS SELECT * FROM STREAM "+c.from+";")
+			if strings.ToUpper(c.want[0]) == c.want[0] && strings.Contains(c.want[0], "_") {
+				if len(probs) != 1 || string(probs[0].Code) != c.want[0] || !strings.Contains(probs[0].Message, c.want[1]) {
+					t.Fatalf("problems %v, want %s saying %q", probs, c.want[0], c.want[1])
+				}
+				return
+			}
+			if len(probs) > 0 {
+				t.Fatal(probs)
+			}
+			h := newHarness(t)
+			h.mustComplete(p, processors.Options{})
+			got := rowsOf(t, h, "t")
+			for i, r := range got {
+				if j := strings.Index(r, `{"_file_path"`); j >= 0 {
+					got[i] = r[:j+len(`{"_file_path"`)]
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+
+	// failOnNewColumns fails the flow on a field the schema lacks
+	p, probs := loadSQL(t, dir, `CREATE OR REFRESH STREAMING TABLE t AS SELECT * FROM STREAM read_files('ev', format => 'json', schema => 'id BIGINT', schemaEvolutionMode => 'failOnNewColumns');`)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	h := newHarness(t)
+	if res := h.run(p, processors.Options{Development: true}); res.State != domain.UpdateFailed {
+		t.Fatalf("update %s, want FAILED", res.State)
+	}
+	if evs := h.events(eventstore.Filter{Types: []domain.EventType{domain.EventFlowProgress}}); evs[len(evs)-1].Error == nil || evs[len(evs)-1].Error.Code != domain.CodeUnknownField {
+		t.Errorf("last flow progress %+v, want %s", evs[len(evs)-1], domain.CodeUnknownField)
+	}
+}
+
+// TestLoadSQLEveryQueryError: every error of a query is reported, each
+// once, at its place, in the order of the file; an unknown or invalid
+// dataset a query reads does not stop the checking of the rest of the
+// query, and its columns say nothing.
+func TestLoadSQLEveryQueryError(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		want      []string // code@file:line:col
+	}{
+		{"the issue's example", `
+CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT 1 AS x;
+CREATE OR REFRESH MATERIALIZED VIEW p AS SELECT nope1, bogus_fn(x), x + 'a' FROM m WHERE nope2 > 1;
+CREATE OR REFRESH MATERIALIZED VIEW e AS SELECT q.y, zz FROM missing_table q JOIN (SELECT 1 AS k) r ON q.k = r.k WHERE bogus_fn2(1);`, []string{
+			"UNRESOLVED_COLUMN@f1.sql:3:49",
+			"UNRESOLVED_ROUTINE@f1.sql:3:56",
+			"UNRESOLVED_COLUMN@f1.sql:3:90",
+			"TABLE_OR_VIEW_NOT_FOUND@f1.sql:4:62",
+			"UNRESOLVED_ROUTINE@f1.sql:4:120",
+		}},
+		{"an invalid dataset read", `
+CREATE OR REFRESH MATERIALIZED VIEW bad AS SELECT nope FROM (SELECT 1 AS x);
+CREATE TEMPORARY VIEW tv AS SELECT x, y FROM (SELECT 1 AS x);
+CREATE OR REFRESH MATERIALIZED VIEW r AS SELECT b.y, w, bogus(1) FROM bad b JOIN tv ON tv.x = b.x WHERE tv.z > 1;`, []string{
+			"UNRESOLVED_COLUMN@f1.sql:2:51",
+			"UNRESOLVED_COLUMN@f1.sql:3:39",
+			"UNRESOLVED_ROUTINE@f1.sql:4:57",
+		}},
+		{"every clause, CTEs and subqueries", `
+CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT 1 AS x, 'a' AS s;
+CREATE OR REFRESH MATERIALIZED VIEW q AS
+WITH c AS (SELECT x, bad1 FROM m)
+SELECT x, count(*) AS n, upper(x) || 1
+FROM c JOIN m USING (x)
+WHERE x IN (SELECT bad2 FROM m) AND s = 1
+GROUP BY x, bad3
+HAVING sum(bad4) > 0
+ORDER BY bad5;`, []string{
+			"UNRESOLVED_COLUMN@f1.sql:4:22",
+			"UNRESOLVED_COLUMN@f1.sql:7:20",
+			"UNRESOLVED_COLUMN@f1.sql:8:13",
+			"UNRESOLVED_COLUMN@f1.sql:9:12",
+			"UNRESOLVED_COLUMN@f1.sql:10:10",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, problems := loadSQL(t, t.TempDir(), c.sql)
+			var got []string
+			for _, p := range problems {
+				got = append(got, fmt.Sprintf("%s@%s:%d:%d", p.Code, p.File, p.Line, p.Column))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s\n(%v)", strings.Join(got, "\n"), strings.Join(c.want, "\n"), problems)
+			}
+		})
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
-	"github.com/sluicehq/sluice/sources"
 )
 
 // flowRun is one flow's run within an update.
@@ -104,8 +103,12 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
 	if r.target != nil && len(r.target.Expectations) > 0 && r.target.Type != domain.SinkDataset {
 		if r.target.Checker == nil {
-			return domain.FlowFailed, domain.Errorf(domain.CodeInvalidDefinition, "dataset %q has expectations but no checker", r.target.Name).
+			err := domain.Errorf(domain.CodeInvalidDefinition, "dataset %q has expectations but no checker", r.target.Name).
 				WithHint("build the graph with pipeline.Resolve, which compiles the expectations").WithNames(r.target.Name)
+			if aerr := u.append(ctx, r.final(domain.FlowFailed, err)); aerr != nil {
+				return domain.FlowFailed, aerr
+			}
+			return domain.FlowFailed, err
 		}
 		r.checker, r.quality = r.target.Checker, &domain.DataQuality{}
 	}
@@ -363,7 +366,9 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 			return false, sourceError(r.in, err)
 		}
 	}
-	info.NumRescued = numRescued(inputs[0])
+	if main := inputs[0]; main != nil {
+		info.NumRescued, info.NumMalformed = main.Rescued, main.Malformed
+	}
 	rows, quality, err := r.transform(ctx, inputs)
 	if err != nil {
 		return false, err
@@ -454,25 +459,6 @@ func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domai
 		return nil, nil, userError(f, err)
 	}
 	return rows, quality, nil
-}
-
-// numRescued counts the records of a batch read from a source that were
-// kept with their rescued data.
-func numRescued(b *domain.Batch) int64 {
-	if b == nil {
-		return 0
-	}
-	j := b.Schema.Index(sources.RescuedDataColumn)
-	if j < 0 {
-		return 0
-	}
-	n := int64(0)
-	for i := range b.Len() {
-		if !b.Columns[j].IsNull(i) {
-			n++
-		}
-	}
-	return n
 }
 
 // flowReadState is the store's record of how far a flow read its source's

@@ -406,6 +406,12 @@ func (u *update) definitionEvents() []*domain.Event {
 				evs = append(evs, ev)
 			}
 		}
+		for _, w := range f.Warnings {
+			ev := u.event(domain.EventPlanningInformation, domain.LevelWarn, fmt.Sprintf("Flow %q: %s.", name, w),
+				domain.Details{PlanningInformation: &domain.PlanningInformation{Dataset: f.Target, Technique: "INCREMENTAL", Reason: w}})
+			ev.Origin.FlowName, ev.Origin.DatasetName = name, f.Target
+			evs = append(evs, ev)
+		}
 		if f.Type == domain.FlowMaterializedView {
 			ev := u.event(domain.EventPlanningInformation, domain.LevelInfo, fmt.Sprintf("Materialized view %q is recomputed in full when its inputs changed.", f.Target),
 				domain.Details{PlanningInformation: &domain.PlanningInformation{

@@ -30,11 +30,19 @@ const RescuedDataColumn = "_rescued_data"
 // tell apart.
 type builder struct {
 	declared *domain.Schema
-	rescue   bool
-	cols     []*colBuilder
-	index    map[string]*colBuilder // by name as written, and by folded name
-	rows     int
-	capHint  int // the rows expected in all: room to make in new columns
+	rescue   bool   // keep bad records' text in the rescued data column
+	rescueAs string // that column's name
+	onBad    badPolicy
+	// newColumns is what a field the declared schema lacks does: rescued
+	// (when rescuing; else left out), or fails the record
+	failOnNewColumns bool
+	// parseDate and parseTimestamp read dates and timestamps from text
+	// (dateFormat, timestampFormat); nil: ISO 8601
+	parseDate, parseTimestamp func(string) (int64, bool)
+	cols                      []*colBuilder
+	index                     map[string]*colBuilder // by name as written, and by folded name
+	rows                      int
+	capHint                   int // the rows expected in all: room to make in new columns
 
 	// slots remembers the column of each key position of the previous
 	// record, so that records with their keys in the same order as the
@@ -43,7 +51,10 @@ type builder struct {
 
 	rescued     *domain.Column          // _rescued_data, when rescuing
 	rowRescue   map[string]domain.Value // what the current row could not fit
-	bad         []badValue              // why the current row is bad, when not rescuing
+	bad         []badValue              // why the current row is bad, when failing
+	rowBad      bool                    // the current row has a value that does not fit (badNull, badDrop)
+	rescuedRows int64                   // rows kept with rescued data
+	notRescued  int64                   // bad records not rescued: dropped, or kept with NULLs
 	currentFile string
 	currentLine int
 	lineBase    int // lines of the file before the data being decoded
@@ -51,8 +62,9 @@ type builder struct {
 
 // badValue is a value of the current row that does not fit its column.
 type badValue struct {
-	col    *colBuilder // nil: no such column
-	reason string
+	col       *colBuilder // nil: no such column
+	reason    string
+	newColumn bool // a field the schema lacks (schemaEvolutionMode failOnNewColumns)
 }
 
 type slot struct {
@@ -72,8 +84,32 @@ type colBuilder struct {
 	raw []string
 }
 
+// badPolicy is what a record that does not parse or fit does (Spark's
+// mode option).
+type badPolicy uint8
+
+const (
+	badFail   badPolicy = iota // fails the micro-batch (FAILFAST)
+	badRescue                  // kept, NULL where it does not fit, its text in the rescued data column (PERMISSIVE)
+	badNull                    // kept, NULL where it does not fit (PERMISSIVE without a rescued data column)
+	badDrop                    // left out, counted (DROPMALFORMED)
+)
+
+// newBuilder starts a batch; rescue keeps bad records' text in the column
+// RescuedDataColumn, and a bad record fails the micro-batch without it.
 func newBuilder(declared *domain.Schema, rescue bool) *builder {
-	b := &builder{declared: declared, rescue: rescue, index: map[string]*colBuilder{}}
+	policy := badFail
+	if rescue {
+		policy = badRescue
+	}
+	return newBuilderFor(declared, policy, RescuedDataColumn)
+}
+
+// newBuilderFor starts a batch whose bad records follow policy; with
+// badRescue their text goes to the column rescueAs.
+func newBuilderFor(declared *domain.Schema, policy badPolicy, rescueAs string) *builder {
+	rescue := policy == badRescue
+	b := &builder{declared: declared, rescue: rescue, rescueAs: rescueAs, onBad: policy, index: map[string]*colBuilder{}}
 	if declared != nil {
 		for _, f := range declared.Fields {
 			b.addColumn(f)
@@ -271,7 +307,7 @@ func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
 		c.appendInferred(v, raw)
 		return
 	}
-	cv, err := convert(v, c.field.Type.Kind)
+	cv, err := b.convert(v, c.field.Type.Kind)
 	if err == nil && raw != "" && c.field.Type.Kind == domain.KindString && v.Kind() != domain.KindString && !v.IsNull() {
 		cv = domain.String(raw) // 1.50 stays 1.50
 	}
@@ -285,14 +321,24 @@ func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
 	_ = c.col.Append(cv)
 }
 
-// reject records that the value of a column does not fit: kept in the rescued
-// data when rescuing, else the reason the row is bad.
+// reject records that the value of a column does not fit (c nil: a field
+// the declared schema lacks), as the bad-record policy says.
 func (b *builder) reject(c *colBuilder, name string, v domain.Value, raw, reason string) {
-	if b.rescue {
-		b.rowRescueSet(name, rescuedValue(v, raw))
+	if c == nil && b.failOnNewColumns {
+		b.bad = append(b.bad, badValue{reason: fmt.Sprintf("field %q is not in the schema (value %s)", name, v), newColumn: true})
 		return
 	}
-	b.bad = append(b.bad, badValue{col: c, reason: fmt.Sprintf("column %q: %s (value %s)", name, reason, v)})
+	switch {
+	case b.onBad == badRescue:
+		b.rowRescueSet(name, rescuedValue(v, raw))
+	case b.onBad == badFail:
+		b.bad = append(b.bad, badValue{col: c, reason: fmt.Sprintf("column %q: %s (value %s)", name, reason, v)})
+	case c == nil:
+		// a field the schema lacks, with nowhere to keep it: left out, as
+		// Spark reads it
+	default:
+		b.rowBad = true
+	}
 }
 
 // rescuedValue is a value as kept in _rescued_data: its text as written
@@ -426,9 +472,21 @@ func (b *builder) endRow() error {
 		c.appendNull()
 	}
 	if len(b.bad) > 0 {
-		reason := b.bad[0].reason
+		bad := b.bad[0]
 		b.rollback()
-		return b.malformed(reason)
+		if bad.newColumn {
+			return domain.Errorf(domain.CodeUnknownField, "%s, line %d: %s", b.currentFile, b.currentLine, bad.reason).WithNames(b.currentFile).
+				WithHint("add the column to the schema (or its schemaHints), or read with schemaEvolutionMode => 'rescue'")
+		}
+		return b.malformed(bad.reason)
+	}
+	if b.rowBad {
+		b.notRescued++
+		if b.onBad == badDrop {
+			b.rollback()
+			return nil
+		}
+		b.rowBad = false
 	}
 	if b.rescue {
 		if b.rowRescue == nil {
@@ -438,6 +496,7 @@ func (b *builder) endRow() error {
 			b.rowRescue["_line"] = domain.Int(int64(b.currentLine))
 			_ = b.rescued.Append(domain.String(rescuedJSON(b.rowRescue)))
 			b.rowRescue = nil
+			b.rescuedRows++
 		}
 	}
 	b.rows++
@@ -478,19 +537,26 @@ func (b *builder) rollback() {
 	}
 	b.rowRescue = nil
 	b.bad = b.bad[:0]
+	b.rowBad = false
 }
 
 // badRecord handles a record that could not be parsed at all: an error, or
 // when rescuing, a row of NULLs with the raw record in _rescued_data.
 func (b *builder) badRecord(raw string, reason string) error {
 	b.rollback()
-	if !b.rescue {
+	switch b.onBad {
+	case badFail:
 		return b.malformed(reason)
+	case badDrop:
+		b.notRescued++
+		return nil
+	case badRescue:
+		b.rowRescue = map[string]domain.Value{"_corrupt_record": domain.String(raw), "_error": domain.String(reason)}
 	}
-	b.rowRescue = map[string]domain.Value{"_corrupt_record": domain.String(raw), "_error": domain.String(reason)}
 	for _, c := range b.cols {
-		c.appendNull() // NOT NULL columns too: the record is rescued whole
+		c.appendNull() // NOT NULL columns too: the record is kept as NULLs
 	}
+	b.rowBad = b.onBad == badNull
 	return b.endRow()
 }
 
@@ -508,14 +574,14 @@ func (b *builder) batch() (*domain.Batch, error) {
 			c.appendNull()
 		}
 		f := c.field
-		if b.rescue {
+		if b.onBad == badRescue || b.onBad == badNull { // a bad record is a row of NULLs
 			f.Nullable = true
 		}
 		fields = append(fields, f)
 		cols = append(cols, c.col)
 	}
 	if b.rescue {
-		fields = append(fields, domain.Field{Name: RescuedDataColumn, Type: domain.TypeString, Nullable: true})
+		fields = append(fields, domain.Field{Name: b.rescueAs, Type: domain.TypeString, Nullable: true})
 		cols = append(cols, b.rescued)
 	}
 	if len(cols) == 0 { // rows without columns ({} lines): keep their count
@@ -526,6 +592,26 @@ func (b *builder) batch() (*domain.Batch, error) {
 		return out, nil
 	}
 	return domain.BatchOf(domain.NewSchema(fields...), cols)
+}
+
+// convert is the package's convert, with the source's date and timestamp
+// formats.
+func (b *builder) convert(v domain.Value, k domain.Kind) (domain.Value, error) {
+	if v.Kind() == domain.KindString {
+		switch {
+		case k == domain.KindDate && b.parseDate != nil:
+			if d, ok := b.parseDate(v.AsString()); ok {
+				return domain.DateDays(d), nil
+			}
+			return domain.Null(), fmt.Errorf("%q is not a date in the source's dateFormat", v.AsString())
+		case k == domain.KindTimestamp && b.parseTimestamp != nil:
+			if us, ok := b.parseTimestamp(v.AsString()); ok {
+				return domain.TimestampMicros(us), nil
+			}
+			return domain.Null(), fmt.Errorf("%q is not a timestamp in the source's timestampFormat", v.AsString())
+		}
+	}
+	return convert(v, k)
 }
 
 // convert turns v into a value of kind k, the way a declared schema reads it.

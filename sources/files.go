@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -56,8 +57,40 @@ type FileOptions struct {
 	InferSchema bool
 	// RescueBadRecords keeps records that do not parse or do not fit the
 	// schema: their columns are NULL and _rescued_data holds the record, its
-	// file and line. Without it a bad record fails the micro-batch.
+	// file and line. Without it a bad record fails the micro-batch, unless
+	// Mode says otherwise.
 	RescueBadRecords bool
+	// RescuedDataColumn names the rescued data column (default
+	// _rescued_data).
+	RescuedDataColumn string
+	// Mode is what a record that does not parse or fit does, as Spark's
+	// option: "PERMISSIVE" keeps it (NULL where it does not fit, its text in
+	// the rescued data column when rescuing), "DROPMALFORMED" leaves it out,
+	// "FAILFAST" fails the micro-batch. Unset: PERMISSIVE when rescuing,
+	// FAILFAST otherwise. Records dropped, or kept with NULLs and not
+	// rescued, are counted in Batch.Malformed.
+	Mode string
+	// FailOnNewColumns makes a field the declared schema lacks fail the
+	// micro-batch (schemaEvolutionMode failOnNewColumns); otherwise it is
+	// rescued when rescuing, and left out when not.
+	FailOnNewColumns bool
+	// Encoding is the files' character set: UTF-8 (the default) or
+	// ISO-8859-1 (Latin-1, read as UTF-8).
+	Encoding string
+	// NameFilter, when set, is a glob each file's name must match (Spark's
+	// pathGlobFilter).
+	NameFilter string
+	// TopLevelOnly reads only the files directly in the directory, not
+	// those of its subdirectories (recursiveFileLookup false).
+	TopLevelOnly bool
+	// ModifiedAfter and ModifiedBefore, when set, bound the modification
+	// times of the files read (exclusive).
+	ModifiedAfter, ModifiedBefore time.Time
+	// ParseDate and ParseTimestamp, when set, read the text of a date or a
+	// timestamp column of the declared schema (dateFormat,
+	// timestampFormat): days or microseconds since the epoch, and false for
+	// text they do not read. Unset, ISO 8601 forms are read.
+	ParseDate, ParseTimestamp func(string) (int64, bool)
 	// MaxFilesPerTrigger bounds the files of one micro-batch (0: no bound
 	// beyond the flow's).
 	MaxFilesPerTrigger int
@@ -81,6 +114,16 @@ type FileOptions struct {
 	// name, size and modification time, for each row (Spark's file metadata
 	// column).
 	Metadata bool
+}
+
+// latin1ToUTF8 reads ISO-8859-1 text: each byte is the code point of its
+// value.
+func latin1ToUTF8(b []byte) string {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for _, c := range b {
+		out = utf8.AppendRune(out, rune(c))
+	}
+	return string(out)
 }
 
 // utf8BOM is the byte order mark some tools write at the start of UTF-8
@@ -155,6 +198,26 @@ func Files(dir string, opts FileOptions) domain.Source {
 	}
 	if _, err := pathpkg.Match(o.Pattern, ""); err != nil && s.invalid == nil {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "the file pattern %q is not a valid glob", o.Pattern)
+	}
+	switch strings.ToUpper(o.Mode) {
+	case "", "PERMISSIVE", "DROPMALFORMED", "FAILFAST":
+	default:
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "mode %q is not one of PERMISSIVE, DROPMALFORMED and FAILFAST", o.Mode)
+	}
+	switch strings.ToUpper(strings.ReplaceAll(o.Encoding, "_", "-")) {
+	case "", "UTF-8", "UTF8", "US-ASCII", "ASCII":
+		o.Encoding = ""
+	case "ISO-8859-1", "LATIN1", "LATIN-1":
+		o.Encoding = "latin1"
+	default:
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "encoding %q is not supported", o.Encoding).
+			WithHint("use UTF-8 or ISO-8859-1 (convert other encodings to UTF-8 first, e.g. with iconv)")
+	}
+	if o.RescuedDataColumn == "" {
+		o.RescuedDataColumn = RescuedDataColumn
+	}
+	if _, err := pathpkg.Match(o.NameFilter, ""); err != nil && s.invalid == nil {
+		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "the file name filter %q is not a valid glob", o.NameFilter)
 	}
 	if o.RescueBadRecords && o.Format == "parquet" {
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "bad-record rescue applies to json and csv files, not parquet")
@@ -408,6 +471,17 @@ func (s *fileSource) next(f fileInfo, upto, lines int64, b *budget, now time.Tim
 		return slice, false, nil // read to its end; a file that shrank is not read again
 	}
 	settled := now.Sub(f.mtime) >= s.opts.SettleTime
+	if s.opts.Format == "json" && s.opts.MultiLine {
+		// A multi-line JSON document has no record boundary to cut at: it
+		// is read whole (what was added to it since, when it grows), once
+		// it has settled.
+		if !settled {
+			return slice, false, nil
+		}
+		slice.End = f.size
+		b.take(1, f.size-upto)
+		return slice, true, nil
+	}
 	end, rows, nl, err := s.cut(f, upto, b, settled)
 	if err != nil || end == upto {
 		return slice, false, err
@@ -461,6 +535,9 @@ func (s *fileSource) list() ([]fileInfo, error) {
 				return err
 			}
 			if info.IsDir() {
+				if s.opts.TopLevelOnly {
+					continue
+				}
 				if id, ok := fileID(info); ok {
 					if visited[id] {
 						continue
@@ -486,6 +563,15 @@ func (s *fileSource) list() ([]fileInfo, error) {
 				if ok, _ := pathpkg.Match(s.opts.Pattern, relPath); !ok {
 					continue
 				}
+			}
+			if s.opts.NameFilter != "" {
+				if ok, _ := pathpkg.Match(s.opts.NameFilter, name); !ok {
+					continue
+				}
+			}
+			if mt := info.ModTime(); (!s.opts.ModifiedAfter.IsZero() && !mt.After(s.opts.ModifiedAfter)) ||
+				(!s.opts.ModifiedBefore.IsZero() && !mt.Before(s.opts.ModifiedBefore)) {
+				continue
 			}
 			out = append(out, fileInfo{path: relPath, size: info.Size(), mtime: info.ModTime(), id: fileIdentity(info)})
 		}
@@ -742,6 +828,10 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 		wg.Wait()
 		if errors.Join(errs...) == nil {
 			if out, err := domain.Concat(parts...); err == nil {
+				for _, p := range parts {
+					out.Rescued += p.Rescued
+					out.Malformed += p.Malformed
+				}
 				return out, nil
 			}
 		}
@@ -790,8 +880,14 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 	}
 	// The bytes are never written again: the rows' strings may share them.
 	data := unsafe.String(unsafe.SliceData(buf), len(buf))
+	if s.opts.Encoding == "latin1" {
+		data = latin1ToUTF8(buf)
+	}
 	if f.Start == 0 {
 		data = strings.TrimPrefix(data, utf8BOM) // a mark of the encoding, not text
+	}
+	if s.opts.Format == "json" && s.opts.MultiLine {
+		return []piece{{f: f, data: data, lineBase: int(f.Line)}}, nil
 	}
 	if s.opts.Format == "csv" {
 		p := piece{f: f, data: data, lineBase: int(f.Line)}
@@ -849,7 +945,9 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 	if schema == nil && s.opts.Format == "text" {
 		schema = &textSchema // even when no file has a line
 	}
-	b := newBuilder(schema, s.opts.RescueBadRecords)
+	b := newBuilderFor(schema, s.opts.badPolicy(), s.opts.RescuedDataColumn)
+	b.failOnNewColumns = s.opts.FailOnNewColumns
+	b.parseDate, b.parseTimestamp = s.opts.ParseDate, s.opts.ParseTimestamp
 	lines := 0
 	for _, p := range pieces {
 		lines += strings.Count(p.data, "\n") + 1
@@ -864,7 +962,11 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 		case "parquet":
 			err = s.decodeParquet(b, p.f)
 		case "json":
-			err = decodeJSONLines(b, p.data)
+			if s.opts.MultiLine {
+				err = decodeJSONDocument(b, p.data)
+			} else {
+				err = decodeJSONLines(b, p.data)
+			}
 		case "csv":
 			err = s.opts.decodeCSV(b, p.data)
 		default:
@@ -881,12 +983,35 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 		}
 	}
 	out, err := b.batch()
-	if err != nil || !s.opts.Metadata {
-		return out, err
+	if err == nil && s.opts.Metadata {
+		fields := append(append([]domain.Field{}, out.Schema.Fields...), MetadataColumn)
+		cols := append(append([]*domain.Column{}, out.Columns...), &domain.Column{Kind: domain.KindStruct, Values: meta})
+		out, err = domain.BatchOf(domain.NewSchema(fields...), cols)
 	}
-	fields := append(append([]domain.Field{}, out.Schema.Fields...), MetadataColumn)
-	cols := append(append([]*domain.Column{}, out.Columns...), &domain.Column{Kind: domain.KindStruct, Values: meta})
-	return domain.BatchOf(domain.NewSchema(fields...), cols)
+	if err != nil {
+		return nil, err
+	}
+	out.Rescued, out.Malformed = b.rescuedRows, b.notRescued
+	return out, nil
+}
+
+// badPolicy is what the source's bad records do (Mode).
+func (o *FileOptions) badPolicy() badPolicy {
+	switch strings.ToUpper(o.Mode) {
+	case "FAILFAST":
+		return badFail
+	case "DROPMALFORMED":
+		return badDrop
+	case "PERMISSIVE":
+		if o.RescueBadRecords {
+			return badRescue
+		}
+		return badNull
+	}
+	if o.RescueBadRecords {
+		return badRescue
+	}
+	return badFail
 }
 
 // csvHeaderText returns the first record of a CSV file, with its line
@@ -987,7 +1112,7 @@ func SampleSchemas(ctx context.Context, dir string, opts FileOptions, maxFiles i
 	}
 	var out []domain.Schema
 	rows := int64(0)
-	now := time.Now()
+	now := time.Now().Add(s.opts.SettleTime) // inference reads what is there, written to the end or not
 	for _, f := range listed {
 		if len(out) >= maxFiles || rows >= maxRows {
 			break

@@ -479,3 +479,47 @@ func TestByteOrderMark(t *testing.T) {
 		})
 	}
 }
+
+// TestModes: what a bad record does under each mode, and how the batch
+// counts it.
+func TestModes(t *testing.T) {
+	declared := domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeInt64, Nullable: true})
+	content := `{"id": 1}` + "\n" + `{"id": "x"}` + "\n" + "nope\n" + `{"id": 4}` + "\n"
+	for _, tt := range []struct {
+		mode               string
+		rescue             bool
+		ids                string
+		rescued, malformed int64
+		err                bool
+	}{
+		{"", false, "", 0, 0, true},
+		{"FAILFAST", true, "", 0, 0, true},
+		{"PERMISSIVE", true, "[1 NULL NULL 4]", 2, 0, false},
+		{"PERMISSIVE", false, "[1 NULL NULL 4]", 0, 2, false},
+		{"DROPMALFORMED", true, "[1 4]", 0, 2, false},
+	} {
+		dir := t.TempDir()
+		writeFile(t, dir, "a.json", content, baseTime)
+		src := newFiles(t, dir, FileOptions{Format: "json", Schema: &declared, Mode: tt.mode, RescueBadRecords: tt.rescue})
+		if tt.err {
+			wantError(t, readErr(t, src), domain.CodeMalformedRecord, "line 2")
+			continue
+		}
+		b := readOnce(t, src)
+		if got := fmt.Sprint(column(t, b, "id")); got != tt.ids || b.Rescued != tt.rescued || b.Malformed != tt.malformed {
+			t.Errorf("%s rescue %v: ids %s, %d rescued, %d malformed; want %s, %d, %d", tt.mode, tt.rescue, got, b.Rescued, b.Malformed, tt.ids, tt.rescued, tt.malformed)
+		}
+	}
+}
+
+// TestMultiLineJSON: a JSON document over several lines: objects, arrays of
+// objects, one after another; text that does not parse is one bad record.
+func TestMultiLineJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.json", "[{\"id\": 1},\n {\"id\": 2}]\n{\n \"id\": 3\n}\n[4]\n{\"id\": 5,\n oops", baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "json", MultiLine: true, RescueBadRecords: true}))
+	r := rescued(t, b)
+	if got := fmt.Sprint(column(t, b, "id")); got != "[1 2 3 NULL NULL]" || r[3] == nil || r[4]["_corrupt_record"] != "{\"id\": 5,\n oops" || r[4]["_line"] != float64(7) {
+		t.Errorf("ids %s, rescued %v", got, r)
+	}
+}

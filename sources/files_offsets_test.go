@@ -273,7 +273,7 @@ func TestMaxRowsPerTrigger(t *testing.T) {
 	for _, f := range splitFormats {
 		dir := t.TempDir()
 		f.write(t, dir, files)
-		opts := FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: true}
+		opts := FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: f.format == "csv"}
 		whole := readOnce(t, newFiles(t, dir, opts))
 		if whole.Len() != 22 {
 			t.Fatalf("%s: %d rows, want 22", f.format, whole.Len())
@@ -372,7 +372,7 @@ func TestGrowingFile(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", tt.format, maxRows), func(t *testing.T) {
 				dir := t.TempDir()
 				path := writeFile(t, dir, tt.name, tt.first, baseTime)
-				src := newFiles(t, dir, FileOptions{Format: tt.format, Header: true, MaxRowsPerTrigger: maxRows, MultiLine: true})
+				src := newFiles(t, dir, FileOptions{Format: tt.format, Header: true, MaxRowsPerTrigger: maxRows, MultiLine: tt.format == "csv"})
 				first, ok := planRead(t, src, nil, domain.ReadLimit{})
 				if !ok {
 					t.Fatal("nothing planned")
@@ -485,7 +485,7 @@ func TestRandomizedExactlyOnce(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", f.format, seed), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 7))
 				dir := t.TempDir()
-				src := newFiles(t, dir, FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: true})
+				src := newFiles(t, dir, FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: f.format == "csv"})
 				var pos domain.Offset
 				var got []int64
 				next, nfiles := int64(0), 0
@@ -520,7 +520,7 @@ func TestRandomizedExactlyOnce(t *testing.T) {
 						t.Fatalf("%d files, limit %d", len(offsetOf(t, s.end).Files), limit.MaxFiles)
 					}
 					if rng.IntN(4) == 0 { // a crash: the batch is read again, after a restart
-						again, err := newFiles(t, dir, FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: true}).Read(context.Background(), pos, s.end)
+						again, err := newFiles(t, dir, FileOptions{Format: f.format, Header: f.header, InferSchema: true, MultiLine: f.format == "csv"}).Read(context.Background(), pos, s.end)
 						if err != nil || dump(again) != dump(s.batch) {
 							t.Fatalf("replay differs (%v)", err)
 						}

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
@@ -50,4 +51,48 @@ func blankLine(s string) bool {
 		}
 	}
 	return true
+}
+
+// decodeJSONDocument adds the records of multi-line JSON (multiLine): JSON
+// values one after another, each an object (a record) or an array of
+// objects. Text that does not parse is one bad record, to the end of data:
+// no record boundary can be found in it.
+func decodeJSONDocument(b *builder, data string) error {
+	var r domain.JSONObjectReader
+	line, counted := 1, 0 // the line at offset counted
+	lineAt := func(off int) int {
+		line += strings.Count(data[counted:off], "\n")
+		counted = off
+		return b.lineBase + line
+	}
+	record := func(raw string, off int) error {
+		b.currentLine = lineAt(off)
+		if err := r.Read(raw); err != nil {
+			return b.badRecord(raw, "a JSON document holds a value that is not an object")
+		}
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			c := b.columnAt(i, f.Key)
+			if b.appendScalar(c, f.Kind, f.Num, f.Text) {
+				continue
+			}
+			v, raw := f.Value()
+			b.put(c, f.Key, v, raw)
+		}
+		return b.endRow()
+	}
+	return domain.ParseJSONSequence(data, func(n *domain.JSONNode, off int) error {
+		if n.Kind != domain.JSONArray {
+			return record(n.Raw, off)
+		}
+		for _, it := range n.Items {
+			if err := record(it.Raw, off); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(off int, err *domain.JSONError) error {
+		b.currentLine = lineAt(off)
+		return b.badRecord(strings.TrimSpace(data[off:]), fmt.Sprintf("offset %d: %s", err.Offset-off+1, err.Reason))
+	})
 }
