@@ -103,6 +103,7 @@ func validName(name string) bool {
 func (r *resolver) collectNames() {
 	r.datasets = map[string]*domain.Dataset{}
 	r.flows = map[string]*domain.Flow{}
+	dupDatasets := map[string]bool{}
 	for _, d := range r.p.datasets {
 		if !validName(d.Name) {
 			r.add(domain.Errorf(domain.CodeInvalidName, "%s name %q is not a valid identifier", strings.ToLower(string(d.Type)), d.Name).WithNames(d.Name))
@@ -110,6 +111,7 @@ func (r *resolver) collectNames() {
 		}
 		if _, dup := r.datasets[d.Name]; dup {
 			r.add(domain.Errorf(domain.CodeDuplicateIdentifiers, "dataset %q is declared more than once", d.Name).WithNames(d.Name))
+			dupDatasets[d.Name] = true
 			continue
 		}
 		dc := *d // the graph gets copies: resolving never changes the declarations
@@ -121,6 +123,9 @@ func (r *resolver) collectNames() {
 			continue
 		}
 		if prev, dup := r.flows[f.Name]; dup {
+			if f.Name == f.Target && prev.Name == prev.Target && dupDatasets[f.Name] {
+				continue // the flows of a dataset declared twice: said above
+			}
 			e := domain.Errorf(domain.CodeDuplicateIdentifiers, "flow %q is declared more than once (into %q and into %q)", f.Name, prev.Target, f.Target).WithNames(f.Name)
 			if f.Name == f.Target || prev.Name == prev.Target {
 				e.WithHint("give each flow into a table its own name with pipeline.Name; an unnamed flow takes its target's name")

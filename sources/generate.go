@@ -1,5 +1,3 @@
-// Package sources holds the connectors that bring rows into a pipeline:
-// generated rows, files, Kafka, Postgres.
 package sources
 
 import (
