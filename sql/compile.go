@@ -109,6 +109,10 @@ type compiler struct {
 	seen func(idx int)
 	// sess is the session the expression is compiled under
 	sess *Session
+	// errs, when set, collects the errors of every part of the expression
+	// (PlanQueryAll): compile then never fails, a part that does is an
+	// unknown value
+	errs *problems
 }
 
 // exprErr builds a position-carrying error about an expression.
@@ -117,6 +121,13 @@ func exprErr(code domain.Code, p Pos, format string, args ...any) *Error {
 }
 
 func (c *compiler) compile(e Expr) (node, error) {
+	if c.errs != nil {
+		return c.compileAll(e), nil
+	}
+	return c.compileNode(e)
+}
+
+func (c *compiler) compileNode(e Expr) (node, error) {
 	if c.subst != nil {
 		if n, err := c.subst(e); n != nil || err != nil {
 			return n, err
@@ -246,6 +257,9 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 }
 
 func (c *compiler) column(e *ColumnRef) (node, error) {
+	if e.Parts[len(e.Parts)-1].Name == opaqueName && c.marker(e.Parts) < 0 {
+		return unknownValue(), nil // the columns of a star that failed (PlanQueryAll)
+	}
 	idx, used, err := c.resolveColumn(e.Parts)
 	if err != nil {
 		// current_date and current_timestamp may be written without
@@ -258,6 +272,9 @@ func (c *compiler) column(e *ColumnRef) (node, error) {
 		return nil, err
 	}
 	var n node = &colNode{idx: idx, t: c.in.Fields[idx].Type}
+	if isUnknown(n.typ()) {
+		return n, nil // its fields are as unknown as it is
+	}
 	for _, part := range e.Parts[used:] {
 		var err error
 		if n, err = c.field(n, part, part.Pos); err != nil {
@@ -294,7 +311,7 @@ func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
 	first := parts[0]
 	idx = -1
 	for i, f := range c.in.Fields {
-		if strings.EqualFold(f.Name, first.Name) {
+		if strings.EqualFold(f.Name, first.Name) && !isMarker(f) {
 			if idx >= 0 {
 				return 0, 0, exprErr(domain.CodeAmbiguousReference, first.Pos, "`%s` is a column of both %s and %s; qualify it, as in %s.%s",
 					first.Name, c.qual(idx), c.qual(i), c.qual(idx), first.Name)
@@ -305,6 +322,9 @@ func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
 	if idx >= 0 {
 		return idx, 1, nil
 	}
+	if m := c.marker(parts); m >= 0 {
+		return m, len(parts), nil // a column of a relation that failed to plan, maybe
+	}
 	msg := fmt.Sprintf("no column named `%s`", first.Name)
 	if len(parts) >= 2 && c.quals != nil && c.hasQual(parts[0].Name) {
 		msg = fmt.Sprintf("%s has no column named `%s`", parts[0].Name, parts[1].Name)
@@ -313,7 +333,7 @@ func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
 	// the planner's own columns (__a0, __grouping_id, ...) are not the user's
 	var names []string
 	for _, n := range c.in.Names() {
-		if !strings.HasPrefix(n, "__") {
+		if !strings.HasPrefix(n, "__") && n != opaqueName {
 			names = append(names, n)
 		}
 	}

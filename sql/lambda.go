@@ -49,18 +49,23 @@ func (c *compiler) lambda(e *FuncCall, i int, name string, types []domain.Type, 
 		return nil, exprErr(domain.CodeWrongNumArgs, l.Pos, "the lambda of %s takes %v parameter(s), it has %d", name, arities, len(l.Params))
 	}
 	fields := make([]domain.Field, 0, len(l.Params)+len(c.in.Fields))
+	doubted := c.argsDoubted()
 	for j, p := range l.Params {
 		for _, q := range l.Params[:j] {
 			if strings.EqualFold(p.Name, q.Name) {
 				return nil, exprErr(domain.CodeInvalidParameterValue, p.Pos, "the lambda has two parameters named %s", p.Name)
 			}
 		}
-		fields = append(fields, domain.Field{Name: p.Name, Type: types[j], Nullable: true})
+		t := types[j]
+		if doubted {
+			t = unknownType // typed after an argument that failed
+		}
+		fields = append(fields, domain.Field{Name: p.Name, Type: t, Nullable: true})
 	}
 	fields = append(fields, c.in.Fields...)
 	n := len(l.Params)
 	fn := &lambdaFn{params: n, outer: c.in.Fields, used: make([]bool, len(c.in.Fields))}
-	lc := &compiler{in: domain.Schema{Fields: fields}, params: n, sess: c.sess}
+	lc := &compiler{in: domain.Schema{Fields: fields}, params: n, sess: c.sess, errs: c.errs}
 	if c.quals != nil {
 		lc.quals = append(make([]string, n), c.quals...)
 	}

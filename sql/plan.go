@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,11 +152,19 @@ func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 // NULL would be), and so is a column of a FROM item that failed (an unknown
 // table): a name the query cannot resolve while such an item is in scope
 // is taken to be one of its columns. Errors the catalog returns are
-// reported as they are; at most one error is reported per position.
+// reported as they are. Every problem CheckQuery finds is reported; the
+// planner reports at most one error at a position, and none where
+// CheckQuery did.
 func PlanQueryAll(q *Query, cat Catalog, s Session) (*Plan, []error) {
 	pl := &planner{cat: cat, run: &runHolder{}, sess: s.resolved(), errs: newProblems()}
 	for _, err := range CheckQuery(q) {
-		pl.errs.add(err)
+		// each a problem of its own, even two at one position (a window
+		// function without OVER over a stream)
+		if e, ok := err.(*Error); ok {
+			pl.errs.at[e.Pos] = true
+		}
+		pl.errs.list = append(pl.errs.list, err)
+		pl.errs.doubt++
 	}
 	root, err := pl.query(q)
 	if err != nil {
@@ -228,8 +237,20 @@ func qualified(sch domain.Schema, qual string) scope {
 	return scope{schema: sch, quals: q}
 }
 
-// compile compiles e against sc; subst may stand in for parts of e.
+// compile compiles e against sc; subst may stand in for parts of e. With
+// PlanQueryAll it never fails: an expression with errors (recorded) or
+// that reads something unknown compiles to an unknown value.
 func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*Compiled, error) {
+	n, err := pl.compiler(sc, subst).compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{root: n, expr: e, in: sc.schema, sess: pl.sess}, nil
+}
+
+// compiler is the compiler of expressions over sc, with the planner's
+// subqueries.
+func (pl *planner) compiler(sc scope, subst func(Expr) (node, error)) *compiler {
 	c := &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess, errs: pl.errs}
 	c.subst = func(x Expr) (node, error) {
 		if subst != nil {
@@ -239,11 +260,18 @@ func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*C
 		}
 		return pl.subquery(x, c)
 	}
-	n, err := c.compile(e)
-	if err != nil {
-		return nil, err
-	}
-	return &Compiled{root: n, expr: e, in: sc.schema, sess: pl.sess}, nil
+	return c
+}
+
+// trial compiles e as compile does without PlanQueryAll: an error is
+// returned, not recorded. It is for compiling an expression one way to see
+// whether it can be (a join key of one side), before compiling it the
+// usual way.
+func (pl *planner) trial(e Expr, sc scope) (*Compiled, error) {
+	saved := pl.errs
+	pl.errs = nil
+	defer func() { pl.errs = saved }()
+	return pl.compile(e, sc, nil)
 }
 
 func planErr(code domain.Code, p Pos, format string, args ...any) *Error {
@@ -281,13 +309,13 @@ func (pl *planner) query(q *Query) (op, error) {
 		lim := &limitOp{child: root, limit: -1}
 		if q.Limit != nil {
 			if _, all := q.Limit.(*LimitAll); !all {
-				if lim.limit, err = pl.constInt(q.Limit, "LIMIT"); err != nil {
+				if lim.limit, err = pl.constInt(q.Limit, "LIMIT"); err != nil && !pl.report(err) {
 					return nil, err
 				}
 			}
 		}
 		if q.Offset != nil {
-			if lim.offset, err = pl.constInt(q.Offset, "OFFSET"); err != nil {
+			if lim.offset, err = pl.constInt(q.Offset, "OFFSET"); err != nil && !pl.report(err) {
 				return nil, err
 			}
 		}
@@ -334,20 +362,37 @@ func (pl *planner) setExpr(s SetExpr) (op, error) {
 		}
 		return pl.setOp(s, l, r)
 	}
-	return nil, planErr(domain.CodeUnsupportedQuery, s.Position(), "this query form is not supported")
+	err := planErr(domain.CodeUnsupportedQuery, s.Position(), "this query form is not supported")
+	if pl.report(err) {
+		o, _ := opaque("")
+		return o, nil
+	}
+	return nil, err
 }
 
 func (pl *planner) setOp(s *SetOp, l, r op) (op, error) {
 	ls, rs := l.schema(), r.schema()
+	if hasMarker(ls) || hasMarker(rs) {
+		o, _ := opaque("") // columns not known: their number, their types
+		return o, nil
+	}
 	if len(ls.Fields) != len(rs.Fields) {
-		return nil, planErr(domain.CodeNumColumnsMismatch, s.Pos, "%s of %d columns with %d columns", s.Op, len(ls.Fields), len(rs.Fields))
+		err := planErr(domain.CodeNumColumnsMismatch, s.Pos, "%s of %d columns with %d columns", s.Op, len(ls.Fields), len(rs.Fields))
+		if pl.report(err) {
+			return l, nil
+		}
+		return nil, err
 	}
 	fields := make([]domain.Field, len(ls.Fields))
 	for i, lf := range ls.Fields {
 		t, ok := commonType(lf.Type, rs.Fields[i].Type, false)
 		if !ok {
-			return nil, planErr(domain.CodeIncompatibleSetTypes, s.Pos, "column %d (%s) is %s on the left of %s and %s on the right",
+			err := planErr(domain.CodeIncompatibleSetTypes, s.Pos, "column %d (%s) is %s on the left of %s and %s on the right",
 				i+1, lf.Name, lf.Type, s.Op, rs.Fields[i].Type)
+			if !pl.report(err) {
+				return nil, err
+			}
+			t = unknownType
 		}
 		fields[i] = domain.Field{Name: lf.Name, Type: t, Nullable: lf.Nullable || rs.Fields[i].Nullable}
 	}
@@ -378,14 +423,28 @@ func conform(o op, out domain.Schema) op {
 
 func (pl *planner) values(v *Values, alias *Alias) (op, error) {
 	if len(v.Rows) == 0 {
-		return nil, planErr(domain.CodeUnsupportedQuery, v.Pos, "VALUES needs at least one row")
+		err := planErr(domain.CodeUnsupportedQuery, v.Pos, "VALUES needs at least one row")
+		if pl.report(err) {
+			o, _ := opaque("")
+			return o, nil
+		}
+		return nil, err
 	}
 	width := len(v.Rows[0])
 	cols := make([][]node, width)
+	var rows []int // the rows of the values of cols
 	for r, row := range v.Rows {
 		if len(row) != width {
-			return nil, planErr(domain.CodeNumColumnsMismatch, v.Pos, "row %d of VALUES has %d values, the first has %d", r+1, len(row), width)
+			err := planErr(domain.CodeNumColumnsMismatch, v.Pos, "row %d of VALUES has %d values, the first has %d", r+1, len(row), width)
+			if !pl.report(err) {
+				return nil, err
+			}
+			for _, e := range row {
+				pl.compile(e, scope{}, nil) // for its errors
+			}
+			continue
 		}
+		rows = append(rows, r)
 		for i, e := range row {
 			c, err := pl.compile(e, scope{}, nil)
 			if err != nil {
@@ -397,12 +456,15 @@ func (pl *planner) values(v *Values, alias *Alias) (op, error) {
 	fields := make([]domain.Field, width)
 	for i := range cols {
 		pos := make([]Pos, len(cols[i]))
-		for r := range pos {
-			pos[r] = v.Rows[r][i].Position()
+		for k, r := range rows {
+			pos[k] = v.Rows[r][i].Position()
 		}
 		t, err := unify(cols[i], pos)
 		if err != nil {
-			return nil, err
+			if !pl.report(err) {
+				return nil, err
+			}
+			t = unknownType
 		}
 		fields[i] = domain.Field{Name: "col" + strconv.Itoa(i+1), Type: t, Nullable: true}
 	}
@@ -444,13 +506,13 @@ func (pl *planner) from(it FromItem) (op, scope, error) {
 		return pl.tableFunc(it)
 	case *SubqueryRef:
 		if it.Lateral {
-			return nil, scope{}, planErr(domain.CodeUnsupportedQuery, it.Pos, "LATERAL subqueries are not supported")
+			return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Pos, "LATERAL subqueries are not supported"), it.Alias, "")
 		}
 		o, err := pl.query(it.Query)
 		if err != nil {
 			return nil, scope{}, err
 		}
-		return aliased(o, it.Alias, "")
+		return pl.aliased(o, it.Alias, "")
 	case *ValuesRef:
 		o, err := pl.values(it.Values, it.Alias)
 		if err != nil {
@@ -466,11 +528,39 @@ func (pl *planner) from(it FromItem) (op, scope, error) {
 		if err != nil || it.Alias == nil {
 			return o, sc, err
 		}
-		return aliased(o, it.Alias, "")
+		return pl.aliased(o, it.Alias, "")
 	case *Join:
 		return pl.join(it)
 	}
-	return nil, scope{}, planErr(domain.CodeUnsupportedQuery, it.Position(), "this FROM item is not supported")
+	return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Position(), "this FROM item is not supported"), nil, "")
+}
+
+// failedFrom is a FROM item that failed with err: with PlanQueryAll, err is
+// recorded and the item is an opaque relation named by its alias or qual.
+func (pl *planner) failedFrom(err error, a *Alias, qual string) (op, scope, error) {
+	if !pl.report(err) {
+		return nil, scope{}, err
+	}
+	if a != nil {
+		qual = a.Name.Name
+	}
+	o, sc := opaque(qual)
+	return o, sc, nil
+}
+
+// aliased is the function aliased with PlanQueryAll's errors recorded: an
+// alias that does not fit (or that renames the columns of an opaque
+// relation) makes an opaque relation of the alias's name.
+func (pl *planner) aliased(o op, a *Alias, qual string) (op, scope, error) {
+	if pl.errs != nil && a != nil && len(a.Columns) > 0 && hasMarker(o.schema()) {
+		x, sc := opaque(a.Name.Name)
+		return x, sc, nil
+	}
+	out, sc, err := aliased(o, a, qual)
+	if err != nil {
+		return pl.failedFrom(err, a, qual)
+	}
+	return out, sc, nil
 }
 
 // aliased names the output of a FROM item: its alias qualifies the columns,
@@ -518,17 +608,17 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 			return nil, scope{}, err
 		}
 		if len(c.Columns) > 0 {
-			o, _, err = aliased(o, &Alias{Pos: c.Pos, Name: c.Name, Columns: c.Columns}, "")
+			o, _, err = pl.aliased(o, &Alias{Pos: c.Pos, Name: c.Name, Columns: c.Columns}, "")
 			if err != nil {
 				return nil, scope{}, err
 			}
 		}
-		return aliased(o, t.Alias, c.Name.Name)
+		return pl.aliased(o, t.Alias, c.Name.Name)
 	}
 	stream := t.Stream || pl.streamAll
 	rel, err := pl.cat.Table(t.Name, stream)
 	if err != nil {
-		return nil, scope{}, err
+		return pl.failedFrom(err, t.Alias, t.Name.Last().Name)
 	}
 	if rel.View != nil {
 		saved, savedCTEs := pl.streamAll, pl.ctes
@@ -538,18 +628,18 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 		if err != nil {
 			return nil, scope{}, err
 		}
-		return aliased(o, t.Alias, t.Name.Last().Name)
+		return pl.aliased(o, t.Alias, t.Name.Last().Name)
 	}
 	idx := pl.input(rel, stream, t.Watermark, t.Pos)
-	return scan(idx, rel, t.Alias, t.Name.Last().Name)
+	return pl.scan(idx, rel, t.Alias, t.Name.Last().Name)
 }
 
 // scan is a FROM item reading input idx of the relation, named by alias or
 // qual, with the relation's hidden columns (the last rel.Hidden) left out of
 // a star.
-func scan(idx int, rel Relation, alias *Alias, qual string) (op, scope, error) {
-	o, sc, err := aliased(&scanOp{input: idx, out: rel.Schema}, alias, qual)
-	if err != nil || rel.Hidden == 0 {
+func (pl *planner) scan(idx int, rel Relation, alias *Alias, qual string) (op, scope, error) {
+	o, sc, err := pl.aliased(&scanOp{input: idx, out: rel.Schema}, alias, qual)
+	if err != nil || rel.Hidden == 0 || hasMarker(sc.schema) {
 		return o, sc, err
 	}
 	sc.hidden = make([]bool, len(sc.schema.Fields))
@@ -594,18 +684,18 @@ func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
 	if name == "range" && !t.Stream {
 		o, err := pl.rangeOp(t.Func)
 		if err != nil {
-			return nil, scope{}, err
+			return pl.failedFrom(err, t.Alias, "range")
 		}
-		return aliased(o, t.Alias, "range")
+		return pl.aliased(o, t.Alias, "range")
 	}
 	// cloud_files, Auto Loader's legacy form, is a stream without STREAM.
 	stream := t.Stream || pl.streamAll || name == "cloud_files"
 	rel, err := pl.cat.TableFunc(t.Func, stream)
 	if err != nil {
-		return nil, scope{}, err
+		return pl.failedFrom(err, t.Alias, name)
 	}
 	idx := pl.input(rel, stream, t.Watermark, t.Pos)
-	return scan(idx, rel, t.Alias, name)
+	return pl.scan(idx, rel, t.Alias, name)
 }
 
 // rangeOp is range(end), range(start, end) or range(start, end, step): a
@@ -671,7 +761,14 @@ func (pl *planner) join(j *Join) (op, scope, error) {
 				if li >= 0 {
 					side = "right"
 				}
-				return nil, scope{}, planErr(domain.CodeUnresolvedColumn, u.Pos, "the %s side of the join has no column `%s` for USING", side, u.Name)
+				err := planErr(domain.CodeUnresolvedColumn, u.Pos, "the %s side of the join has no column `%s` for USING", side, u.Name)
+				if (li < 0 && hasMarker(ls.schema)) || (ri < 0 && hasMarker(rs.schema)) {
+					continue // a column of the relation that failed, maybe
+				}
+				if !pl.report(err) {
+					return nil, scope{}, err
+				}
+				continue
 			}
 			jo.usingL = append(jo.usingL, li)
 			jo.usingR = append(jo.usingR, lw+ri)
@@ -750,7 +847,11 @@ func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
 		lt, rt := both.schema.Fields[li].Type, both.schema.Fields[ri].Type
 		t, ok := commonType(lt, rt, true)
 		if !ok {
-			return planErr(domain.CodeDatatypeMismatch, Pos{}, "USING column %s is %s on the left and %s on the right", both.schema.Fields[li].Name, lt, rt)
+			err := planErr(domain.CodeDatatypeMismatch, Pos{}, "USING column %s is %s on the left and %s on the right", both.schema.Fields[li].Name, lt, rt)
+			if !pl.report(err) {
+				return err
+			}
+			t = unknownType
 		}
 		jo.lkeys = append(jo.lkeys, implicit(&colNode{idx: li, t: lt}, t, Pos{}))
 		jo.rkeys = append(jo.rkeys, implicit(&colNode{idx: ri - lw, t: rt}, t, Pos{}))
@@ -777,12 +878,16 @@ func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
 	for _, r := range rest[1:] {
 		residual = &Binary{Pos: r.Position(), Op: "AND", L: residual, R: r}
 	}
+	mark := pl.mark()
 	c, err := pl.compile(residual, both, nil)
 	if err != nil {
 		return err
 	}
 	if c.Type().Kind != domain.KindBool && c.Type().Kind != domain.KindNull {
-		return planErr(domain.CodeDatatypeMismatch, cond.Position(), "a join condition must be a boolean, found %s", c.Type())
+		err := planErr(domain.CodeDatatypeMismatch, cond.Position(), "a join condition must be a boolean, found %s", c.Type())
+		if !pl.keep(mark, err) {
+			return err
+		}
 	}
 	jo.cond = c.root
 	return nil
@@ -792,11 +897,11 @@ func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
 // reads only the left and the other only the right.
 func (pl *planner) sides(b *Binary, ls, rs scope) (node, node, bool) {
 	try := func(a, c Expr) (node, node, bool) {
-		la, err := pl.compile(a, ls, nil)
+		la, err := pl.trial(a, ls)
 		if err != nil {
 			return nil, nil, false
 		}
-		rc, err := pl.compile(c, rs, nil)
+		rc, err := pl.trial(c, rs)
 		if err != nil {
 			return nil, nil, false
 		}
@@ -841,29 +946,56 @@ func conjuncts(e Expr) []Expr {
 // subquery compiles a scalar subquery, IN (subquery) or EXISTS; other
 // expressions are left to the compiler.
 func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
+	if pl.errs != nil {
+		// the columns the subquery could not resolve, recorded as it was
+		// planned, may be the enclosing query's
+		from := len(pl.errs.list)
+		n, err := pl.subqueryNode(e, c)
+		kept := pl.errs.list[:from] // filtered in place
+		for _, found := range pl.errs.list[from:] {
+			if se, ok := found.(*Error); ok && se.Code == domain.CodeUnresolvedColumn {
+				switch outer, unknown := correlated(e, se.Pos, c); {
+				case unknown:
+					continue // a column of a relation that failed, maybe
+				case outer:
+					found = correlatedErr(se.Pos)
+				}
+			}
+			kept = append(kept, found)
+		}
+		pl.errs.list = kept
+		return n, err
+	}
 	n, err := pl.subqueryNode(e, c)
-	if se, ok := err.(*Error); ok && se.Code == domain.CodeUnresolvedColumn && correlated(e, se.Pos, c) {
-		return nil, planErr(domain.CodeNotImplemented, se.Pos, "this subquery reads a column of the query around it (a correlated subquery), which sluice does not run yet; join the two instead")
+	if se, ok := err.(*Error); ok && se.Code == domain.CodeUnresolvedColumn {
+		if found, _ := correlated(e, se.Pos, c); found {
+			return nil, correlatedErr(se.Pos)
+		}
 	}
 	return n, err
 }
 
+func correlatedErr(p Pos) error {
+	return planErr(domain.CodeNotImplemented, p, "this subquery reads a column of the query around it (a correlated subquery), which sluice does not run yet; join the two instead")
+}
+
 // correlated reports whether the column reference at p, which the subquery
-// e could not resolve, names a column of the enclosing query.
-func correlated(e Expr, p Pos, outer *compiler) bool {
-	found := false
+// e could not resolve, names a column of the enclosing query, and whether
+// that column is one of a relation that failed to plan (PlanQueryAll).
+func correlated(e Expr, p Pos, outer *compiler) (found, unknown bool) {
 	Inspect(e, func(n Node) bool {
 		if ref, ok := n.(*ColumnRef); ok && !found {
 			for _, part := range ref.Parts {
 				if part.Pos == p {
-					_, _, err := outer.lookupColumn(ref.Parts)
+					idx, _, err := outer.lookupColumn(ref.Parts)
 					found = err == nil
+					unknown = found && isMarker(outer.in.Fields[idx])
 				}
 			}
 		}
 		return !found
 	})
-	return found
+	return found, unknown
 }
 
 func (pl *planner) subqueryNode(e Expr, c *compiler) (node, error) {
@@ -938,6 +1070,7 @@ func outputName(e Expr) string {
 
 func unknownName(name string, p Pos, names []string) *Error {
 	msg := fmt.Sprintf("no column named `%s`", name)
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == opaqueName })
 	if s := suggestpkg.Closest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean `%s`?", s)
 	}

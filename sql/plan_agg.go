@@ -87,7 +87,8 @@ func needsAggregate(s *Select, items []item, orderBy []*OrderItem) bool {
 // reports a column that is neither grouped nor aggregated as
 // MISSING_AGGREGATION.
 func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src op, sc scope) (op, scope, func(Expr) (node, error), error) {
-	keyExprs, sets, err := groupKeys(s, items, sc)
+	keysMark := pl.mark()
+	keyExprs, sets, err := pl.groupKeys(s, items, sc)
 	if err != nil {
 		return nil, scope{}, nil, err
 	}
@@ -102,7 +103,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		ag.keys = append(ag.keys, c.root)
 		name, qual := "__k"+strconv.Itoa(i), ""
 		if ref, ok := k.(*ColumnRef); ok {
-			if idx, used, err := (&compiler{in: sc.schema, quals: sc.quals}).resolveColumn(ref.Parts); err == nil && used == len(ref.Parts) {
+			if idx, used, err := (&compiler{in: sc.schema, quals: sc.quals}).resolveColumn(ref.Parts); err == nil && used == len(ref.Parts) && !isMarker(sc.schema.Fields[idx]) {
 				name, qual = sc.schema.Fields[idx].Name, sc.quals[idx]
 			}
 		}
@@ -110,6 +111,8 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		post.quals = append(post.quals, qual)
 		keyIndex[exprKey(k)] = i
 	}
+	// keys with errors (PlanQueryAll): what is grouped is not known
+	doubtfulKeys := pl.doubted(keysMark)
 	calls := aggregateCalls(s, items, orderBy)
 	aggIndex := map[string]int{}
 	for i, call := range calls {
@@ -138,13 +141,20 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
 			}
 			if n := strings.ToLower(e.Name.Last().Name); n == "grouping" || n == "grouping_id" {
-				return groupingCall(e, n, gid, keyIndex, len(keyExprs))
+				g, err := groupingCall(e, n, gid, keyIndex, len(keyExprs))
+				if err != nil && doubtfulKeys {
+					return unknownValue(), nil
+				}
+				return g, err
 			}
 		case *ColumnRef:
 			if _, _, err := postC.resolveColumn(e.Parts); err == nil {
 				return nil, nil
 			}
-			if _, _, err := pre.resolveColumn(e.Parts); err == nil {
+			if idx, _, err := pre.resolveColumn(e.Parts); err == nil {
+				if isMarker(sc.schema.Fields[idx]) || doubtfulKeys {
+					return unknownValue(), nil // grouped or not, who knows
+				}
 				return nil, planErr(domain.CodeMissingAggregation, e.Pos, "`%s` is neither in GROUP BY nor inside an aggregate", Format(e))
 			}
 			return nil, nil
@@ -156,14 +166,18 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 	}
 	var out op = ag
 	if s.Having != nil {
+		mark := pl.mark()
 		c, err := pl.compile(s.Having, post, pl.aliasSubst(items, post, subst))
 		if err != nil {
 			return nil, scope{}, nil, err
 		}
 		if c, err = asPredicate(c, s.Having, "HAVING"); err != nil {
-			return nil, scope{}, nil, err
+			if !pl.keep(mark, err) {
+				return nil, scope{}, nil, err
+			}
+		} else {
+			out = &filterOp{child: out, pred: c.root}
 		}
-		out = &filterOp{child: out, pred: c.root}
 	}
 	return out, post, subst, nil
 }
@@ -172,7 +186,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 // aliases stand for their items, GROUP BY ALL for every item that holds no
 // aggregate. With GROUPING SETS, ROLLUP or CUBE it also lists the sets, each
 // the indexes of the keys it groups by (nil: one set of every key).
-func groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
+func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
 	if s.GroupBy == nil {
 		return nil, nil, nil
 	}
@@ -191,7 +205,17 @@ func groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
 	resolve := func(k Expr) (Expr, error) {
 		if n, ok := ordinal(k); ok {
 			if n < 1 || n > len(items) {
-				return nil, planErr(domain.CodeGroupOrdinalRange, k.Position(), "GROUP BY %d, but the select list has %d columns", n, len(items))
+				err := planErr(domain.CodeGroupOrdinalRange, k.Position(), "GROUP BY %d, but the select list has %d columns", n, len(items))
+				if pl.errs == nil {
+					return nil, err
+				}
+				// either way, what is grouped is not known
+				if opaqueItems(items) { // the list's length is not known
+					pl.errs.doubt++
+				} else {
+					pl.report(err)
+				}
+				return k, nil // a constant key, as good as none
 			}
 			return items[n-1].expr, nil
 		}
@@ -447,6 +471,23 @@ func groupingCall(e *FuncCall, name string, gid int, keyIndex map[string]int, ke
 
 // compileAggregate compiles an aggregate call whose arguments read the
 // scope (and, for an aggregate over a window, what subst stands in for).
+//
+// With PlanQueryAll it never fails: an aggregate with errors (recorded, and
+// its arguments compiled for theirs), or whose arguments read something
+// unknown, is of unknown type.
 func (pl *planner) compileAggregate(call *FuncCall, sc scope, subst func(Expr) (node, error)) (*Aggregate, error) {
-	return compileAggregate(call, sc.schema, func(e Expr) (*Compiled, error) { return pl.compile(e, sc, subst) })
+	mark := pl.mark()
+	a, err := compileAggregate(call, sc.schema, func(e Expr) (*Compiled, error) { return pl.compile(e, sc, subst) })
+	if pl.errs == nil {
+		return a, err
+	}
+	if err != nil {
+		pl.keep(mark, err)
+		pl.compiler(sc, subst).compileRest(call)
+		return &Aggregate{call: call, name: strings.ToLower(call.Name.Last().Name), t: unknownType}, nil
+	}
+	if pl.doubted(mark) {
+		a.t = unknownType
+	}
+	return a, nil
 }

@@ -29,16 +29,28 @@ func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, er
 
 // generate appends a generator's columns to the rows of src, named by names
 // when given.
+//
+// With PlanQueryAll, a generator that fails, or that reads something
+// unknown, makes the columns of an opaque relation named qual.
 func (pl *planner) generate(src op, sc scope, call *FuncCall, names []*Ident, qual string, p Pos) (op, scope, error) {
-	g, err := compileGeneratorWith(call, &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess})
-	if err != nil {
-		return nil, scope{}, err
+	mark := pl.mark()
+	failed := func(err error) (op, scope, error) {
+		if err != nil && !pl.keep(mark, err) {
+			return nil, scope{}, err
+		}
+		_, osc := opaque(qual)
+		out := sc.concat(osc)
+		return &opaqueOp{out: out.schema}, out, nil
+	}
+	g, err := compileGeneratorWith(call, &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess, errs: pl.errs})
+	if err != nil || pl.doubted(mark) {
+		return failed(err)
 	}
 	gs := g.Schema()
 	fields := append([]domain.Field{}, gs.Fields...)
 	if len(names) > 0 {
 		if len(names) != len(fields) {
-			return nil, scope{}, planErr(domain.CodeNumColumnsMismatch, p, "%s makes %d columns, %d names given", call.Name.Last().Name, len(fields), len(names))
+			return failed(planErr(domain.CodeNumColumnsMismatch, p, "%s makes %d columns, %d names given", call.Name.Last().Name, len(fields), len(names)))
 		}
 		for i, n := range names {
 			fields[i].Name = n.Name
@@ -86,14 +98,21 @@ func (pl *planner) selectGenerator(src op, sc scope, items []item) (op, scope, [
 		if ok && fc.Over == nil && len(fc.Name.Parts) == 1 {
 			if _, gen := generators[strings.ToLower(fc.Name.Last().Name)]; gen {
 				if found >= 0 {
-					return nil, scope{}, nil, planErr(domain.CodeUnsupportedGenerator, fc.Pos, "a SELECT may call one generator; move the others to LATERAL VIEW")
+					err := planErr(domain.CodeUnsupportedGenerator, fc.Pos, "a SELECT may call one generator; move the others to LATERAL VIEW")
+					if !pl.report(err) {
+						return nil, scope{}, nil, err
+					}
+					continue
 				}
 				found = i
 				continue
 			}
 		}
 		if len(it.aliases) > 0 {
-			return nil, scope{}, nil, planErr(domain.CodeUnsupportedQuery, it.pos, "AS (a, b) names the columns of a generator such as posexplode; this item is not one")
+			err := planErr(domain.CodeUnsupportedQuery, it.pos, "AS (a, b) names the columns of a generator such as posexplode; this item is not one")
+			if !pl.report(err) {
+				return nil, scope{}, nil, err
+			}
 		}
 	}
 	if found < 0 {

@@ -30,14 +30,18 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 		}
 	}
 	if s.Where != nil {
+		mark := pl.mark()
 		c, err := pl.compile(s.Where, sc, nil)
 		if err != nil {
 			return nil, err
 		}
 		if c, err = asPredicate(c, s.Where, "WHERE"); err != nil {
-			return nil, err
+			if !pl.keep(mark, err) {
+				return nil, err
+			}
+		} else {
+			src = &filterOp{child: src, pred: c.root}
 		}
-		src = &filterOp{child: src, pred: c.root}
 	}
 	items, err := pl.expand(s.Items, sc)
 	if err != nil {
@@ -60,14 +64,18 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 		}
 	}
 	if s.Qualify != nil {
+		mark := pl.mark()
 		c, err := pl.compile(s.Qualify, sc, pl.aliasSubst(items, sc, subst))
 		if err != nil {
 			return nil, err
 		}
 		if c, err = asPredicate(c, s.Qualify, "QUALIFY"); err != nil {
-			return nil, err
+			if !pl.keep(mark, err) {
+				return nil, err
+			}
+		} else {
+			src = &filterOp{child: src, pred: c.root}
 		}
-		src = &filterOp{child: src, pred: c.root}
 	}
 	exprs := make([]node, len(items))
 	fields := make([]domain.Field, len(items))
@@ -86,7 +94,10 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 		return nil, err
 	}
 	if len(hidden) > 0 && strings.EqualFold(s.Quantifier, "DISTINCT") {
-		return nil, planErr(domain.CodeUnsupportedQuery, orderBy[0].Pos, "with SELECT DISTINCT, ORDER BY can only use selected columns")
+		err := planErr(domain.CodeUnsupportedQuery, orderBy[0].Pos, "with SELECT DISTINCT, ORDER BY can only use selected columns")
+		if !pl.report(err) {
+			return nil, err
+		}
 	}
 	all := append([]node{}, exprs...)
 	allFields := append([]domain.Field{}, fields...)
@@ -144,7 +155,11 @@ func (pl *planner) expand(list []*SelectItem, sc scope) ([]item, error) {
 		}
 		cols, err := starColumns(st, sc)
 		if err != nil {
-			return nil, err
+			if !pl.report(err) {
+				return nil, err
+			}
+			// columns not known: those of an opaque relation
+			cols = []item{{expr: &ColumnRef{Pos: st.Pos, Parts: []*Ident{{Pos: st.Pos, Name: opaqueName}}}, name: opaqueName, pos: st.Pos}}
 		}
 		out = append(out, cols...)
 	}
@@ -172,7 +187,7 @@ func starColumns(st *Star, sc scope) ([]item, error) {
 				found = true
 			}
 		}
-		if !found {
+		if !found && !markerOf(sc, qual) {
 			return nil, unknownName(name, e.Pos, sc.schema.Names())
 		}
 		except[strings.ToLower(name)] = true
@@ -246,7 +261,14 @@ func (pl *planner) orderKeys(orderBy []*OrderItem, items []item, sc scope, subst
 		col := -1
 		if n, ok := ordinal(o.Expr); ok {
 			if n < 1 || n > len(items) {
-				return nil, nil, planErr(domain.CodeOrdinalOutOfRange, o.Expr.Position(), "ORDER BY %d, but the select list has %d columns", n, len(items))
+				err := planErr(domain.CodeOrdinalOutOfRange, o.Expr.Position(), "ORDER BY %d, but the select list has %d columns", n, len(items))
+				if pl.errs == nil {
+					return nil, nil, err
+				}
+				if !opaqueItems(items) { // else the list's length is not known
+					pl.report(err)
+				}
+				continue
 			}
 			col = n - 1
 		} else if ref, ok := o.Expr.(*ColumnRef); ok && len(ref.Parts) == 1 {

@@ -40,13 +40,17 @@ func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst
 	out := scope{schema: domain.NewSchema(append([]domain.Field{}, sc.schema.Fields...)...), quals: append([]string{}, sc.quals...)}
 	index := map[string]int{}
 	for i, call := range calls {
+		var wf *windowFunc
 		spec, err := resolveWindow(call.Over, named)
-		if err != nil {
-			return nil, scope{}, nil, err
+		if err == nil {
+			wf, err = pl.windowFunc(call, spec, sc, subst)
 		}
-		wf, err := pl.windowFunc(call, spec, sc, subst)
 		if err != nil {
-			return nil, scope{}, nil, err
+			if !pl.report(err) {
+				return nil, scope{}, nil, err
+			}
+			pl.compiler(sc, subst).compileRest(call)
+			wf = &windowFunc{name: strings.ToLower(call.Name.Last().Name), t: unknownType, pos: call.Pos}
 		}
 		wo.funcs = append(wo.funcs, wf)
 		index[exprKey(call)] = len(out.schema.Fields)
@@ -123,9 +127,18 @@ type frame struct {
 	startDist, endDist   float64
 }
 
+// windowFunc compiles a window call over its window. With PlanQueryAll it
+// never fails: its errors are recorded, and a call with errors, or that
+// reads something unknown, is of unknown type.
 func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst func(Expr) (node, error)) (*windowFunc, error) {
 	name := strings.ToLower(call.Name.Last().Name)
 	wf := &windowFunc{name: name, pos: call.Pos}
+	mark := pl.mark()
+	defer func() {
+		if pl.doubted(mark) {
+			wf.t = unknownType
+		}
+	}()
 	for _, p := range spec.PartitionBy {
 		c, err := pl.compile(p, sc, subst)
 		if err != nil {
@@ -153,7 +166,7 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 		orderTypes = append(orderTypes, o.typ())
 	}
 	fr, err := windowFrame(spec, orderTypes)
-	if err != nil {
+	if err != nil && !pl.keep(mark, err) {
 		return nil, err
 	}
 	wf.frame = fr
@@ -162,17 +175,37 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 		case "":
 		case "IGNORE NULLS", "RESPECT NULLS":
 			if name != "lag" && name != "lead" && name != "nth_value" {
-				return nil, planErr(domain.CodeUnsupportedCallSyntax, call.Pos, "%s does not take %s", name, call.Nulls)
+				err := planErr(domain.CodeUnsupportedCallSyntax, call.Pos, "%s does not take %s", name, call.Nulls)
+				if !pl.report(err) {
+					return nil, err
+				}
 			}
 			wf.ignoreNulls = strings.EqualFold(call.Nulls, "IGNORE NULLS")
 		}
 		if len(spec.OrderBy) == 0 {
-			return nil, planErr(domain.CodeUnsupportedQuery, call.Pos, "%s needs ORDER BY in its window", name)
+			err := planErr(domain.CodeUnsupportedQuery, call.Pos, "%s needs ORDER BY in its window", name)
+			if !pl.report(err) {
+				return nil, err
+			}
 		}
-		return wf, pl.rankingArgs(wf, call, sc, subst)
+		argsMark := pl.mark()
+		if err := pl.rankingArgs(wf, call, sc, subst); err != nil {
+			if !pl.keep(argsMark, err) {
+				return nil, err
+			}
+			pl.compiler(sc, subst).compileRest(call)
+			wf.t = unknownType
+		}
+		return wf, nil
 	}
 	if !IsAggregate(name) {
-		return nil, planErr(domain.CodeUnresolvedRoutine, call.Name.Pos, "`%s` is not a window or aggregate function", name)
+		err := planErr(domain.CodeUnresolvedRoutine, call.Name.Pos, "`%s` is not a window or aggregate function", name)
+		if !pl.report(err) {
+			return nil, err
+		}
+		pl.compiler(sc, subst).compileRest(call)
+		wf.t = unknownType
+		return wf, nil
 	}
 	bare := *call
 	bare.Over = nil
