@@ -18,7 +18,7 @@
 //
 // Exit codes: 0 ok, 1 the update (or the command's work) failed, 2 the
 // pipeline is invalid or the command line is wrong; 130 when a triggered
-// update is interrupted.
+// update is interrupted (Ctrl-C), 143 when a command is stopped by SIGTERM.
 package cli
 
 import (
@@ -45,6 +45,7 @@ const (
 	ExitFailed      = 1   // the update failed, or the command could not do its work
 	ExitInvalid     = 2   // the pipeline is invalid, or the command line is wrong
 	ExitInterrupted = 130 // a triggered update was interrupted (Ctrl-C)
+	ExitTerminated  = 143 // the command was stopped by SIGTERM (after a clean stop of the update)
 )
 
 // Version is the version sluice reports; set it with
@@ -76,22 +77,41 @@ func RequireProject(load Loader) Loader {
 
 // Main runs the command line of os.Args over load and exits with its code.
 // The first Ctrl-C (or SIGTERM) stops the running update cleanly; a second one
-// exits at once (what was committed stays committed).
+// exits at once (what was committed stays committed). A command stopped by
+// SIGTERM exits 143 (128 + 15, as a process killed by it would), so that a
+// supervisor tells a stop it asked for from a Ctrl-C (130) or a success.
 func Main(load Loader) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sigs
+		sig := <-sigs
 		fmt.Fprintln(os.Stderr, "\nstopping: the running micro-batches finish or are dropped (press Ctrl-C again to exit at once)")
-		cancel()
-		<-sigs
+		cancel(stopSignal{sig})
+		sig = <-sigs
 		fmt.Fprintln(os.Stderr, "exiting at once: committed batches are kept; a planned batch reruns on the next update")
-		os.Exit(ExitInterrupted)
+		os.Exit(signalExit(sig))
 	}()
 	code := run(ctx, filepath.Base(os.Args[0]), os.Args[1:], os.Stdout, os.Stderr, load)
-	cancel()
+	var stop stopSignal
+	if errors.As(context.Cause(ctx), &stop) && stop.sig == syscall.SIGTERM && (code == ExitOK || code == ExitInterrupted) {
+		code = ExitTerminated // stopped cleanly, because it was asked to
+	}
+	cancel(nil)
 	os.Exit(code)
+}
+
+// stopSignal is the cause of the cancellation of Main's context.
+type stopSignal struct{ sig os.Signal }
+
+func (s stopSignal) Error() string { return "stopped by " + s.sig.String() }
+
+// signalExit is the exit code of a command ended at once by a signal.
+func signalExit(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
 }
 
 // Run runs the command line args (without the program name) over load,
@@ -192,7 +212,8 @@ The pipeline is the directory holding pipeline.yaml: the current directory or
 the nearest one above it, or the one given with -p DIR.
 
 Exit codes: 0 ok, 1 the update failed, 2 the pipeline or the command line is
-invalid, 130 a triggered update was interrupted.`,
+invalid, 130 a triggered update was interrupted (Ctrl-C), 143 a command was
+stopped by SIGTERM.`,
 		Example: `  sluice init demo && cd demo
   sluice validate
   sluice run
@@ -201,6 +222,12 @@ invalid, 130 a triggered update was interrupted.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	// --version prints what `sluice version` prints. The flag is declared
+	// here so that cobra does not add its -v shorthand, which reads as
+	// "verbose".
+	root.Version = "-"
+	root.SetVersionTemplate(versionText())
+	root.Flags().Bool("version", false, "print the version of sluice, as sluice version does")
 	root.PersistentFlags().StringVarP(&a.dir, "pipeline", "p", "", "the pipeline directory (default: the nearest directory holding pipeline.yaml)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "the log lines shown on stderr: trace, debug, info, warn, error or disabled (the store's and Badger's warnings and errors show at the default)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -209,7 +236,8 @@ invalid, 130 a triggered update was interrupted.`,
 		}
 		return nil
 	}
-	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.replayCommand(), a.doctorCommand(), a.versionCommand())
+	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.describeCommand(),
+		a.replayCommand(), a.doctorCommand(), a.versionCommand())
 	return root
 }
 
@@ -245,6 +273,26 @@ func (a *app) project() (*pipeline.Project, error) {
 	}
 	if err != nil {
 		return nil, fail(ExitInvalid, err)
+	}
+	return proj, nil
+}
+
+// storedProject is the project of a command that reads the storage (table,
+// events, describe, replay, doctor, shell completion). Outside a pipeline (no
+// pipeline.yaml here or above, and no storage in the directory) it is
+// PIPELINE_NOT_FOUND, exit 2, as for run: "no storage yet" would send the
+// user to run an update in a directory that is no pipeline. A directory with
+// a storage but no pipeline.yaml is a pipeline declared in Go.
+func (a *app) storedProject() (*pipeline.Project, error) {
+	proj, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	if proj.File == "" {
+		if _, err := os.Stat(proj.Storage); errors.Is(err, os.ErrNotExist) {
+			return nil, fail(ExitInvalid, domain.Errorf(domain.CodePipelineNotFound, "no %s for %s (nor above it), and no storage in it", pipeline.ProjectFiles[0], proj.Dir).
+				WithHint("run the command in a pipeline directory (or below one), pass -p DIR, or create a pipeline with sluice init NAME; a pipeline declared in Go has its storage once it has run"))
+		}
 	}
 	return proj, nil
 }

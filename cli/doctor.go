@@ -28,7 +28,7 @@ key or seq it concerns) or cannot be checked.`,
   sluice doctor -p pipelines/orders`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			proj, err := a.project()
+			proj, err := a.storedProject()
 			if err != nil {
 				return err
 			}

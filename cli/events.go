@@ -2,11 +2,11 @@ package cli
 
 import (
 	"bufio"
-	"context"
+	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,7 +41,15 @@ event log:
 details is keyed by the event type, e.g.
   {"flow_progress": {"status": "COMPLETED", "metrics": {"num_output_rows": 8}}}
 and error is there only when the event carries one (a failed flow's
-flow_progress has error.code).
+flow_progress has error.code). Column types in details (the schema of
+dataset_definition and batch_committed) are named as in SQL: "bigint",
+"array<string>", "struct<a: bigint, b: string>".
+
+--format table prints one line per event, in columns as wide as their widest
+cell among the first 1,000 events.
+
+--flow, --dataset and --update must name what the log knows: a typo is
+refused (exit 2) with the nearest name, not answered with nothing.
 
 The storage is held by one process at a time: while "sluice run" runs, read
 its progress on its stderr, and the events once it has finished.
@@ -67,7 +75,7 @@ Event types: ` + filterHelp + `.`,
 				}
 				f.Types = append(f.Types, domain.EventType(t))
 			}
-			proj, err := a.project()
+			proj, err := a.storedProject()
 			if err != nil {
 				return err
 			}
@@ -76,34 +84,58 @@ Event types: ` + filterHelp + `.`,
 				return err
 			}
 			defer store.Close()
-			if upd != "" {
-				id, err := findUpdate(a.ctx, store, upd)
+			if flow != "" || dataset != "" || upd != "" {
+				cat, err := readCatalog(a.ctx, store)
 				if err != nil {
 					return err
 				}
-				f.Update = id
+				if flow != "" {
+					if err := cat.checkFlow(flow); err != nil {
+						return err
+					}
+				}
+				if dataset != "" {
+					if err := cat.checkDataset(dataset); err != nil {
+						return err
+					}
+				}
+				if upd != "" {
+					if f.Update, err = cat.findUpdate(upd); err != nil {
+						return err
+					}
+				}
 			}
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
-			print := func(ev *domain.Event) error {
-				if err := writeEvent(out, ev, format); err != nil {
-					return err
+			var w eventWriter = &jsonlEvents{w: out}
+			if format == "table" {
+				w = newTableEvents(out)
+			}
+			// The log as it is now, then (--follow) what comes after it.
+			last := store.LastSeq()
+			if f.To = last; last >= f.From {
+				if err := store.Scan(a.ctx, f, w.write); err != nil {
+					return fail(ExitFailed, err)
 				}
-				if follow {
-					return out.Flush()
-				}
+			}
+			if err := w.flush(); err != nil {
+				return fail(ExitFailed, err)
+			}
+			if !follow {
 				return nil
 			}
-			if format == "table" {
-				fmt.Fprintf(out, "%6s  %-23s  %-20s  %-7s  %-20s  %s\n", "seq", "timestamp", "event_type", "level", "flow/dataset", "message")
+			if err := out.Flush(); err != nil {
+				return fail(ExitFailed, err)
 			}
-			if follow {
-				err = store.Tail(a.ctx, f, print)
-				if a.ctx.Err() != nil && errors.Is(err, a.ctx.Err()) {
-					err = nil // Ctrl-C ends a follow
+			f.From, f.To = max(f.From, last+1), 0
+			err = store.Tail(a.ctx, f, func(ev *domain.Event) error {
+				if err := w.write(ev); err != nil {
+					return err
 				}
-			} else {
-				err = store.Scan(a.ctx, f, print)
+				return out.Flush()
+			})
+			if a.ctx.Err() != nil && errors.Is(err, a.ctx.Err()) {
+				err = nil // Ctrl-C ends a follow
 			}
 			if err != nil {
 				return fail(ExitFailed, err)
@@ -130,48 +162,43 @@ func eventTypeNames() []string {
 	return out
 }
 
-// findUpdate resolves "last", an update id or a unique prefix of one.
-func findUpdate(ctx context.Context, store *eventstore.Store, want string) (string, error) {
-	var ids []string
-	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
-		ids = append(ids, ev.Origin.UpdateID)
-		return nil
-	})
-	if err != nil {
-		return "", fail(ExitFailed, err)
-	}
-	if want == "last" {
-		if len(ids) == 0 {
-			return "", fail(ExitFailed, domain.Errorf(domain.CodeEventNotFound, "the log holds no update yet").WithHint("run an update first: sluice run"))
-		}
-		return ids[len(ids)-1], nil
-	}
-	var match []string
-	for _, id := range ids {
-		if strings.HasPrefix(id, want) {
-			match = append(match, id)
-		}
-	}
-	switch len(match) {
-	case 1:
-		return match[0], nil
-	case 0:
-		return "", usageError("no update %q in the log: `sluice events --type create_update` lists them", want)
-	}
-	return "", usageError("%q is the prefix of %d updates: give more of the id", want, len(match))
+// eventWriter writes events in one output format.
+type eventWriter interface {
+	write(ev *domain.Event) error
+	flush() error // the events held, if any
 }
 
-// writeEvent writes one event as a JSON line or a table row.
-func writeEvent(w io.Writer, ev *domain.Event, format string) error {
-	if format == "jsonl" {
-		ev.Timestamp = ev.Timestamp.UTC()
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
+// jsonlEvents writes one event per line, as the envelope of the Databricks
+// event log.
+type jsonlEvents struct {
+	w io.Writer
+}
+
+func (j *jsonlEvents) write(ev *domain.Event) error {
+	ev.Timestamp = ev.Timestamp.UTC()
+	b, err := json.Marshal(ev)
+	if err != nil {
 		return err
 	}
+	b = append(namedTypes(b), '\n')
+	_, err = j.w.Write(b)
+	return err
+}
+
+func (j *jsonlEvents) flush() error { return nil }
+
+// tableEvents writes events as aligned columns for people.
+type tableEvents struct {
+	out *aligned
+}
+
+func newTableEvents(w io.Writer) *tableEvents {
+	out := newAligned(w, []string{"seq", "timestamp", "event_type", "level", "flow/dataset", "message"}, []bool{true})
+	out.rule = false // a rule as long as the longest message is no help
+	return &tableEvents{out: out}
+}
+
+func (t *tableEvents) write(ev *domain.Event) error {
 	where := ev.Origin.FlowName
 	if where == "" {
 		where = ev.Origin.DatasetName
@@ -180,6 +207,39 @@ func writeEvent(w io.Writer, ev *domain.Event, format string) error {
 	if ev.Error != nil && !strings.Contains(msg, string(ev.Error.Code)) {
 		msg += " [" + string(ev.Error.Code) + "]"
 	}
-	_, err := fmt.Fprintf(w, "%6d  %-23s  %-20s  %-7s  %-20s  %s\n", ev.Seq, ev.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Level, where, firstLine(msg))
-	return err
+	return t.out.add([]string{strconv.FormatUint(ev.Seq, 10), ev.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z"),
+		string(ev.Type), string(ev.Level), where, firstLine(msg)})
+}
+
+func (t *tableEvents) flush() error { return t.out.flush() }
+
+// typeKey starts a column type in an event's JSON as the store keeps it:
+// {"kind":4}. The key cannot occur inside a JSON string, where every quote is
+// escaped.
+var typeKey = []byte(`"type":{"kind":`)
+
+// namedTypes rewrites the column types in an event's JSON (details.*.schema)
+// into their SQL names, as Type.String spells them: "bigint",
+// "array<string>", "struct<a: bigint>". The store keeps the numeric form:
+// stored events and projections are compared byte for byte by replay
+// --verify, so the stored encoding stays as it is and only the output for
+// people and scripts names the types.
+func namedTypes(b []byte) []byte {
+	i := bytes.Index(b, typeKey)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i >= 0 {
+		start := i + len(`"type":`)
+		dec := json.NewDecoder(bytes.NewReader(b[start:]))
+		var t domain.Type
+		if err := dec.Decode(&t); err != nil {
+			break // not a type after all: left as it is
+		}
+		out = domain.AppendJSONString(append(out, b[:start]...), t.String())
+		b = b[start+int(dec.InputOffset()):]
+		i = bytes.Index(b, typeKey)
+	}
+	return append(out, b...)
 }

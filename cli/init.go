@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/pipeline"
 )
 
 func (a *app) initCommand() *cobra.Command {
@@ -23,15 +26,26 @@ func (a *app) initCommand() *cobra.Command {
   NAME/data/orders-*.json         sample orders (JSON lines)
   NAME/README.md                  what to try next
 
-The directory must not exist, or be empty.`,
+The directory must not exist, or be empty. The pipeline is named after the
+directory, with any name pipeline.yaml takes (sales, sales-etl, 2026_sales);
+init writes it into pipeline.yaml, quoted when YAML needs it.`,
 		Example: `  sluice init sales
+  sluice init pipelines/sales-etl
   cd sales && sluice run && sluice table daily_totals`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			name := filepath.Base(filepath.Clean(dir))
-			if !validName(name) {
-				return usageError("%q is not a valid pipeline name: use letters, digits and _ (starting with a letter)", name)
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return fail(ExitFailed, err)
+			}
+			// The pipeline is named after its directory, by the rule
+			// pipeline.yaml's name follows: sales-etl, 2026_sales and
+			// "sales etl" are names.
+			name := filepath.Base(abs)
+			if dir == "" || !pipeline.ValidName(name) || name == string(filepath.Separator) {
+				return fail(ExitInvalid, domain.Errorf(domain.CodePipelineConfigInvalid, "%q cannot name a pipeline", dir).
+					WithHint("give the directory to create, e.g. sluice init sales"))
 			}
 			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 				return fail(ExitInvalid, domain.Errorf(domain.CodePipelineConfigInvalid, "%s already exists and is not empty", dir).
@@ -46,28 +60,43 @@ The directory must not exist, or be empty.`,
 					return fail(ExitFailed, err)
 				}
 			}
-			fmt.Fprintf(a.stdout, "created pipeline %q in %s\n\n  cd %s\n  sluice validate\n  sluice run\n  sluice table daily_totals\n", name, dir, dir)
+			fmt.Fprintf(a.stdout, "created pipeline %q in %s\n\n  cd %s\n  sluice validate\n  sluice run\n  sluice table daily_totals\n", name, dir, shellWord(dir))
 			return nil
 		},
 	}
 }
 
-func validName(s string) bool {
-	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
-		return false
+// yamlString writes s as a YAML string: plain when YAML reads it back as the
+// same string, double-quoted otherwise (123, true, null, "a: b" and "#x"
+// would be read as a number, a boolean, nothing, a mapping and a comment).
+func yamlString(s string) string {
+	var back struct {
+		V yaml.Node `yaml:"v"`
 	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
-			return false
-		}
+	if yaml.Unmarshal([]byte("v: "+s), &back) == nil && back.V.Kind == yaml.ScalarNode && back.V.Tag == "!!str" &&
+		back.V.Style == 0 && back.V.Value == s {
+		return s
 	}
-	return true
+	b, _ := json.Marshal(s) // a JSON string is a YAML double-quoted string
+	return string(b)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it, for the commands
+// init suggests.
+func shellWord(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+,:@%", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // initFiles are the files of a new pipeline, by path under its directory.
 func initFiles(name string) map[string]string {
 	return map[string]string{
-		"pipeline.yaml":                    strings.ReplaceAll(initYAML, "NAME", name),
+		"pipeline.yaml":                    strings.ReplaceAll(initYAML, "NAME", yamlString(name)),
 		"transformations/" + name + ".sql": initSQL,
 		"data/orders-0001.json":            initData1,
 		"data/orders-0002.json":            initData2,

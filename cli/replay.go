@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -26,7 +24,7 @@ from the log.`,
   sluice replay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			proj, err := a.project()
+			proj, err := a.storedProject()
 			if err != nil {
 				return err
 			}
@@ -51,19 +49,4 @@ from the log.`,
 	}
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare the stored projections with the log instead of rebuilding them")
 	return cmd
-}
-
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of sluice",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			v := Version
-			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
-			}
-			fmt.Fprintf(a.stdout, "sluice %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-		},
-	}
 }

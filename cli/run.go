@@ -33,8 +33,9 @@ summary: flows by final state, rows written per table, time.
 
 Ctrl-C stops the update cleanly: running micro-batches finish or are dropped,
 nothing half-done is committed, the update ends CANCELED (exit 0 for a
-continuous update, 130 for a triggered one). A second Ctrl-C exits at once;
-what was committed stays committed.
+continuous update, 130 for a triggered one). SIGTERM (a supervisor's stop)
+stops it the same way and exits 143. A second Ctrl-C or SIGTERM exits at
+once; what was committed stays committed.
 
 Selections (one kind per update; conflicting options are refused, exit 2):
   --full-refresh-all         reset every table and checkpoint, rerun everything
@@ -43,17 +44,24 @@ Selections (one kind per update; conflicting options are refused, exit 2):
   --refresh-failed           refresh the datasets whose last flow failed, and what is downstream
   --reset-checkpoint f,g     reread the named flows' sources into the existing tables
 
-Exit codes: 0 COMPLETED (or a continuous update CANCELED), 1 FAILED, 2 invalid
-pipeline or options, 130 a triggered update interrupted.`,
+Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
+2 invalid pipeline or options, 130 a triggered update interrupted by Ctrl-C,
+143 an update stopped by SIGTERM.`,
 		Example: `  sluice run
   sluice run --full-refresh-all
   sluice run --refresh daily_totals
   sluice run --full-refresh raw_orders,daily_totals
   sluice run --reset-checkpoint ingest_orders
-  sluice run --continuous          # until Ctrl-C
+  sluice run --continuous          # until Ctrl-C (or SIGTERM)
+  sluice run --max-concurrent-flows 8
   sluice -p pipelines/sales run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// 0 would mean "not given" below; pipeline.yaml refuses it too.
+			if cmd.Flags().Changed("max-concurrent-flows") && opts.MaxConcurrentFlows < 1 {
+				return fail(ExitInvalid, domain.Errorf(domain.CodeInvalidParameterValue, "--max-concurrent-flows must be a whole number of at least 1, not %d", opts.MaxConcurrentFlows).
+					WithHint("give the number of micro-batches that may run at once, e.g. --max-concurrent-flows 4, or leave the flag out for pipeline.yaml's max_concurrent_flows (default 4)"))
+			}
 			proj, p, err := a.pipeline()
 			if err != nil {
 				return err
@@ -128,7 +136,7 @@ pipeline or options, 130 a triggered update interrupted.`,
 	f.BoolVar(&continuous, "continuous", false, "keep flows running for new data until Ctrl-C")
 	f.BoolVar(&development, "development", false, "development mode: no retries, a failing flow fails the update at once")
 	f.BoolVar(&progress, "live", true, "draw a live table on a terminal (--live=false: one line per change)")
-	f.IntVar(&opts.MaxConcurrentFlows, "max-concurrent-flows", 0, "bound on the micro-batches running at once (default: pipeline.yaml, else 4)")
+	f.IntVar(&opts.MaxConcurrentFlows, "max-concurrent-flows", 0, "bound on the micro-batches running at once, at least 1 (default: pipeline.yaml's max_concurrent_flows, else 4)")
 	return cmd
 }
 

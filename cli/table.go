@@ -7,17 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
-	"github.com/sluicehq/sluice/internal/suggest"
 	"github.com/sluicehq/sluice/processors"
 )
 
@@ -64,7 +61,7 @@ Formats:
 			if limit < 0 {
 				return usageError("--limit must be 0 (no limit) or more, not %d", limit)
 			}
-			proj, err := a.project()
+			proj, err := a.storedProject()
 			if err != nil {
 				return err
 			}
@@ -77,16 +74,18 @@ Formats:
 			if err != nil {
 				return err
 			}
-			if err := checkTable(a.ctx, store, name); err != nil {
+			cat, err := readCatalog(a.ctx, store)
+			if err != nil {
+				return err
+			}
+			if err := cat.checkTable(name); err != nil {
 				return err
 			}
 			// One committed batch in memory at a time: the table streams
 			// out, and --limit stops reading as soon as it is reached.
-			schema := domain.Schema{}
-			if s, err := processors.TableSchemaAt(a.ctx, store, name, seq); err != nil {
-				return fail(ExitFailed, err)
-			} else if s != nil {
-				schema = *s
+			schema, err := tableSchema(a.ctx, store, cat, name, seq)
+			if err != nil {
+				return err
 			}
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
@@ -97,7 +96,7 @@ Formats:
 			case "csv":
 				w = newCSVWriter(out, schema)
 			default:
-				w = &tableWriter{w: out, schema: schema}
+				w = newTableWriter(out, schema)
 			}
 			written, errLimit := 0, errors.New("limit reached")
 			err = processors.ScanTable(a.ctx, store, name, seq, func(b *domain.Batch) error {
@@ -133,37 +132,23 @@ Formats:
 	return cmd
 }
 
-// checkTable refuses a name that is not a stored dataset of the log, listing
-// the ones that are.
-func checkTable(ctx context.Context, store *eventstore.Store, name string) error {
-	tables := map[string]bool{}
-	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition}}, func(ev *domain.Event) error {
-		if dd := ev.Details.DatasetDefinition; dd != nil && dd.DatasetType.Stored() {
-			tables[ev.Origin.DatasetName] = true
-		}
-		return nil
-	})
+// tableSchema is the schema of a stored table as of seq (0: now): the one
+// its batches evolved to; before its first batch, the one its definition
+// declares, so that a table a failed flow left empty still shows its columns.
+// Empty when neither is known (columns taken from a first batch that never
+// committed).
+func tableSchema(ctx context.Context, store *eventstore.Store, cat *catalog, name string, seq uint64) (domain.Schema, error) {
+	s, err := processors.TableSchemaAt(ctx, store, name, seq)
 	if err != nil {
-		return fail(ExitFailed, err)
+		return domain.Schema{}, fail(ExitFailed, err)
 	}
-	if tables[name] {
-		return nil
+	if s != nil {
+		return *s, nil
 	}
-	names := make([]string, 0, len(tables))
-	for t := range tables {
-		names = append(names, t)
+	if d := cat.datasets[name]; d != nil && d.def.Schema != nil {
+		return *d.def.Schema, nil
 	}
-	sort.Strings(names)
-	e := domain.Errorf(domain.CodeUnknownDataset, "%q is not a table of the pipeline", name).WithNames(name)
-	if s := suggest.Closest(name, names); s != "" {
-		e.Message += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	if len(names) > 0 {
-		e.WithHint("the tables are: " + strings.Join(names, ", "))
-	} else {
-		e.WithHint("the log defines no table yet: run an update first (sluice run)")
-	}
-	return fail(ExitInvalid, e)
+	return domain.Schema{}, nil
 }
 
 // resolveAsOf turns --as-of into a log position: a seq as given, a time into
@@ -266,10 +251,13 @@ type csvWriter struct {
 }
 
 // newCSVWriter writes the header at once: a table without rows still has
-// its columns.
+// its columns. A table whose columns are not known yet has no header (an
+// empty line would be a record of one empty field).
 func newCSVWriter(w io.Writer, schema domain.Schema) *csvWriter {
 	c := &csvWriter{cw: csv.NewWriter(w), schema: schema, rec: make([]string, len(schema.Fields))}
-	_ = c.cw.Write(schema.Names()) // an error shows at close
+	if len(schema.Fields) > 0 {
+		_ = c.cw.Write(schema.Names()) // an error shows at close
+	}
 	return c
 }
 
@@ -295,18 +283,20 @@ func (c *csvWriter) close(int) error {
 	return c.cw.Error()
 }
 
-// tableWriter aligns columns for people. The widths come from the header
-// and the first page of rows, which it holds; later rows are printed as they
-// come, in those widths (a longer value pushes the rest of its line).
+// tableWriter aligns columns for people, numbers on the right (see
+// aligned: the widths come from the header and the first page of rows).
 type tableWriter struct {
-	w      io.Writer
+	out    *aligned
 	schema domain.Schema
-	page   [][]string
-	widths []int // set once the first page is out
 }
 
-// tablePage is how many rows set the column widths.
-const tablePage = 1000
+func newTableWriter(w io.Writer, schema domain.Schema) *tableWriter {
+	right := make([]bool, len(schema.Fields))
+	for j, f := range schema.Fields {
+		right[j] = f.Type.Kind == domain.KindInt64 || f.Type.Kind == domain.KindFloat64
+	}
+	return &tableWriter{out: newAligned(w, schema.Names(), right), schema: schema}
+}
 
 func (t *tableWriter) write(rows *domain.Batch, n int) error {
 	for i := 0; i < n; i++ {
@@ -314,82 +304,17 @@ func (t *tableWriter) write(rows *domain.Batch, n int) error {
 		for j, f := range t.schema.Fields {
 			rec[j] = strings.ReplaceAll(text(cell(rows, f.Name, i), f.Type), "\n", `\n`)
 		}
-		if t.widths != nil {
-			if err := t.line(rec, false); err != nil {
-				return err
-			}
-			continue
-		}
-		t.page = append(t.page, rec)
-		if len(t.page) >= tablePage {
-			if err := t.flushPage(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// flushPage sets the widths from the header and the rows held, and prints
-// them.
-func (t *tableWriter) flushPage() error {
-	header := t.schema.Names()
-	t.widths = make([]int, len(header))
-	for _, rec := range append([][]string{header}, t.page...) {
-		for j, c := range rec {
-			t.widths[j] = max(t.widths[j], utf8.RuneCountInString(c))
-		}
-	}
-	if err := t.line(header, true); err != nil {
-		return err
-	}
-	var sep strings.Builder
-	for j, w := range t.widths {
-		if j > 0 {
-			sep.WriteString("  ")
-		}
-		sep.WriteString(strings.Repeat("-", w))
-	}
-	sep.WriteString("\n")
-	if _, err := io.WriteString(t.w, sep.String()); err != nil {
-		return err
-	}
-	for _, rec := range t.page {
-		if err := t.line(rec, false); err != nil {
+		if err := t.out.add(rec); err != nil {
 			return err
 		}
 	}
-	t.page = nil
 	return nil
-}
-
-func (t *tableWriter) line(rec []string, header bool) error {
-	var b strings.Builder
-	for j, c := range rec {
-		if j > 0 {
-			b.WriteString("  ")
-		}
-		pad := strings.Repeat(" ", max(t.widths[j]-utf8.RuneCountInString(c), 0))
-		switch k := t.schema.Fields[j].Type.Kind; {
-		case !header && (k == domain.KindInt64 || k == domain.KindFloat64):
-			b.WriteString(pad + c)
-		case j < len(rec)-1:
-			b.WriteString(c + pad)
-		default:
-			b.WriteString(c)
-		}
-	}
-	b.WriteString("\n")
-	_, err := io.WriteString(t.w, b.String())
-	return err
 }
 
 func (t *tableWriter) close(total int) error {
-	if t.widths == nil {
-		if err := t.flushPage(); err != nil {
-			return err
-		}
+	if err := t.out.flush(); err != nil {
+		return err
 	}
-	_, err := fmt.Fprintf(t.w, "(%d rows)\n", total)
+	_, err := fmt.Fprintf(t.out.w, "(%d %s)\n", total, pluralWord(int64(total), "row"))
 	return err
 }

@@ -155,7 +155,7 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 		switch k.Value {
 		case "name":
 			proj.Name = pr.str(k, v)
-			if proj.Name == "" && v.Kind == yaml.ScalarNode {
+			if !ValidName(proj.Name) && v.Kind == yaml.ScalarNode {
 				pr.add(pr.errAt(v.Line, v.Column, "name is empty"))
 			}
 		case "storage":
@@ -192,6 +192,10 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 	}
 	return proj, nil
 }
+
+// ValidName reports whether name may name a pipeline: any text but the empty
+// one. pipeline.yaml's name and sluice init's argument follow this one rule.
+func ValidName(name string) bool { return name != "" }
 
 var projectFields = []string{"name", "storage", "libraries", "configuration", "catalog", "schema", "continuous", "development", "max_concurrent_flows"}
 

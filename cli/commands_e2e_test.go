@@ -1,0 +1,386 @@
+package cli_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The end-to-end tests of the read commands (table, events, describe),
+// version, init's names, signals.
+
+// newShopPlus copies the shop pipeline with the tables of
+// testdata/shop_extra.sql beside its own, runs it once, and returns its
+// directory and the run's stderr.
+func newShopPlus(t *testing.T) (string, string) {
+	t.Helper()
+	dir := newSQLPipeline(t, "shop")
+	extra, err := os.ReadFile(filepath.Join("testdata", "shop_extra.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "extra.sql"), string(extra))
+	return dir, must(t, 0, sluice, dir, "run").stderr
+}
+
+// TestEmptyTables: a table without rows prints its columns in the table and
+// CSV formats: the ones its (empty) batches gave it, else the ones its
+// definition declares; a table whose columns nothing gave yet prints no empty
+// header.
+func TestEmptyTables(t *testing.T) {
+	shop, _ := newShopPlus(t)
+
+	// A declared table whose first micro-batch failed: no batch committed.
+	declared := newSQLPipeline(t, "divide_by_zero")
+	editFile(t, filepath.Join(declared, "orders.sql"), "STREAMING TABLE orders AS", "STREAMING TABLE orders (id BIGINT, amount BIGINT, unit DOUBLE) AS")
+	writeFile(t, filepath.Join(declared, "data", "orders", "zero.json"), `{"id": 9, "qty": 0, "amount": 5}`+"\n")
+	must(t, 1, sluice, declared, "run")
+
+	// A Go table whose first micro-batch failed, with no declared columns.
+	undeclared := newPipeline(t)
+	writeFile(t, filepath.Join(undeclared, "pipeline.yaml"), "name: orders\ndevelopment: true\nconfiguration:\n  strict: \"true\"\n")
+	must(t, 1, gopipeline, undeclared, "run")
+
+	for _, c := range []struct {
+		bin, dir, table string
+		wantTable       string
+		wantCSV         string
+	}{
+		{sluice, shop, "orders_of_more_than_a_thousand_items", "id  customer\n--  --------\n(0 rows)\n", "id,customer\n"},
+		{sluice, shop, "big_orders", "id  note\n--  ----\n(0 rows)\n", "id,note\n"},
+		{sluice, declared, "orders", "id  amount  unit\n--  ------  ----\n(0 rows)\n", "id,amount,unit\n"},
+		{gopipeline, undeclared, "typed", "(0 rows)\n", ""},
+	} {
+		if got := must(t, 0, c.bin, c.dir, "table", c.table).stdout; got != c.wantTable {
+			t.Errorf("table %s:\n%q\nwant\n%q", c.table, got, c.wantTable)
+		}
+		if got := must(t, 0, c.bin, c.dir, "table", c.table, "--format", "csv").stdout; got != c.wantCSV {
+			t.Errorf("table %s --format csv:\n%q\nwant\n%q", c.table, got, c.wantCSV)
+		}
+	}
+	if got := must(t, 0, sluice, shop, "table", "order_count").stdout; !strings.HasSuffix(got, "(1 row)\n") {
+		t.Errorf("a table of one row:\n%s", got)
+	}
+}
+
+// TestProgressSingular: a flow that wrote one row in one micro-batch says so.
+func TestProgressSingular(t *testing.T) {
+	_, stderr := newShopPlus(t)
+	if !regexp.MustCompile(`order_count +COMPLETED, 1 row in 1 batch, `).MatchString(stderr) {
+		t.Errorf("run's progress:\n%s", stderr)
+	}
+}
+
+// TestReadCommandRefusals: the read commands refuse what cannot be right
+// with exit 2, a code and a hint: names the log does not know, a directory
+// that is no pipeline, options out of range.
+func TestReadCommandRefusals(t *testing.T) {
+	shop, _ := newShopPlus(t)
+	nowhere := t.TempDir()
+	for _, c := range []struct {
+		dir  string
+		args []string
+		want []string
+	}{
+		{shop, []string{"events", "--flow", "orderz"}, []string{"UNKNOWN_FLOW_SELECTION", `"orderz" is not a flow`, `did you mean "orders"?`, "hint: the flows are: big_orders, by_country,"}},
+		{shop, []string{"events", "--dataset", "by_countri"}, []string{"TABLE_OR_VIEW_NOT_FOUND", `did you mean "by_country"?`, "hint:"}},
+		{shop, []string{"events", "--update", "nope"}, []string{"EVENT_NOT_FOUND", `no update "nope"`, "hint:"}},
+		{shop, []string{"describe", "orderz"}, []string{"TABLE_OR_VIEW_NOT_FOUND", `did you mean "orders"?`, "hint: the tables are:"}},
+		{shop, []string{"describe", "orders", "--format", "xml"}, []string{"--format"}},
+		{shop, []string{"run", "--max-concurrent-flows", "0"}, []string{"INVALID_PARAMETER_VALUE", "--max-concurrent-flows must be a whole number of at least 1, not 0", "hint:"}},
+		{shop, []string{"run", "--max-concurrent-flows=-2"}, []string{"INVALID_PARAMETER_VALUE", "not -2"}},
+		{nowhere, []string{"table", "orders"}, []string{"PIPELINE_NOT_FOUND", "hint:", "sluice init"}},
+		{nowhere, []string{"events"}, []string{"PIPELINE_NOT_FOUND", "hint:"}},
+		{nowhere, []string{"describe", "orders"}, []string{"PIPELINE_NOT_FOUND"}},
+		{nowhere, []string{"replay"}, []string{"PIPELINE_NOT_FOUND"}},
+		{nowhere, []string{"doctor"}, []string{"PIPELINE_NOT_FOUND"}},
+		{nowhere, []string{"run"}, []string{"PIPELINE_NOT_FOUND"}},
+	} {
+		r := must(t, 2, sluice, c.dir, c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%v: stderr does not say %q:\n%s", c.args, w, r.stderr)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(nowhere); len(entries) > 0 {
+		t.Errorf("commands outside a pipeline wrote into it: %v", entries)
+	}
+	// The refused options were refused before anything ran.
+	if got := sqlEvents(t, shop, "--type", "create_update"); len(got) != 1 {
+		t.Errorf("%d updates, want the first one only", len(got))
+	}
+	must(t, 0, sluice, shop, "events", "--flow", "orders", "--dataset", "orders", "--update", "last")
+}
+
+// TestEventsTableAligned: the columns of the events table line up, however
+// long a flow's name: each cell starts where its header does (the sequence
+// number, on the right, ends where its column does).
+func TestEventsTableAligned(t *testing.T) {
+	shop, _ := newShopPlus(t)
+	out := must(t, 0, sluice, shop, "events").stdout
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	header := lines[0]
+	var starts []int
+	for _, name := range []string{"timestamp", "event_type", "level", "flow/dataset", "message"} {
+		starts = append(starts, strings.Index(header, name))
+	}
+	if len(lines) < 50 || !strings.HasPrefix(header, "seq  timestamp") {
+		t.Fatalf("events:\n%s", out)
+	}
+	long := 0
+	for _, line := range lines[1:] {
+		for k, s := range starts {
+			if len(line) <= s || line[s-2:s] != "  " || (line[s] == ' ' && k != 3) {
+				t.Fatalf("column %d does not start at %d:\n%s\n%s", k+1, s, header, line)
+			}
+		}
+		if seq := line[:starts[0]-2]; !regexp.MustCompile(`^ *[0-9]+$`).MatchString(seq) {
+			t.Fatalf("seq %q is not right-aligned:\n%s\n%s", seq, header, line)
+		}
+		if strings.Contains(line, "orders_of_more_than_a_thousand_items  ") {
+			long++
+		}
+	}
+	if long == 0 {
+		t.Errorf("no event of the flow with the long name:\n%s", out)
+	}
+}
+
+// TestEventTypeNames: the column types in events' details are named as in
+// SQL, nested ones included, not given as the store's numbers.
+func TestEventTypeNames(t *testing.T) {
+	dir := newPipeline(t)
+	must(t, 0, gopipeline, dir, "run")
+	out := must(t, 0, gopipeline, dir, "events", "--format", "jsonl", "--flow", "typed", "--type", "batch_committed").stdout
+	for _, want := range []string{`{"name":"id","type":"bigint","nullable":false}`, `"type":"array<string>"`, `"type":"map<string, bigint>"`,
+		`"type":"interval day to second"`, `"type":"struct<note: string, qty: double>"`, `"type":"timestamp"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the schema of typed's batch does not hold %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"kind"`) {
+		t.Errorf("a type is given by its number:\n%s", out)
+	}
+}
+
+// TestDescribe: describe shows a table's definition, flows, rows, last batch
+// and storage, reading the storage without writing to it.
+func TestDescribe(t *testing.T) {
+	shop, _ := newShopPlus(t)
+	store := filepath.Join(shop, ".sluice")
+	before := digestTree(t, store)
+	norm := func(s string) string {
+		for _, re := range []struct{ pat, repl string }{
+			{`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z`, "$TIME"},
+			{`\(seq [0-9]+\)`, "(seq $SEQ)"},
+			{`"seq": [0-9]+`, `"seq": "$SEQ"`},
+		} {
+			s = regexp.MustCompile(re.pat).ReplaceAllLiteralString(s, re.repl)
+		}
+		return s
+	}
+	golden(t, "describe_orders.table", norm(must(t, 0, sluice, shop, "describe", "orders").stdout))
+	golden(t, "describe_big_orders.json", norm(must(t, 0, sluice, shop, "describe", "big_orders", "--format", "json").stdout))
+	if after := digestTree(t, store); after != before {
+		t.Error("describe changed the storage's files")
+	}
+
+	type desc struct {
+		Rows, Generation, Batches int64
+		Bytes                     int64 `json:"storage_bytes"`
+		OlderBytes                int64 `json:"older_generations_bytes"`
+		Flows                     []struct {
+			Name     string
+			FlowType string `json:"flow_type"`
+		}
+		LastBatch *struct {
+			Flow string
+			Rows int64
+		} `json:"last_batch"`
+	}
+	describe := func(table string) desc {
+		t.Helper()
+		var d desc
+		if err := json.Unmarshal([]byte(must(t, 0, sluice, shop, "describe", table, "--format", "json").stdout), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	first := describe("orders")
+	if rows := int64(lines(tableRows(t, shop, "orders"))); first.Rows != rows || first.Bytes == 0 || first.LastBatch == nil || first.LastBatch.Rows != rows {
+		t.Errorf("orders: %+v, while the table has %d rows", first, rows)
+	}
+	// A full refresh starts a generation: the rows come again, the batches
+	// before it stay in the log.
+	must(t, 0, sluice, shop, "run", "--full-refresh-all")
+	again := describe("orders")
+	if again.Generation != first.Generation+1 || again.Rows != first.Rows || again.Bytes != first.Bytes || again.OlderBytes != first.Bytes {
+		t.Errorf("after a full refresh: %+v, before: %+v", again, first)
+	}
+	if d := describe("order_count"); d.Rows != 1 || len(d.Flows) != 1 || d.Flows[0].FlowType != "MATERIALIZED_VIEW" {
+		t.Errorf("order_count: %+v", d)
+	}
+}
+
+// TestInitNames: init takes the names pipeline.yaml takes, and writes them
+// so that pipeline.yaml reads them back.
+func TestInitNames(t *testing.T) {
+	work := t.TempDir()
+	for _, name := range []string{"sales-etl", "sales etl", "2026", "true", "null", "a: b", "#x", "ñandú", "it's", `"q"`} {
+		must(t, 0, sluice, work, "init", name)
+		r := must(t, 0, sluice, filepath.Join(work, name), "validate")
+		if want := "pipeline " + strconv.Quote(name) + " is valid\n"; r.stdout != want {
+			t.Errorf("init %q, validate: %q, want %q", name, r.stdout, want)
+		}
+	}
+	for _, bad := range []string{"", "/"} {
+		r := must(t, 2, sluice, work, "init", bad)
+		if !strings.Contains(r.stderr, "PIPELINE_CONFIG_INVALID") || !strings.Contains(r.stderr, "hint:") {
+			t.Errorf("init %q:\n%s", bad, r.stderr)
+		}
+	}
+}
+
+// TestVersion: sluice version and sluice --version print the module version
+// and the VCS revision the binary was built from, as the go command recorded
+// them.
+func TestVersion(t *testing.T) {
+	info, err := exec.Command("go", "version", "-m", sluice).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(string(info), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 3 && f[0] == "mod" && f[2] != "(devel)":
+			want = append(want, "sluice "+f[2]+" (")
+		case len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision="):
+			want = append(want, "revision "+strings.TrimPrefix(f[1], "vcs.revision="))
+		}
+	}
+	if len(want) < 2 {
+		t.Logf("the test binary records no VCS revision (not built in a checkout): %s", info)
+	}
+	v := must(t, 0, sluice, t.TempDir(), "version").stdout
+	for _, w := range want {
+		if !strings.Contains(v, w) {
+			t.Errorf("version says %q, not %q", v, w)
+		}
+	}
+	if got := must(t, 0, sluice, t.TempDir(), "--version").stdout; got != v {
+		t.Errorf("--version says %q, version %q", got, v)
+	}
+}
+
+// startUntil starts bin with args in dir and reads its stderr until a line
+// holds all of marks; the rest of stderr is collected in the returned
+// builder's goroutine, done when the channel closes.
+func startUntil(t *testing.T, bin, dir string, marks []string, args ...string) (*exec.Cmd, *strings.Builder, chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var out strings.Builder
+	sc := bufio.NewScanner(stderr)
+	found := false
+	for !found && sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		found = true
+		for _, m := range marks {
+			found = found && strings.Contains(sc.Text(), m)
+		}
+	}
+	if !found {
+		t.Fatalf("%v never said %v:\n%s", args, marks, out.String())
+	}
+	done := make(chan struct{})
+	go func() {
+		rest, _ := io.ReadAll(stderr)
+		out.Write(rest)
+		close(done)
+	}()
+	return cmd, &out, done
+}
+
+// updateState is the last state of the last update.
+func updateState(t *testing.T, dir string) string {
+	t.Helper()
+	evs := events(t, dir, "--update", "last", "--type", "update_progress")
+	var p struct{ State string }
+	if err := json.Unmarshal(evs[len(evs)-1].Details["update_progress"], &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.State
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// TestStopSignals: Ctrl-C (SIGINT) and SIGTERM stop an update cleanly (the
+// flows end STOPPED, the update CANCELED, the log replays); SIGTERM exits
+// 143, as a process it killed would.
+func TestStopSignals(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		yaml  string
+		args  []string
+		marks []string // the stderr line after which to signal
+		code  int
+		flow  string // a flow the signal stopped
+	}{
+		{"continuous SIGINT", syscall.SIGINT, "name: orders\n", []string{"run", "--continuous"}, []string{"IDLE"}, 0, "orders"},
+		{"continuous SIGTERM", syscall.SIGTERM, "name: orders\n", []string{"run", "--continuous"}, []string{"IDLE"}, 143, "orders"},
+		// The sink is delivering a micro-batch (for a second, deaf to the
+		// signal): the update waits for it, then stops.
+		{"triggered SIGTERM", syscall.SIGTERM, "name: orders\nconfiguration:\n  sink_delay: 1s\n", []string{"run"}, []string{"export_orders", "RUNNING"}, 143, "export_orders"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newPipeline(t)
+			writeFile(t, filepath.Join(dir, "pipeline.yaml"), c.yaml)
+			cmd, out, done := startUntil(t, gopipeline, dir, c.marks, c.args...)
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+			if code := exitCode(cmd.Wait()); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out.String())
+			}
+			if !strings.Contains(out.String(), "CANCELED") {
+				t.Errorf("stderr:\n%s", out.String())
+			}
+			if st := flowStatus(t, events(t, dir, "--update", "last")); st[c.flow] != "STOPPED" {
+				t.Errorf("flows after the signal: %v, want %s STOPPED", st, c.flow)
+			}
+			if got := updateState(t, dir); got != "CANCELED" {
+				t.Errorf("the update ended %s, want CANCELED", got)
+			}
+			must(t, 0, gopipeline, dir, "replay", "--verify")
+		})
+	}
+}
