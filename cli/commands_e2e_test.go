@@ -15,7 +15,7 @@ import (
 )
 
 // The end-to-end tests of the read commands (table, events, describe),
-// version, init's names, signals.
+// version, init's names, signals and the storage lock.
 
 // newShopPlus copies the shop pipeline with the tables of
 // testdata/shop_extra.sql beside its own, runs it once, and returns its
@@ -342,7 +342,8 @@ func exitCode(err error) int {
 
 // TestStopSignals: Ctrl-C (SIGINT) and SIGTERM stop an update cleanly (the
 // flows end STOPPED, the update CANCELED, the log replays); SIGTERM exits
-// 143, as a process it killed would.
+// 143, as a process it killed would. While the run holds the storage,
+// another command is refused with STORE_LOCKED naming it.
 func TestStopSignals(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -364,6 +365,9 @@ func TestStopSignals(t *testing.T) {
 			dir := newPipeline(t)
 			writeFile(t, filepath.Join(dir, "pipeline.yaml"), c.yaml)
 			cmd, out, done := startUntil(t, gopipeline, dir, c.marks, c.args...)
+			if c.sig == syscall.SIGTERM {
+				checkLocked(t, dir, cmd.Process.Pid, strings.Join(c.args, " "))
+			}
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -383,4 +387,56 @@ func TestStopSignals(t *testing.T) {
 			must(t, 0, gopipeline, dir, "replay", "--verify")
 		})
 	}
+}
+
+// checkLocked: while process pid (running args) holds the storage of dir,
+// reading it is refused with STORE_LOCKED naming that process, in words of
+// our own rather than Badger's.
+func checkLocked(t *testing.T, dir string, pid int, args string) {
+	t.Helper()
+	r := must(t, 1, gopipeline, dir, "table", "orders")
+	for _, want := range []string{"STORE_LOCKED", "pid " + strconv.Itoa(pid) + ", writing it", args, "hint: wait for it to finish, or stop it (kill " + strconv.Itoa(pid) + ")"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("table while a run holds the storage: stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "Cannot acquire") || strings.Contains(r.stderr, "Badger") {
+		t.Errorf("the refusal shows Badger's words:\n%s", r.stderr)
+	}
+}
+
+// TestReaderHoldsStore: a run refused because a reader holds the storage
+// names the reader.
+func TestReaderHoldsStore(t *testing.T) {
+	dir := newPipeline(t)
+	must(t, 0, gopipeline, dir, "run")
+	// events --follow holds the storage once it has printed the log.
+	cmd := exec.Command(gopipeline, "events", "--follow")
+	cmd.Dir = dir
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "COMPLETED") {
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	r := must(t, 1, gopipeline, dir, "run")
+	pid := strconv.Itoa(cmd.Process.Pid)
+	for _, want := range []string{"STORE_LOCKED", "pid " + pid + ", reading it", "events --follow", "kill " + pid} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("run while events --follow reads: stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(cmd.Wait()); code != 143 {
+		t.Errorf("events --follow stopped by SIGTERM: exit %d, want 143", code)
+	}
+	must(t, 0, gopipeline, dir, "run")
 }

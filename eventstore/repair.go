@@ -22,8 +22,8 @@ type dirState struct {
 // Badger takes (exclusive to write, shared to read), so that no other sluice
 // writes the files meanwhile: it checks the files (checkFiles), writes the
 // marker of a new store, and removes the empty log files a crash can leave.
-// When another process holds the lock, it checks nothing: Badger's own open
-// then reports the lock.
+// When another process holds the lock, it checks nothing and returns
+// STORE_LOCKED, naming that process (see lock.go).
 func prepareDir(dir string, opts badger.Options, log zerolog.Logger) (dirState, error) {
 	readOnly := opts.ReadOnly
 	var ds dirState
@@ -45,8 +45,10 @@ func prepareDir(dir string, opts badger.Options, log zerolog.Logger) (dirState, 
 	if readOnly {
 		how = syscall.LOCK_SH
 	}
-	if err := syscall.Flock(int(d.Fd()), how|syscall.LOCK_NB); err != nil {
-		return ds, nil
+	if err := syscall.Flock(int(d.Fd()), how|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return ds, lockedError(dir, nil)
+	} else if err != nil {
+		return ds, nil // flock is not supported here: Badger's open decides
 	}
 	defer syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
 

@@ -130,6 +130,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, openError(dir, cfg.readOnly, err)
 	}
+	if !cfg.readOnly {
+		writeHolder(dir, log) // we hold the exclusive lock: name ourselves to whoever is refused
+	}
 
 	absDir, err := filepath.Abs(dir)
 	if real, rerr := filepath.EvalSymlinks(absDir); err == nil && rerr == nil {
@@ -153,6 +156,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	// Measure once now: a disk already below the reserve is logged at open.
 	_, _ = s.space.admit(0)
 	if err := s.init(dirState); err != nil {
+		if !cfg.readOnly {
+			removeHolder(dir)
+		}
 		if cerr := db.Close(); cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
 		}
@@ -201,9 +207,8 @@ func openError(dir string, readOnly bool, err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "Cannot acquire directory lock"):
-		return domain.Wrap(domain.CodeStoreIO, err, fmt.Sprintf("opening the event store in %s: another process holds the storage", dir)).
-			WithHint("stop the other sluice process using this storage directory (or close the other Store), or use another storage directory").
-			AsRetriable()
+		// Taken between prepareDir's look and Badger's open.
+		return lockedError(dir, err)
 	case isDiskFull(err):
 		return domain.Wrap(domain.CodeStoreIO, err, "opening the event store in "+dir).
 			WithHint("the disk holding " + dir + " is full: free disk space there and open the store again").
@@ -356,6 +361,9 @@ func (s *Store) Close() error {
 		}
 
 		s.dbMu.Lock()
+		if !s.cfg.readOnly {
+			removeHolder(s.dir) // before the lock goes with Badger's close
+		}
 		if err := s.db.Close(); err != nil {
 			s.closeErr = storeIO(err, "closing the event store")
 		}

@@ -87,36 +87,11 @@ func TestFormatVersion(t *testing.T) {
 				t.Fatal("Open returned a store with an error")
 			}
 			// The directory is not left locked: a reader gets the same
-			// refusal, not "another process holds the storage".
+			// refusal, not STORE_LOCKED.
 			_, err = Open(dir, WithSyncWrites(false), smallBadger(), WithReadOnly())
 			wantCode(t, err, tc.code)
 		})
 	}
-}
-
-func TestOpenTwice(t *testing.T) {
-	dir := t.TempDir()
-	s := openAt(t, dir)
-	_, err := Open(dir, smallBadger())
-	wantCode(t, err, domain.CodeStoreIO)
-	if !strings.Contains(err.Error(), "another process holds the storage") {
-		t.Errorf("error does not say another process holds the storage: %v", err)
-	}
-	var de *domain.Error
-	if !domainAs(err, &de) || !strings.Contains(de.Hint, "stop the other") || !de.Retriable {
-		t.Errorf("error hint %q (retriable %v)", de.Hint, de.Retriable)
-	}
-	_, err = Open(dir, smallBadger(), WithReadOnly())
-	wantCode(t, err, domain.CodeStoreIO)
-	mustAppend(t, s, ev(domain.EventFlowProgress, "f", "", "", "")) // the first is unharmed
-}
-
-func domainAs(err error, target **domain.Error) bool {
-	e, ok := err.(*domain.Error)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 func TestReadOnly(t *testing.T) {
