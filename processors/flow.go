@@ -291,7 +291,8 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			did, err = false, domain.Errorf(domain.CodeUserFunctionFailed, "flow %q panicked: %v", r.f.Name, p).
-				WithHint("fix the flow's source or functions; nothing of the micro-batch was committed").WithNames(r.f.Name)
+				WithHint("fix the flow's source or functions; nothing of the micro-batch was committed").WithNames(r.f.Name).
+				AsRetriable() // as the same function failing with an error is
 		}
 	}()
 
@@ -509,7 +510,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 	if r.target.Type == domain.SinkDataset {
 		err := r.target.Sink.Deliver(ctx, domain.SinkBatch{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, Rows: rows})
 		if err != nil {
-			return err
+			return userError(f, err)
 		}
 		ev := r.batchEvent(domain.EventSinkBatchDelivered, info)
 		ev.Message = fmt.Sprintf("Sink %q took batch %d of flow %q (%d rows).", f.Target, info.BatchID, f.Name, info.NumRows)

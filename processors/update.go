@@ -462,8 +462,8 @@ func (u *update) reset(ctx context.Context, p *updatePlan) error {
 			return err
 		}
 		cause := "reset_checkpoint"
-		if contains(p.resetTables, u.g.Flows[f].Target) {
-			cause = "full_refresh"
+		if target := u.g.Flows[f].Target; contains(p.resetTables, target) || u.opts.FullRefreshAll || contains(u.opts.FullRefresh, target) {
+			cause = "full_refresh" // a sink's too: it has no table to reset
 		}
 		// A sink may key its writes by batch id: its flow's ids never repeat,
 		// not even the id of a batch planned and perhaps delivered but not

@@ -87,6 +87,11 @@ var planAllCases = []struct{ src, want string }{
 	{"SELECT region FROM orders GROUP BY 2", "GROUP_BY_POS_OUT_OF_RANGE@1:36"},
 	{"SELECT sum(amount) FROM orders GROUP BY nope HAVING region = 'x'", "UNRESOLVED_COLUMN@1:41"},
 	{"SELECT id, region, count(*) FROM orders GROUP BY id", "MISSING_AGGREGATION@1:12"},
+	{"SELECT o.regionx AS r, sum(o.amount) FROM orders o GROUP BY o.regionx ORDER BY r", "UNRESOLVED_COLUMN@1:63"},
+	// an unknown function among aggregates may be a misspelt one: its
+	// arguments are not said to be outside an aggregate
+	{"SELECT region, count(*), sumx(amount), bogus(nope) FROM orders GROUP BY region",
+		"UNRESOLVED_ROUTINE@1:26 UNRESOLVED_ROUTINE@1:40 UNRESOLVED_COLUMN@1:46"},
 	// lambdas: a parameter over an array that failed is of unknown type
 	{"SELECT transform(nope, x -> x.a), transform(array(1), x -> x.a), transform(array(1), x -> bogus(x)) FROM orders",
 		"UNRESOLVED_COLUMN@1:18 DATATYPE_MISMATCH@1:62 UNRESOLVED_ROUTINE@1:91"},
@@ -219,5 +224,13 @@ func checkPlanAll(t *testing.T, src string) {
 	}
 	if a, b := run(one), run(all); a != b {
 		t.Fatalf("%q: the plans' results differ:\n%s\n%s", src, a, b)
+	}
+}
+
+// TestInputFileNameWithoutFiles: input_file_name() over no file read is an
+// empty string, as in Spark, not an error.
+func TestInputFileNameWithoutFiles(t *testing.T) {
+	if got := planAll(t, "SELECT input_file_name() AS f, current_user() AS u FROM range(2)"); got != "" {
+		t.Fatalf("errors %s", got)
 	}
 }

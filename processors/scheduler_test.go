@@ -1,0 +1,392 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/sources"
+)
+
+// slow is a transform that takes d per batch, so that a flow that did not
+// wait for another would visibly start before it ended.
+func slow(d time.Duration) domain.Transform {
+	return domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+		select {
+		case <-time.After(d):
+			return b, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+}
+
+// TestReaderWaitsForWriter: in a triggered update a flow reading a table
+// starts after every writer of the table finished, and so reads all of it;
+// a depends_on flow starts after the flow it names.
+func TestReaderWaitsForWriter(t *testing.T) {
+	store := openStore(t)
+	after := appendFlow("after", "c", from(sources.Range(0, 1)))
+	after.DependsOn = []string{"write_a"}
+	g := newGraph("sched", []*domain.Dataset{streamingTable("a"), streamingTable("b"), streamingTable("c")},
+		// Two writers of a, one slow: the reader must wait for both.
+		appendFlow("write_a", "a", from(sources.Range(0, 6)), slow(10*time.Millisecond)),
+		appendFlow("write_a_too", "a", from(sources.Range(100, 102))),
+		appendFlow("read_a", "b", streamOf("a")),
+		after)
+	res := mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}})
+	assertAfter(t, store, res.UpdateID, "write_a", "read_a")
+	assertAfter(t, store, res.UpdateID, "write_a_too", "read_a")
+	assertAfter(t, store, res.UpdateID, "write_a", "after")
+	if got, want := sorted(ids(t, store, "b")), append(span(0, 6), 100, 101); !slices.Equal(got, want) {
+		t.Errorf("b holds %v, want all of a %v", got, want)
+	}
+}
+
+// TestIndependentFlowsRunConcurrently: flows with no edge between them do
+// not wait for each other.
+func TestIndependentFlowsRunConcurrently(t *testing.T) {
+	store := openStore(t)
+	started := make(chan struct{}, 2)
+	release := make(chan struct{})
+	// Each flow's transform waits until both flows are in one: possible only
+	// if they run at the same time.
+	meet := domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+			return b, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	g := newGraph("parallel", []*domain.Dataset{streamingTable("a"), streamingTable("b")},
+		appendFlow("fa", "a", from(sources.Range(0, 1)), meet),
+		appendFlow("fb", "b", from(sources.Range(0, 1)), meet))
+	done := make(chan *Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), store, g, quick(Options{}))
+		done <- res
+	}()
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			close(release)
+			t.Fatal("the two independent flows did not run at the same time")
+		}
+	}
+	close(release)
+	if res := <-done; res == nil || res.State != domain.UpdateCompleted {
+		t.Fatalf("update %+v", res)
+	}
+}
+
+// TestFailureSkipsDownstream: a failed flow's downstream flows end SKIPPED
+// (UPSTREAM_FAILED), others complete, and the update FAILED with the
+// failure's error.
+func TestFailureSkipsDownstream(t *testing.T) {
+	store := openStore(t)
+	broken := domain.TransformFunc(func(context.Context, *domain.Batch) (*domain.Batch, error) {
+		return nil, errors.New("disk quota exceeded")
+	})
+	chained := appendFlow("chained", "d", from(sources.Range(0, 1)))
+	chained.DependsOn = []string{"copy"}
+	g := newGraph("skip", []*domain.Dataset{streamingTable("a"), streamingTable("b"), streamingTable("c"), streamingTable("d")},
+		appendFlow("load", "a", from(sources.Range(0, 3)), broken),
+		appendFlow("copy", "b", streamOf("a")),
+		appendFlow("unrelated", "c", from(sources.Range(0, 3))),
+		chained)
+	res := mustFail(t, store, g, Options{Development: true}, domain.CodeUserFunctionFailed)
+	want := map[string]domain.FlowStatus{
+		"load": domain.FlowFailed, "copy": domain.FlowSkipped, "chained": domain.FlowSkipped, "unrelated": domain.FlowCompleted,
+	}
+	for f, st := range want {
+		if res.Flows[f] != st {
+			t.Errorf("%s is %s, want %s", f, res.Flows[f], st)
+		}
+	}
+	for _, f := range []string{"copy", "chained"} {
+		ev := finalProgress(t, store, res.UpdateID, f)
+		if ev.Details.FlowProgress.Reason != domain.SkipUpstreamFailed || ev.Level != domain.LevelWarn {
+			t.Errorf("%s skipped with reason %q at level %s", f, ev.Details.FlowProgress.Reason, ev.Level)
+		}
+	}
+	last := events(t, store, eventstore.Filter{Update: res.UpdateID, Types: []domain.EventType{domain.EventUpdateProgress}})
+	if up := last[len(last)-1]; up.Details.UpdateProgress.State != domain.UpdateFailed || up.Error == nil || up.Error.Code != domain.CodeUserFunctionFailed {
+		t.Errorf("the update's last progress is %+v with %+v", up.Details.UpdateProgress, up.Error)
+	}
+}
+
+// TestSelections: Refresh runs only the named tables' flows, RefreshFailed
+// the flows of failed tables and everything downstream; the others are
+// EXCLUDED, and an excluded predecessor does not hold back its successors.
+func TestSelections(t *testing.T) {
+	store := openStore(t)
+	var fail atomic.Bool
+	failing := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		if fail.Load() {
+			return nil, errors.New("injected failure")
+		}
+		return b, nil
+	})
+	g := newGraph("select", []*domain.Dataset{streamingTable("a"), streamingTable("b"), streamingTable("c")},
+		appendFlow("load_a", "a", from(sources.Range(0, 2))),
+		appendFlow("load_b", "b", from(sources.Range(0, 2)), failing),
+		appendFlow("copy_b", "c", streamOf("b")))
+
+	res := mustComplete(t, store, g, Options{Refresh: []string{"c"}})
+	if want := map[string]domain.FlowStatus{"load_a": domain.FlowExcluded, "load_b": domain.FlowExcluded, "copy_b": domain.FlowCompleted}; !mapsEqual(res.Flows, want) {
+		t.Errorf("refresh c: flows %v, want %v", res.Flows, want)
+	}
+
+	fail.Store(true)
+	res = run(t, store, g, Options{Development: true})
+	if res.Flows["load_b"] != domain.FlowFailed || res.Flows["copy_b"] != domain.FlowSkipped {
+		t.Fatalf("flows %v, want load_b FAILED and copy_b SKIPPED", res.Flows)
+	}
+
+	fail.Store(false)
+	res = mustComplete(t, store, g, Options{RefreshFailed: true})
+	if want := map[string]domain.FlowStatus{"load_a": domain.FlowExcluded, "load_b": domain.FlowCompleted, "copy_b": domain.FlowCompleted}; !mapsEqual(res.Flows, want) {
+		t.Errorf("refresh failed: flows %v, want %v", res.Flows, want)
+	}
+	if got := ids(t, store, "c"); !slices.Equal(got, span(0, 2)) {
+		t.Errorf("c holds %v", got)
+	}
+	res = mustComplete(t, store, g, Options{RefreshFailed: true})
+	for f, st := range res.Flows {
+		if st != domain.FlowExcluded {
+			t.Errorf("with nothing failed, a refresh of failed tables ran %s (%s)", f, st)
+		}
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCancelStopsTheUpdate: canceling the context stops the running flow
+// and the flows waiting for it (STOPPED, not FAILED or SKIPPED), commits
+// nothing half-done, and ends the update CANCELED.
+func TestCancelStopsTheUpdate(t *testing.T) {
+	store := openStore(t)
+	started := make(chan struct{})
+	blocking := domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	g := newGraph("cancel", []*domain.Dataset{streamingTable("a"), streamingTable("b")},
+		appendFlow("load", "a", from(sources.Range(0, 3)), blocking),
+		appendFlow("copy", "b", streamOf("a")))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(ctx, store, g, quick(Options{}))
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	<-started
+	cancel()
+	res := <-done
+	if res == nil || res.State != domain.UpdateCanceled || res.Err != nil {
+		t.Fatalf("update %+v, want CANCELED without error", res)
+	}
+	if res.Flows["load"] != domain.FlowStopped || res.Flows["copy"] != domain.FlowStopped {
+		t.Errorf("flows %v, want both STOPPED", res.Flows)
+	}
+	if got := ids(t, store, "a"); len(got) != 0 {
+		t.Errorf("a canceled micro-batch committed %v", got)
+	}
+	if open, err := store.OpenUpdates(); err != nil || len(open) != 0 {
+		t.Errorf("a canceled update is left open: %v (%v)", open, err)
+	}
+}
+
+// TestOneUpdateAtATime: a second update of the same store while one runs is
+// refused with UPDATE_ALREADY_RUNNING; the first is not disturbed.
+func TestOneUpdateAtATime(t *testing.T) {
+	store := openStore(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	hold := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		close(started)
+		<-release
+		return b, nil
+	})
+	g := newGraph("busy", []*domain.Dataset{streamingTable("t")}, appendFlow("load", "t", from(sources.Range(0, 3)), hold))
+	done := make(chan *Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), store, g, quick(Options{}))
+		done <- res
+	}()
+	<-started
+	_, err := Run(context.Background(), store, g, quick(Options{}))
+	close(release)
+	if domain.CodeOf(err) != domain.CodeUpdateRunning {
+		t.Errorf("a second update at once: %v, want %s", err, domain.CodeUpdateRunning)
+	}
+	if res := <-done; res == nil || res.State != domain.UpdateCompleted {
+		t.Errorf("the first update: %+v", res)
+	}
+	if got := ids(t, store, "t"); !slices.Equal(got, span(0, 3)) {
+		t.Errorf("t holds %v", got)
+	}
+}
+
+// TestContinuousUpdate: in a continuous update a reader runs beside its
+// writer, woken by its commits; flows with nothing to do report IDLE, and
+// canceling ends the update CANCELED with every flow STOPPED.
+func TestContinuousUpdate(t *testing.T) {
+	store := openStore(t)
+	dir := t.TempDir()
+	writeIDs(t, dir, "1.json", 0, 3)
+	g := newGraph("live", []*domain.Dataset{streamingTable("raw"), streamingTable("copy"), materializedView("summary"), materializedView("counted")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("copy", "copy", streamOf("raw")),
+		// A view over a table is woken by the table's commits, a view over
+		// a source by polling it.
+		viewFlow("summary", "summary", wholeOf("raw"), countRows(1)),
+		viewFlow("counted", "counted", wholeOfSource(jsonFiles(dir)), countRows(1)))
+	g.Continuous = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(ctx, store, g, quick(Options{}))
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	caughtUp := func(n int64) func() bool {
+		return func() bool {
+			return len(ids(t, store, "copy")) == int(n) &&
+				slices.Equal(viewValue(t, store, "summary"), []int64{n}) &&
+				slices.Equal(viewValue(t, store, "counted"), []int64{n})
+		}
+	}
+	statuses := func(flow string) []domain.FlowStatus {
+		var out []domain.FlowStatus
+		for _, ev := range events(t, store, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventFlowProgress}}) {
+			out = append(out, ev.Details.FlowProgress.Status)
+		}
+		return out
+	}
+	waitFor(t, caughtUp(3))
+	// Caught up, the flows go IDLE; new data makes them RUNNING again.
+	waitFor(t, func() bool {
+		return slices.Contains(statuses("load"), domain.FlowIdle) && slices.Contains(statuses("copy"), domain.FlowIdle)
+	})
+	writeIDs(t, dir, "2.json", 3, 5)
+	waitFor(t, caughtUp(5))
+	for _, flow := range []string{"load", "copy"} {
+		st := statuses(flow)
+		idle := slices.Index(st, domain.FlowIdle)
+		if idle < 0 || !slices.Contains(st[idle:], domain.FlowRunning) {
+			t.Errorf("%s went %v, want RUNNING again after IDLE", flow, st)
+		}
+	}
+	cancel()
+	res := <-done
+	if res.State != domain.UpdateCanceled {
+		t.Errorf("update %s (%v), want CANCELED", res.State, res.Err)
+	}
+	for flow, st := range res.Flows {
+		if st != domain.FlowStopped {
+			t.Errorf("%s is %s, want STOPPED", flow, st)
+		}
+	}
+	if got := sorted(ids(t, store, "copy")); !slices.Equal(got, span(0, 5)) {
+		t.Errorf("copy holds %v", got)
+	}
+}
+
+// TestContinuousUpdateStopsOnFailure: a flow failing in a continuous update
+// stops the whole update, which ends FAILED.
+func TestContinuousUpdateStopsOnFailure(t *testing.T) {
+	store := openStore(t)
+	broken := domain.TransformFunc(func(context.Context, *domain.Batch) (*domain.Batch, error) {
+		return nil, errors.New("bad batch")
+	})
+	g := newGraph("live", []*domain.Dataset{streamingTable("a"), streamingTable("b")},
+		appendFlow("good", "a", from(sources.Range(0, 3))),
+		appendFlow("bad", "b", from(sources.Range(0, 3)), broken))
+	g.Continuous = true
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, store, g, quick(Options{Development: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the continuous update did not stop when a flow failed")
+	}
+	if res.State != domain.UpdateFailed || res.Flows["bad"] != domain.FlowFailed || res.Flows["good"] != domain.FlowStopped {
+		t.Errorf("update %s, flows %v: want FAILED, bad FAILED, good STOPPED", res.State, res.Flows)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a while.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestCancelDuringRetryBackoff: canceling an update while a flow waits to
+// be retried ends the wait at once: the flow is STOPPED, the update
+// CANCELED, not FAILED.
+func TestCancelDuringRetryBackoff(t *testing.T) {
+	store := openStore(t)
+	broken := &failFirst{n: 1 << 30, err: errors.New("the broker is down")}
+	g := newGraph("backoff", []*domain.Dataset{streamingTable("t")}, appendFlow("load", "t", from(sources.Range(0, 2)), broken))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(ctx, store, g, quick(Options{Retry: RetryPolicy{Attempts: 5, Initial: time.Hour, Max: time.Hour}}))
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	// Wait until the flow failed once and waits an hour for its retry.
+	waitFor(t, func() bool {
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "load", Types: []domain.EventType{domain.EventFlowProgress}}) {
+			if ev.Details.FlowProgress.Reason == "RETRY" {
+				return true
+			}
+		}
+		return false
+	})
+	cancel()
+	select {
+	case res := <-done:
+		if res.State != domain.UpdateCanceled || res.Flows["load"] != domain.FlowStopped {
+			t.Errorf("update %s, flows %v: want CANCELED with load STOPPED", res.State, res.Flows)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update did not stop while its flow waited for a retry")
+	}
+}
