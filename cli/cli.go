@@ -125,6 +125,7 @@ func run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	app := &app{ctx: ctx, stdout: stdout, stderr: stderr, load: load}
 	root := app.rootCommand()
 	root.Use = name
+	app.completionCommand(root, args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -236,9 +237,38 @@ stopped by SIGTERM.`,
 		}
 		return nil
 	}
+	_ = root.MarkPersistentFlagDirname("pipeline")
+	_ = root.RegisterFlagCompletionFunc("log-level", fixedCompletions("trace", "debug", "info", "warn", "error", "disabled"))
 	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.describeCommand(),
 		a.replayCommand(), a.doctorCommand(), a.versionCommand())
 	return root
+}
+
+// completionCommand adds cobra's completion command (which it would add
+// itself, later, with its own help) under the binary's name, with help that
+// says what it completes.
+func (a *app) completionCommand(root *cobra.Command, args []string) {
+	root.InitDefaultCompletionCmd(args...)
+	c, _, err := root.Find([]string{"completion"})
+	if err != nil || c.Name() != "completion" {
+		return
+	}
+	name := root.Name()
+	c.Short = "Print the shell completion script for bash, zsh, fish or powershell"
+	c.Long = `Print the script that makes your shell complete ` + name + `'s commands and flags,
+and the names your pipeline's log knows: tables (table, describe, run
+--refresh and --full-refresh), flows (events --flow, run --reset-checkpoint),
+datasets (events --dataset), update ids (events --update) and event types
+(events --type). The names are read from the storage without writing to it;
+outside a pipeline, or while another process holds the storage, they are
+simply not offered.
+
+See each shell's subcommand (` + name + ` completion bash --help) for where to
+install the script.`
+	c.Example = `  source <(` + name + ` completion bash)                 # this bash session
+  ` + name + ` completion bash > /etc/bash_completion.d/` + name + `
+  ` + name + ` completion zsh > "${fpath[1]}/_` + name + `"
+  ` + name + ` completion fish > ~/.config/fish/completions/` + name + `.fish`
 }
 
 // project finds and reads the pipeline's settings: -p DIR, or the nearest

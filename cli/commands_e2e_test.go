@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,7 +16,7 @@ import (
 )
 
 // The end-to-end tests of the read commands (table, events, describe),
-// version, init's names, signals and the storage lock.
+// version, init's names, signals, the storage lock and shell completion.
 
 // newShopPlus copies the shop pipeline with the tables of
 // testdata/shop_extra.sql beside its own, runs it once, and returns its
@@ -343,7 +344,8 @@ func exitCode(err error) int {
 // TestStopSignals: Ctrl-C (SIGINT) and SIGTERM stop an update cleanly (the
 // flows end STOPPED, the update CANCELED, the log replays); SIGTERM exits
 // 143, as a process it killed would. While the run holds the storage,
-// another command is refused with STORE_LOCKED naming it.
+// another command is refused with STORE_LOCKED naming it, and completion
+// offers nothing, quietly.
 func TestStopSignals(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -391,7 +393,7 @@ func TestStopSignals(t *testing.T) {
 
 // checkLocked: while process pid (running args) holds the storage of dir,
 // reading it is refused with STORE_LOCKED naming that process, in words of
-// our own rather than Badger's.
+// our own rather than Badger's, and completion offers nothing.
 func checkLocked(t *testing.T, dir string, pid int, args string) {
 	t.Helper()
 	r := must(t, 1, gopipeline, dir, "table", "orders")
@@ -402,6 +404,9 @@ func checkLocked(t *testing.T, dir string, pid int, args string) {
 	}
 	if strings.Contains(r.stderr, "Cannot acquire") || strings.Contains(r.stderr, "Badger") {
 		t.Errorf("the refusal shows Badger's words:\n%s", r.stderr)
+	}
+	if r := must(t, 0, gopipeline, dir, "__complete", "table", ""); r.stdout != ":4\n" || strings.Contains(r.stderr, "error") {
+		t.Errorf("completion while a run holds the storage:\n%s\n%s", r.stdout, r.stderr)
 	}
 }
 
@@ -439,4 +444,71 @@ func TestReaderHoldsStore(t *testing.T) {
 		t.Errorf("events --follow stopped by SIGTERM: exit %d, want 143", code)
 	}
 	must(t, 0, gopipeline, dir, "run")
+}
+
+// TestCompletion: shell completion offers the names the log knows for the
+// arguments and flags that take them, reads the storage without writing to
+// it, and offers nothing, without an error, outside a pipeline.
+func TestCompletion(t *testing.T) {
+	shop, _ := newShopPlus(t)
+	before := digestTree(t, filepath.Join(shop, ".sluice"))
+	tables := []string{"big_orders", "by_country", "order_count", "orders", "orders_of_more_than_a_thousand_items"}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"table", ""}, tables},
+		{[]string{"describe", "order"}, []string{"order_count", "orders", "orders_of_more_than_a_thousand_items"}},
+		{[]string{"table", "orders", ""}, nil},
+		{[]string{"table", "orders", "--format", ""}, []string{"table", "jsonl", "csv"}},
+		{[]string{"events", "--flow", "b"}, []string{"big_orders", "by_country"}},
+		{[]string{"events", "--dataset", "by"}, []string{"by_country"}},
+		{[]string{"events", "--type", "flow_progress,batch_c"}, []string{"flow_progress,batch_committed"}},
+		{[]string{"events", "--type", "update"}, []string{"update_progress"}},
+		{[]string{"run", "--refresh", "orders,by"}, []string{"orders,by_country"}},
+		{[]string{"run", "--full-refresh", "big_orders,"}, []string{"big_orders,by_country", "big_orders,order_count", "big_orders,orders", "big_orders,orders_of_more_than_a_thousand_items"}},
+		{[]string{"run", "--reset-checkpoint", "ord"}, []string{"order_count", "orders", "orders_of_more_than_a_thousand_items"}},
+		{[]string{"--log-level", "d"}, []string{"debug", "disabled"}},
+	} {
+		r := must(t, 0, sluice, shop, append([]string{"__complete"}, c.args...)...)
+		if got := completions(r.stdout); !slices.Equal(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.args, got, c.want)
+		}
+	}
+	// Update ids, the latest first, after last.
+	got := completions(must(t, 0, sluice, shop, "__complete", "events", "--update", "").stdout)
+	id := sqlEvents(t, shop, "--type", "create_update")[0].Origin["update_id"].(string)
+	if len(got) != 2 || got[0] != "last" || got[1] != id {
+		t.Errorf("--update: %q, want last and %s", got, id)
+	}
+	if after := digestTree(t, filepath.Join(shop, ".sluice")); after != before {
+		t.Error("completion changed the storage's files")
+	}
+	// Outside a pipeline: nothing, quietly, and nothing written.
+	nowhere := t.TempDir()
+	for _, args := range [][]string{{"table", ""}, {"events", "--flow", ""}, {"events", "--update", ""}} {
+		r := must(t, 0, sluice, nowhere, append([]string{"__complete"}, args...)...)
+		if got := completions(r.stdout); len(got) > 1 || strings.Contains(r.stderr, "error") {
+			t.Errorf("%v outside a pipeline: %q\n%s", args, got, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(nowhere); len(entries) > 0 {
+		t.Errorf("completion wrote %v", entries)
+	}
+	if r := must(t, 0, sluice, nowhere, "completion", "bash"); !strings.Contains(r.stdout, "__start_sluice") {
+		t.Errorf("completion bash:\n%.300s", r.stdout)
+	}
+}
+
+// completions are the candidates of a __complete answer, without their
+// descriptions and the directive line.
+func completions(out string) []string {
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, ":") || line == "" {
+			continue
+		}
+		got = append(got, strings.SplitN(line, "\t", 2)[0])
+	}
+	return got
 }

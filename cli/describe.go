@@ -80,7 +80,8 @@ It reads the storage without writing to it, like sluice table.
 with types spelled as in SQL (bigint, array<string>).`,
 		Example: `  sluice describe daily_totals
   sluice describe raw_orders --format json | jq .rows`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeTables,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if format != "table" && format != "json" {
@@ -120,6 +121,7 @@ with types spelled as in SQL (bigint, array<string>).`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "json"))
 	return cmd
 }
 

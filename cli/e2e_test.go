@@ -441,7 +441,7 @@ func TestSluiceBinary(t *testing.T) {
 		t.Errorf("version: %q", got)
 	}
 	must(t, 2, sluice, work, "frobnicate")
-	for _, cmd := range []string{"init", "validate", "run", "events", "table", "describe", "replay", "version"} {
+	for _, cmd := range []string{"init", "validate", "run", "events", "table", "describe", "replay", "version", "completion"} {
 		r := must(t, 0, sluice, work, cmd, "--help")
 		if !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%s --help has no examples:\n%s", cmd, r.stdout)

@@ -151,6 +151,11 @@ Event types: ` + filterHelp + `.`,
 	fl.Uint64Var(&since, "since", 0, "only events from this seq on")
 	fl.BoolVar(&follow, "follow", false, "after the last event, wait for new ones until Ctrl-C")
 	fl.StringVar(&format, "format", "table", "table or jsonl")
+	_ = cmd.RegisterFlagCompletionFunc("type", completeEventTypes)
+	_ = cmd.RegisterFlagCompletionFunc("flow", a.completeNames((*catalog).flowNames))
+	_ = cmd.RegisterFlagCompletionFunc("dataset", a.completeNames((*catalog).datasetNames))
+	_ = cmd.RegisterFlagCompletionFunc("update", a.completeUpdates)
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl"))
 	return cmd
 }
 

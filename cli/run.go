@@ -136,6 +136,9 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 	f.BoolVar(&continuous, "continuous", false, "keep flows running for new data until Ctrl-C")
 	f.BoolVar(&development, "development", false, "development mode: no retries, a failing flow fails the update at once")
 	f.BoolVar(&progress, "live", true, "draw a live table on a terminal (--live=false: one line per change)")
+	_ = cmd.RegisterFlagCompletionFunc("full-refresh", a.completeNameList((*catalog).tables))
+	_ = cmd.RegisterFlagCompletionFunc("refresh", a.completeNameList((*catalog).tables))
+	_ = cmd.RegisterFlagCompletionFunc("reset-checkpoint", a.completeNameList((*catalog).flowNames))
 	f.IntVar(&opts.MaxConcurrentFlows, "max-concurrent-flows", 0, "bound on the micro-batches running at once, at least 1 (default: pipeline.yaml's max_concurrent_flows, else 4)")
 	return cmd
 }

@@ -52,7 +52,8 @@ Formats:
   sluice table raw_orders --format csv > orders.csv
   sluice table daily_totals --as-of 42
   sluice table daily_totals --as-of 2026-12-01T10:00:00Z`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeTables,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if format != "table" && format != "jsonl" && format != "csv" {
@@ -129,6 +130,7 @@ Formats:
 	f.StringVar(&format, "format", "table", "table, jsonl or csv")
 	f.StringVar(&asOf, "as-of", "", "read the table as of an event seq or a timestamp")
 	f.IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv"))
 	return cmd
 }
 

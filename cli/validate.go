@@ -86,5 +86,6 @@ Exit codes: 0 valid, 2 invalid.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("text", "json"))
 	return cmd
 }
