@@ -1,5 +1,6 @@
-// Package cli is the sluice command line: init, validate, run, events, table,
-// replay and version over a pipeline directory. The sluice binary is this
+// Package cli is the sluice command line: init, validate, run, table,
+// describe, events, replay, doctor, version and shell completion over a
+// pipeline directory. The sluice binary is this
 // package over the SQL loader; a team's own binary is this package over its
 // own Loader (SQL files plus flows and sinks declared in Go), and behaves
 // exactly like sluice:
@@ -219,7 +220,9 @@ stopped by SIGTERM.`,
   sluice validate
   sluice run
   sluice table daily_totals --format jsonl
-  sluice events --update last --type flow_progress`,
+  sluice describe daily_totals
+  sluice events --update last --type flow_progress
+  source <(sluice completion bash)`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
