@@ -46,8 +46,8 @@ type Options struct {
 	IdleAfter time.Duration
 	// Limit bounds each micro-batch of a streaming read (and of a once
 	// flow, but for the files), so that memory stays flat however much input
-	// there is. Unset, it is DefaultLimit. A table stream takes at least one
-	// committed batch, a file source at least one record.
+	// there is. Each bound unset is DefaultLimit's. A table stream takes at
+	// least one committed batch, a file source at least one record.
 	Limit domain.ReadLimit
 
 	// Logger receives the update's progress (start, retries, failures, end);
@@ -87,8 +87,16 @@ func (o Options) withDefaults() Options {
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Second
 	}
-	if o.Limit == (domain.ReadLimit{}) {
-		o.Limit = DefaultLimit
+	// Each bound left unset is the default's: setting MaxRows alone keeps
+	// memory bounded by bytes too.
+	if o.Limit.MaxFiles == 0 {
+		o.Limit.MaxFiles = DefaultLimit.MaxFiles
+	}
+	if o.Limit.MaxRows == 0 {
+		o.Limit.MaxRows = DefaultLimit.MaxRows
+	}
+	if o.Limit.MaxBytes == 0 {
+		o.Limit.MaxBytes = DefaultLimit.MaxBytes
 	}
 	if o.IdleAfter <= 0 {
 		o.IdleAfter = time.Second

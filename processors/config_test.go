@@ -3,6 +3,8 @@ package processors
 import (
 	"testing"
 	"time"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 func TestBackoff(t *testing.T) {
@@ -32,5 +34,13 @@ func TestRedact(t *testing.T) {
 	}
 	if redact(nil) != nil {
 		t.Error("redact(nil) is not nil")
+	}
+}
+
+// TestLimitDefaultsPerBound: a bound set alone keeps the others' defaults.
+func TestLimitDefaultsPerBound(t *testing.T) {
+	got := Options{Limit: domain.ReadLimit{MaxRows: 10}}.withDefaults().Limit
+	if want := (domain.ReadLimit{MaxFiles: DefaultLimit.MaxFiles, MaxRows: 10, MaxBytes: DefaultLimit.MaxBytes}); got != want {
+		t.Fatalf("limit %+v, want %+v", got, want)
 	}
 }
