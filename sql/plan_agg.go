@@ -157,6 +157,10 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 				}
 				return nil, planErr(domain.CodeMissingAggregation, e.Pos, "`%s` is neither in GROUP BY nor inside an aggregate", Format(e))
 			}
+			if i, ok := keyIndex[exprKey(e)]; ok && doubtfulKeys {
+				// a key that failed, reported where it is grouped by
+				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
+			}
 			return nil, nil
 		}
 		if i, ok := keyIndex[exprKey(e)]; ok {

@@ -114,6 +114,9 @@ type problems struct {
 	// marks are the doubt counts when the expressions being compiled began,
 	// innermost last
 	marks []int
+	// rest counts the failed expressions whose other parts are being
+	// compiled (compileRest)
+	rest int
 }
 
 func newProblems() *problems {
@@ -177,7 +180,10 @@ func (c *compiler) compileAll(e Expr) node {
 	p.marks = p.marks[:len(p.marks)-1]
 	switch {
 	case err != nil:
-		if p.doubt == mark {
+		// in a call that failed, a column outside an aggregate may be the
+		// argument of the aggregate the call was meant to be (sumx(a))
+		inAggregate := p.rest > 0 && domain.CodeOf(err) == domain.CodeMissingAggregation
+		if p.doubt == mark && !inAggregate {
 			p.add(err)
 		} else {
 			p.doubt++
@@ -206,6 +212,8 @@ func (c *compiler) argsDoubted() bool {
 // subqueries' own queries are left alone, and so are the FILTER and WITHIN
 // GROUP of a call, which belong to an aggregate's scope.
 func (c *compiler) compileRest(e Expr) {
+	c.errs.rest++
+	defer func() { c.errs.rest-- }()
 	var parts []Node
 	if f, ok := e.(*FuncCall); ok {
 		for _, a := range f.Args {
