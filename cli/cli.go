@@ -243,7 +243,7 @@ stopped by SIGTERM.`,
 	_ = root.MarkPersistentFlagDirname("pipeline")
 	_ = root.RegisterFlagCompletionFunc("log-level", fixedCompletions("trace", "debug", "info", "warn", "error", "disabled"))
 	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.tableCommand(), a.describeCommand(),
-		a.replayCommand(), a.doctorCommand(), a.versionCommand())
+		a.replayCommand(), a.doctorCommand(), a.vacuumCommand(), a.versionCommand())
 	return root
 }
 

@@ -56,6 +56,7 @@ const (
 	CodeCheckpointStoreUnavailable Code = "IMPORT_CHECKPOINT_SOURCE_UNAVAILABLE"
 	CodeMalformedRecord            Code = "MALFORMED_RECORD_IN_PARSING"
 	CodeUnknownField               Code = "UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_RECORD_WITH_FILE_PATH"
+	CodeRowsVacuumed               Code = "ROWS_VACUUMED"
 	CodeFileNotExist               Code = "FAILED_READ_FILE.FILE_NOT_EXIST"
 	CodeFileUnreadable             Code = "FAILED_READ_FILE"
 	CodePathNotFound               Code = "PATH_NOT_FOUND"
@@ -174,6 +175,8 @@ var codeInfo = map[Code]codeText{
 		"wait for that process to finish, or stop it; then run the command again"},
 	CodeProjectionMismatch: {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
 	CodeInvalidUpdateState: {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodeRowsVacuumed: {"the rows asked for were removed by vacuum: their generation of the table was superseded and past its retention",
+		"read a later point of the log (the table's current generation is never vacuumed), or set a longer retention (delta.deletedFileRetentionDuration) before the next vacuum"},
 	CodeUnknownField: {"a record has a field the schema does not have, and schemaEvolutionMode is failOnNewColumns",
 		"add the column to the schema, or read with schemaEvolutionMode => 'rescue'"},
 	CodeMalformedRecord: {"a record could not be parsed",

@@ -249,6 +249,12 @@ func (q *DataQuality) Add(b *DataQuality) {
 	}
 }
 
+// RowsRemoved records that vacuum removed a committed batch's rows.
+type RowsRemoved struct {
+	At        time.Time `json:"at"`
+	Retention string    `json:"retention"` // the retention then in force, as Go writes a duration
+}
+
 // ExpectationResult counts one expectation's passes and failures.
 type ExpectationResult struct {
 	Name          string `json:"name"`
@@ -275,6 +281,9 @@ type BatchInfo struct {
 	// were not rescued: left out (mode DROPMALFORMED), or kept with NULLs
 	// where they did not fit (PERMISSIVE without a rescued data column).
 	NumMalformed int64 `json:"num_malformed_records,omitempty"`
+	// RowsRemoved says the batch's rows were removed by vacuum (its
+	// generation of the table was superseded and past the retention).
+	RowsRemoved *RowsRemoved `json:"rows_removed,omitempty"`
 	// Items are the source items the batch reads and how far (an
 	// ItemSource's), recorded by the store once the batch commits.
 	Items []ItemRead `json:"items,omitempty"`

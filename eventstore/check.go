@@ -134,7 +134,7 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 		}
 		var chunk []uint64
 		err := s.view("checking the log", func(txn *badger.Txn) error {
-			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: []byte{prefixLog}})
+			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: logPrefetch, Prefix: []byte{prefixLog}})
 			defer it.Close()
 			for it.Seek(logKey(want)); it.Valid() && len(chunk) < scanChunk; it.Next() {
 				item := it.Item()

@@ -37,6 +37,8 @@ const formatVersion = 1
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 	metaRebuildKey = []byte{prefixMeta, 'r', 'e', 'b', 'u', 'i', 'l', 'd'}
+	// metaReclaimKey holds when Reclaim last ran (RFC 3339).
+	metaReclaimKey = []byte{prefixMeta, 'r', 'e', 'c', 'l', 'a', 'i', 'm'}
 )
 
 // maxNameLen bounds the names that go into index keys (flow, dataset, update

@@ -390,7 +390,7 @@ func readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.
 		encoded [][]byte
 		size    int
 	)
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: []byte{prefixLog}})
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: logPrefetch, Prefix: []byte{prefixLog}})
 	defer it.Close()
 	for it.Seek(logKey(from)); it.Valid() && len(events) < n && size < maxBytes; it.Next() {
 		item := it.Item()

@@ -167,6 +167,11 @@ func (s *Store) scanRange(ctx context.Context, f *Filter, lo, hi uint64, fn func
 	return nil
 }
 
+// logPrefetch is how many events a walk of the log reads ahead. Events
+// holding rows are megabytes each: reading 64 ahead held 160 MiB for a scan
+// that needs one.
+const logPrefetch = 8
+
 // readFilteredLog walks the log from lo and returns the matching events of
 // one chunk, and the seq to go on from (hi+1 when done).
 func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
@@ -175,7 +180,7 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 		size, examined int
 		next           = hi + 1
 	)
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: []byte{prefixLog}})
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: logPrefetch, Prefix: []byte{prefixLog}})
 	defer it.Close()
 	// The log holds every seq up to the last: one that is skipped was lost.
 	want := lo

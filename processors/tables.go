@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -151,7 +152,14 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 	return store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
-			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 {
+			if bc == nil || bc.TableGeneration != gen {
+				return nil
+			}
+			if r := bc.RowsRemoved; r != nil && bc.NumRows > 0 {
+				return domain.Errorf(domain.CodeRowsVacuumed, "the rows of %s as of event %d (generation %d) were removed by vacuum at %s (retention %s)",
+					table, to, gen, r.At.Format(time.RFC3339), r.Retention).WithNames(table)
+			}
+			if len(ev.Data) == 0 {
 				return nil
 			}
 			b, err := domain.DecodeBatch(ev.Data)

@@ -1,0 +1,162 @@
+package processors
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+)
+
+// PropRetention is the table property that keeps the rows of a superseded
+// generation of a table (before a full refresh, or a materialized view's
+// earlier recompute) from vacuum for a while: Delta's property, read the same
+// way ("interval 7 days").
+const PropRetention = "delta.deletedFileRetentionDuration"
+
+// DefaultRetention is the retention of a table without PropRetention, as
+// Delta's.
+const DefaultRetention = 7 * 24 * time.Hour
+
+// VacuumOptions says what Vacuum removes.
+type VacuumOptions struct {
+	// Tables limits vacuum to these tables; nil means every table.
+	Tables []string
+	// Retain, when set, is the retention of every table instead of its
+	// property.
+	Retain *time.Duration
+	// DryRun finds what would be removed and removes nothing.
+	DryRun bool
+	// Now is the time the retention counts back from; zero means now.
+	Now time.Time
+}
+
+// Vacuumed is what Vacuum removed (or would remove) of one table.
+type Vacuumed struct {
+	Table       string
+	Retention   time.Duration
+	Generations []int64 // the superseded generations whose rows went
+	Batches     int
+	Rows        int64
+	Bytes       int64 // of encoded rows
+}
+
+// Vacuum removes the rows of superseded generations of stored tables
+// superseded longer ago than their retention: a table's current generation is
+// never touched, and every event stays, its metadata whole, so the audit
+// trail and replay are as before. A read of removed rows (an as-of read of
+// an earlier generation) is then ROWS_VACUUMED. The space goes back to the
+// disk when the store is next compacted (eventstore.Store.Reclaim).
+func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([]Vacuumed, error) {
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	props := map[string]map[string]string{}        // the latest definition's table properties
+	superseded := map[string]map[int64]time.Time{} // when each generation was followed by the next
+	type batch struct {
+		seq   uint64
+		gen   int64
+		rows  int64
+		bytes int64
+	}
+	batches := map[string][]batch{}
+	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			d := ev.Details
+			switch {
+			case d.DatasetDefinition != nil:
+				props[ev.Origin.DatasetName] = d.DatasetDefinition.TableProperties
+			case d.TableReset != nil:
+				t := d.TableReset
+				if superseded[t.Table] == nil {
+					superseded[t.Table] = map[int64]time.Time{}
+				}
+				for g := range t.Generation { // every generation before it, if not already
+					if _, ok := superseded[t.Table][g]; !ok {
+						superseded[t.Table][g] = ev.Timestamp
+					}
+				}
+			case d.BatchCommitted != nil && len(ev.Data) > 0:
+				bc := d.BatchCommitted
+				batches[bc.Target] = append(batches[bc.Target], batch{ev.Seq, bc.TableGeneration, bc.NumRows, int64(len(ev.Data))})
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	tables := opts.Tables
+	if tables == nil {
+		for t := range batches {
+			tables = append(tables, t)
+		}
+		sort.Strings(tables)
+	}
+	var out []Vacuumed
+	for _, table := range tables {
+		retention := DefaultRetention
+		if v, ok := props[table][PropRetention]; ok {
+			r, err := ParseRetention(v)
+			if err != nil {
+				return out, domain.Errorf(domain.CodeInvalidParameterValue, "table %q: %s %q: %v", table, PropRetention, v, err).WithNames(table).
+					WithHint("write the retention as Delta does, e.g. 'interval 7 days', or pass --retain")
+			}
+			retention = r
+		}
+		if opts.Retain != nil {
+			retention = *opts.Retain
+		}
+		current, err := store.TableGeneration(table)
+		if err != nil {
+			return out, err
+		}
+		v := Vacuumed{Table: table, Retention: retention}
+		var seqs []uint64
+		for _, b := range batches[table] {
+			at, ok := superseded[table][b.gen]
+			if b.gen >= current || !ok || at.After(now.Add(-retention)) {
+				continue
+			}
+			if len(v.Generations) == 0 || v.Generations[len(v.Generations)-1] != b.gen {
+				v.Generations = append(v.Generations, b.gen)
+			}
+			v.Batches++
+			v.Rows += b.rows
+			v.Bytes += b.bytes
+			seqs = append(seqs, b.seq)
+		}
+		if !opts.DryRun && len(seqs) > 0 {
+			if _, err := store.RemoveRows(ctx, seqs, domain.RowsRemoved{At: now.UTC(), Retention: retention.String()}); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ParseRetention reads a retention as Delta's properties write it:
+// "interval 7 days", "7 days", "168 hours", or a Go duration ("168h").
+func ParseRetention(s string) (time.Duration, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSpace(strings.TrimPrefix(t, "interval"))
+	if d, err := time.ParseDuration(t); err == nil && d >= 0 {
+		return d, nil
+	}
+	n, unit, ok := strings.Cut(t, " ")
+	count, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil || count < 0 {
+		return 0, fmt.Errorf("not a duration")
+	}
+	units := map[string]time.Duration{"second": time.Second, "minute": time.Minute, "hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour}
+	u, ok := units[strings.TrimSuffix(strings.TrimSpace(unit), "s")]
+	if !ok {
+		return 0, fmt.Errorf("unknown unit %q (seconds, minutes, hours, days or weeks)", unit)
+	}
+	return time.Duration(count) * u, nil
+}
