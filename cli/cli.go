@@ -7,7 +7,7 @@
 //
 //	func main() {
 //		cli.Main(func(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
-//			p, problems := pipeline.LoadSQL(proj)
+//			p, problems := pipeline.LoadSQLProject(proj)
 //			if len(problems) > 0 {
 //				return nil, problems
 //			}
@@ -305,7 +305,7 @@ func (a *app) project() (*pipeline.Project, error) {
 		return &pipeline.Project{Dir: abs, Storage: filepath.Join(abs, pipeline.DefaultStorage)}, nil
 	}
 	if err != nil {
-		return nil, fail(ExitInvalid, err)
+		return proj, fail(ExitInvalid, err) // proj, when not nil, holds the fields that were right
 	}
 	return proj, nil
 }
@@ -334,11 +334,17 @@ func (a *app) storedProject() (*pipeline.Project, error) {
 // applied.
 func (a *app) pipeline() (*pipeline.Project, *pipeline.Pipeline, error) {
 	proj, err := a.project()
+	var problems domain.Problems
 	if err != nil {
-		return nil, nil, err
+		// Problems of pipeline.yaml's fields come with what was right in
+		// it: the pipeline's files are checked too, so that one run
+		// reports every problem.
+		if proj == nil || !errors.As(err, &problems) {
+			return nil, nil, err
+		}
 	}
-	p, problems := a.load(proj)
-	if len(problems) > 0 {
+	p, more := a.load(proj)
+	if problems = append(problems, more...); len(problems) > 0 {
 		return proj, nil, fail(ExitInvalid, problems)
 	}
 	if p == nil {

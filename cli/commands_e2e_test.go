@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -206,6 +207,7 @@ func TestDescribe(t *testing.T) {
 		LastBatch *struct {
 			Flow string
 			Rows int64
+			Seq  uint64
 		} `json:"last_batch"`
 	}
 	describe := func(table string) desc {
@@ -230,6 +232,30 @@ func TestDescribe(t *testing.T) {
 	if d := describe("order_count"); d.Rows != 1 || len(d.Flows) != 1 || d.Flows[0].FlowType != "MATERIALIZED_VIEW" {
 		t.Errorf("order_count: %+v", d)
 	}
+
+	// vacuum removes the rows of the generation the refresh superseded,
+	// once past the retention, and keeps the current one and every event.
+	events := lines(must(t, 0, sluice, shop, "events", "--format", "jsonl").stdout)
+	if out := must(t, 0, sluice, shop, "vacuum").stdout; !strings.Contains(out, "orders") || !strings.Contains(out, "nothing to remove (retention 168h0m0s)") {
+		t.Errorf("vacuum within the retention:\n%s", out)
+	}
+	if out := must(t, 0, sluice, shop, "vacuum", "orders", "--retain", "0s", "--dry-run").stdout; !strings.Contains(out, "would remove") {
+		t.Errorf("vacuum --dry-run:\n%s", out)
+	}
+	if out := must(t, 0, sluice, shop, "vacuum", "orders", "--retain", "0s").stdout; !strings.Contains(out, fmt.Sprintf("removed %d rows", first.Rows)) {
+		t.Errorf("vacuum:\n%s", out)
+	}
+	if d := describe("orders"); d.Rows != first.Rows || d.OlderBytes != 0 {
+		t.Errorf("after vacuum: %+v", d)
+	}
+	if after := lines(must(t, 0, sluice, shop, "events", "--format", "jsonl").stdout); after != events {
+		t.Errorf("%d events after vacuum, %d before", after, events)
+	}
+	if r := must(t, 1, sluice, shop, "table", "orders", "--as-of", fmt.Sprint(first.LastBatch.Seq)); !strings.Contains(r.stderr, "ROWS_VACUUMED") {
+		t.Errorf("as-of read of the vacuumed generation: %s", r.stderr)
+	}
+	must(t, 0, sluice, shop, "replay", "--verify")
+	must(t, 2, sluice, shop, "vacuum", "--retain", "forever")
 }
 
 // TestInitNames: init takes the names pipeline.yaml takes, and writes them

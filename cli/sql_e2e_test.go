@@ -301,6 +301,10 @@ func TestSQLValidateProblems(t *testing.T) {
 		problems[0].Line != 2 || problems[0].Column != 1 || !strings.Contains(problems[0].Message, "did you mean development?") || problems[0].Hint == "" {
 		t.Errorf("a bad pipeline.yaml field: %+v", problems)
 	}
+	// ... and the SQL files are checked in the same run.
+	if len(problems) != 7 || problems[3].Code != "UNRESOLVED_COLUMN" {
+		t.Errorf("with a bad pipeline.yaml field, the SQL files' problems are not all reported: %+v", problems)
+	}
 }
 
 // TestSQLRowErrors fails an SQL flow on a row-level error: exit 1, stderr
