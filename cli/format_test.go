@@ -12,7 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/sources"
-	"github.com/sluicehq/sluice/sql"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // TestRunExitCodes runs the command line in this process over a Go pipeline.
@@ -74,7 +74,7 @@ func TestInitSQLParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sql.ParseFile(proj.Libraries[0], string(text), proj.Configuration)
+	f, err := syntax.ParseFile(proj.Libraries[0], string(text), proj.Configuration)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Checker checks one dataset's expectations. It is built once, when the
@@ -21,7 +22,7 @@ import (
 type Checker struct {
 	dataset string
 	exps    []domain.Expectation
-	parsed  []sql.Expr
+	parsed  []syntax.Expr
 
 	mu       sync.Mutex                 // flows into one dataset check batches at once
 	compiled map[string][]*sql.Compiled // by schema
@@ -30,9 +31,9 @@ type Checker struct {
 // New parses the expectations of a dataset. A condition that does not parse
 // is an error with its code and position.
 func New(dataset string, exps []domain.Expectation) (*Checker, error) {
-	parsed := make([]sql.Expr, len(exps))
+	parsed := make([]syntax.Expr, len(exps))
 	for i, e := range exps {
-		x, err := sql.ParseExpr("expectation "+e.Name, e.Condition)
+		x, err := syntax.ParseExpr("expectation "+e.Name, e.Condition)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +44,7 @@ func New(dataset string, exps []domain.Expectation) (*Checker, error) {
 
 // Parsed makes a checker of conditions parsed already (the CONSTRAINTs of a
 // SQL file, whose positions are in the file).
-func Parsed(dataset string, exps []domain.Expectation, conditions []sql.Expr) *Checker {
+func Parsed(dataset string, exps []domain.Expectation, conditions []syntax.Expr) *Checker {
 	return &Checker{dataset: dataset, exps: exps, parsed: conditions, compiled: map[string][]*sql.Compiled{}}
 }
 
@@ -84,7 +85,7 @@ func (c *Checker) compile(s domain.Schema) (cs []*sql.Compiled, errs []error, ba
 			continue
 		}
 		if k := comp.Type().Kind; k != domain.KindBool && k != domain.KindNull {
-			errs = append(errs, &sql.Error{Code: domain.CodeDatatypeMismatch, Pos: x.Position(),
+			errs = append(errs, &syntax.Error{Code: domain.CodeDatatypeMismatch, Pos: x.Position(),
 				Message: fmt.Sprintf("expectation %s is %s, not a boolean condition", c.exps[i].Name, comp.Type())})
 			bad = append(bad, i)
 			continue

@@ -13,22 +13,23 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sources"
 	"github.com/sluicehq/sluice/sql"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // fileRelation resolves read_files('path', format => 'json', ...) or the
 // older cloud_files('path', 'json', map('header', 'true')): a file source,
 // with the schema given or inferred from the files there now.
-func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, metadata bool) (sql.Relation, error) {
-	fail := func(p sql.Pos, format string, args ...any) (sql.Relation, error) {
-		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
+func (l *sqlLoader) fileRelation(f *sqlFile, call *syntax.FuncCall, fn string, metadata bool) (sql.Relation, error) {
+	fail := func(p syntax.Pos, format string, args ...any) (sql.Relation, error) {
+		return sql.Relation{}, &syntax.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
 	}
 	var path string
 	opts := map[string]string{}
-	optPos := map[string]sql.Pos{}
+	optPos := map[string]syntax.Pos{}
 	positional := 0
 	for _, a := range call.Args {
 		switch a := a.(type) {
-		case *sql.NamedArg:
+		case *syntax.NamedArg:
 			v, ok := constText(a.Value)
 			if !ok {
 				return fail(a.Value.Position(), "the option %s of %s needs a constant value", a.Name.Name, fn)
@@ -36,7 +37,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 			key := strings.ToLower(a.Name.Name)
 			opts[key], optPos[key] = v, a.Pos
 		default:
-			if fc, ok := a.(*sql.FuncCall); ok && strings.EqualFold(fc.Name.Last().Name, "map") && fn == "cloud_files" {
+			if fc, ok := a.(*syntax.FuncCall); ok && strings.EqualFold(fc.Name.Last().Name, "map") && fn == "cloud_files" {
 				for i := 0; i+1 < len(fc.Args); i += 2 {
 					k, ok1 := constText(fc.Args[i])
 					v, ok2 := constText(fc.Args[i+1])
@@ -217,7 +218,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 	if schema == nil && fo.Format != "text" {
 		inferred, err := inferFileSchema(dir, fo)
 		if err != nil {
-			return sql.Relation{}, &sql.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
+			return sql.Relation{}, &syntax.Error{Code: domain.CodeOf(err), File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
 		}
 		if !inferTypes && fo.Format == "json" {
 			inferred = asStrings(inferred)
@@ -232,7 +233,7 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *sql.FuncCall, fn string, meta
 	fo.Metadata = metadata
 	sch, err := fileSchema(fo)
 	if err != nil {
-		return sql.Relation{}, &sql.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
+		return sql.Relation{}, &syntax.Error{Code: domain.CodeSourceOptionInvalid, File: f.Path, Pos: call.Pos, Message: errorMessage(err)}
 	}
 	// one source per read: two reads of the same files are two inputs
 	name := fmt.Sprintf("%s %s (%s:%d)", fo.Format, path, f.Path, call.Pos.Line)
@@ -465,15 +466,15 @@ func isTrue(v string) bool { return strings.EqualFold(v, "true") }
 
 // constText is the text of a constant option: a string, a number or a
 // boolean.
-func constText(e sql.Expr) (string, bool) {
-	lit, ok := e.(*sql.Literal)
+func constText(e syntax.Expr) (string, bool) {
+	lit, ok := e.(*syntax.Literal)
 	if !ok {
 		return "", false
 	}
-	if lit.Kind == sql.StringLit {
+	if lit.Kind == syntax.StringLit {
 		return lit.Value, true
 	}
-	return lit.Text, lit.Kind != sql.NullLit
+	return lit.Text, lit.Kind != syntax.NullLit
 }
 
 func sortedOptionKeys(m map[string]string) []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 	"github.com/sluicehq/sluice/sql"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // SQLFile is one file of a pipeline's SQL.
@@ -124,16 +125,16 @@ func (l *sqlLoader) cycle(name string) string {
 // sqlDataset is a dataset declared by a CREATE statement.
 type sqlDataset struct {
 	name   string
-	stmt   *sql.CreateDataset
+	stmt   *syntax.CreateDataset
 	file   *sqlFile
-	kind   sql.DatasetKind
+	kind   syntax.DatasetKind
 	schema *domain.Schema // resolved: declared, or planned
 	// declared is the column list's schema, when the statement has one
 	declared *domain.Schema
 	flows    []*sqlFlow
 	// expectations from CONSTRAINT ... EXPECT, with their parsed conditions
 	expectations []domain.Expectation
-	expectExprs  []sql.Expr
+	expectExprs  []syntax.Expr
 	// computed are the GENERATED ALWAYS AS and DEFAULT columns
 	computed  []computedColumn
 	resolving bool
@@ -147,7 +148,7 @@ type sqlDataset struct {
 // always (GENERATED ALWAYS AS), or when the flow gives no value (DEFAULT).
 type computedColumn struct {
 	name   string
-	expr   sql.Expr
+	expr   syntax.Expr
 	always bool
 }
 
@@ -156,9 +157,9 @@ type computedColumn struct {
 type sqlFlow struct {
 	name      string
 	target    *sqlDataset
-	query     *sql.Query
+	query     *syntax.Query
 	file      *sqlFile
-	pos       sql.Pos
+	pos       syntax.Pos
 	once      bool
 	dependsOn []string
 	comment   string
@@ -169,7 +170,7 @@ type sqlFlow struct {
 	failed    bool
 	planning  bool
 	// a target named before its CREATE: looked up once all files are parsed
-	pendingTarget *sql.Name
+	pendingTarget *syntax.Name
 	pendingOwn    bool
 }
 
@@ -182,7 +183,7 @@ type namespace struct{ catalog, schema string }
 // problem records err, placed in the file when it is a position error.
 func (l *sqlLoader) problem(f *sqlFile, err error) {
 	if f != nil {
-		err = sql.Locate(err, f.Path, f.Text)
+		err = syntax.Locate(err, f.Path, f.Text)
 	}
 	var de *domain.Error
 	if !errors.As(err, &de) {
@@ -192,13 +193,13 @@ func (l *sqlLoader) problem(f *sqlFile, err error) {
 }
 
 // problemAt records a problem at a position of a file.
-func (l *sqlLoader) problemAt(f *sqlFile, pos sql.Pos, code domain.Code, format string, args ...any) {
-	l.problem(f, &sql.Error{Code: code, File: f.Path, Pos: pos, Message: fmt.Sprintf(format, args...)})
+func (l *sqlLoader) problemAt(f *sqlFile, pos syntax.Pos, code domain.Code, format string, args ...any) {
+	l.problem(f, &syntax.Error{Code: code, File: f.Path, Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
 func (l *sqlLoader) parse(in SQLFile) {
 	f := &sqlFile{SQLFile: in}
-	parsed, errs := sql.ParseFileAll(in.Path, in.Text, l.opts.Configuration)
+	parsed, errs := syntax.ParseFileAll(in.Path, in.Text, l.opts.Configuration)
 	for _, err := range errs {
 		l.problem(f, err)
 	}
@@ -212,12 +213,12 @@ func (l *sqlLoader) parse(in SQLFile) {
 	ns := namespace{catalog: l.opts.Catalog, schema: l.opts.Schema}
 	for _, st := range parsed.Statements {
 		switch st := st.(type) {
-		case *sql.Set:
+		case *syntax.Set:
 			if st.HasVal {
 				conf = copyConf(conf)
 				conf[st.Key] = st.Value
 			}
-		case *sql.Use:
+		case *syntax.Use:
 			switch st.Kind {
 			case "CATALOG":
 				ns.catalog = st.Name.Last().Name
@@ -227,14 +228,14 @@ func (l *sqlLoader) parse(in SQLFile) {
 				}
 				ns.schema = st.Name.Last().Name
 			}
-		case *sql.CreateDataset:
+		case *syntax.CreateDataset:
 			l.createDataset(f, st, conf, ns)
-		case *sql.CreateFlow:
+		case *syntax.CreateFlow:
 			l.createFlow(f, st, conf, ns)
-		case *sql.AutoCDC:
+		case *syntax.AutoCDC:
 			l.cdcTarget(st, ns)
 			l.problemAt(f, st.Pos, domain.CodeNotImplemented, "APPLY CHANGES INTO (AUTO CDC) does not run yet")
-		case *sql.QueryStmt:
+		case *syntax.QueryStmt:
 			l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "a query on its own defines nothing; write CREATE MATERIALIZED VIEW name AS before it")
 		default:
 			l.problemAt(f, st.Position(), domain.CodeNotImplemented, "this statement does not run in a pipeline")
@@ -252,7 +253,7 @@ func copyConf(c map[string]string) map[string]string {
 
 // ownName is the dataset a name stands for when it names one of the
 // pipeline's own: name, LIVE.name, or name qualified by the namespace.
-func (ns namespace) ownName(n *sql.Name) (string, bool) {
+func (ns namespace) ownName(n *syntax.Name) (string, bool) {
 	parts := n.Parts
 	switch len(parts) {
 	case 1:
@@ -270,7 +271,7 @@ func (ns namespace) ownName(n *sql.Name) (string, bool) {
 	return "", false
 }
 
-func nameText(n *sql.Name) string {
+func nameText(n *syntax.Name) string {
 	parts := make([]string, len(n.Parts))
 	for i, p := range n.Parts {
 		parts[i] = p.Name
@@ -278,7 +279,7 @@ func nameText(n *sql.Name) string {
 	return strings.Join(parts, ".")
 }
 
-func (l *sqlLoader) createDataset(f *sqlFile, st *sql.CreateDataset, conf map[string]string, ns namespace) {
+func (l *sqlLoader) createDataset(f *sqlFile, st *syntax.CreateDataset, conf map[string]string, ns namespace) {
 	name, ok := ns.ownName(st.Name)
 	if !ok {
 		l.problemAt(f, st.Name.Pos, domain.CodeInvalidDefinition, "%s is outside the pipeline's namespace; a pipeline creates its datasets in its own catalog and schema", nameText(st.Name))
@@ -291,16 +292,16 @@ func (l *sqlLoader) createDataset(f *sqlFile, st *sql.CreateDataset, conf map[st
 	ds := &sqlDataset{name: name, stmt: st, file: f, kind: st.Kind(), conf: conf, ns: ns}
 	l.datasets[strings.ToLower(name)] = ds
 	l.order = append(l.order, ds)
-	if ds.kind == sql.View && st.Query == nil {
+	if ds.kind == syntax.View && st.Query == nil {
 		l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "view %s needs AS query", name)
 		ds.failed = true
 	}
-	if ds.kind == sql.MaterializedView && st.Query == nil {
+	if ds.kind == syntax.MaterializedView && st.Query == nil {
 		l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "materialized view %s needs AS query", name)
 		ds.failed = true
 	}
 	l.columns(ds)
-	if st.Query != nil && ds.kind != sql.View {
+	if st.Query != nil && ds.kind != syntax.View {
 		fl := &sqlFlow{name: name, target: ds, query: st.Query, file: f, pos: st.Pos, conf: conf, ns: ns}
 		ds.flows = append(ds.flows, fl)
 		l.flows = append(l.flows, fl)
@@ -314,7 +315,7 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 	typed := true
 	for _, el := range ds.stmt.Elements {
 		switch el := el.(type) {
-		case *sql.ColumnDef:
+		case *syntax.ColumnDef:
 			if el.Type == nil {
 				typed = false
 				continue
@@ -339,18 +340,18 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 				ds.computed = append(ds.computed, computedColumn{name: el.Name.Name, expr: el.Default})
 			}
 			fields = append(fields, fd)
-		case *sql.Constraint:
-			if el.Kind != sql.Expect && el.Kind != sql.Check {
+		case *syntax.Constraint:
+			if el.Kind != syntax.Expect && el.Kind != syntax.Check {
 				continue // keys are information only
 			}
-			e := domain.Expectation{Condition: sql.Format(el.Expr), Action: domain.ExpectWarn, File: ds.file.Path, Line: el.Pos.Line, Column: el.Pos.Col}
+			e := domain.Expectation{Condition: syntax.Format(el.Expr), Action: domain.ExpectWarn, File: ds.file.Path, Line: el.Pos.Line, Column: el.Pos.Col}
 			if el.Name != nil {
 				e.Name = el.Name.Name
 			} else {
 				e.Name = fmt.Sprintf("check_%d", len(ds.expectations)+1)
 			}
 			switch {
-			case el.Kind == sql.Check || el.OnViolation == "FAIL UPDATE":
+			case el.Kind == syntax.Check || el.OnViolation == "FAIL UPDATE":
 				e.Action = domain.ExpectFail
 			case el.OnViolation == "DROP ROW":
 				e.Action = domain.ExpectDrop
@@ -368,11 +369,11 @@ func (l *sqlLoader) columns(ds *sqlDataset) {
 	}
 }
 
-func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]string, ns namespace) {
+func (l *sqlLoader) createFlow(f *sqlFile, st *syntax.CreateFlow, conf map[string]string, ns namespace) {
 	name := st.Name.Last().Name
-	ins, ok := st.Body.(*sql.InsertInto)
+	ins, ok := st.Body.(*syntax.InsertInto)
 	if !ok {
-		if cdc, ok := st.Body.(*sql.AutoCDC); ok {
+		if cdc, ok := st.Body.(*syntax.AutoCDC); ok {
 			l.cdcTarget(cdc, ns)
 		}
 		l.problemAt(f, st.Pos, domain.CodeNotImplemented, "AUTO CDC flows do not run yet")
@@ -408,7 +409,7 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *sql.CreateFlow, conf map[string]s
 }
 
 // cdcTarget remembers the target of an AUTO CDC flow.
-func (l *sqlLoader) cdcTarget(st *sql.AutoCDC, ns namespace) {
+func (l *sqlLoader) cdcTarget(st *syntax.AutoCDC, ns namespace) {
 	if st.Target == nil {
 		return
 	}
@@ -418,7 +419,7 @@ func (l *sqlLoader) cdcTarget(st *sql.AutoCDC, ns namespace) {
 }
 
 // targetRef remembers a flow target to look up once every file is parsed.
-func (f *sqlFlow) targetRef(n *sql.Name, own bool) {
+func (f *sqlFlow) targetRef(n *syntax.Name, own bool) {
 	f.pendingTarget, f.pendingOwn = n, own
 }
 
@@ -436,7 +437,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 	ds.resolving = true
 	l.resolving = append(l.resolving, ds.name)
 	defer func() { ds.resolving, l.resolving = false, l.resolving[:len(l.resolving)-1] }()
-	if ds.kind == sql.View {
+	if ds.kind == syntax.View {
 		p, _, ok := l.planQuery(ds.stmt.Query, ds.file, ds.ns, ds, ds.conf)
 		if !ok {
 			ds.failed = true
@@ -534,7 +535,7 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 
 // planQuery plans a query of a file against the pipeline's datasets. It
 // returns the temporary views planned into it (those they read included).
-func (l *sqlLoader) planQuery(q *sql.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, []*sqlDataset, bool) {
+func (l *sqlLoader) planQuery(q *syntax.Query, file *sqlFile, ns namespace, target *sqlDataset, conf map[string]string) (*sql.Plan, []*sqlDataset, bool) {
 	sess, err := sql.SessionFromConf(conf)
 	if err != nil {
 		l.problemAt(file, q.Pos, domain.CodeOf(err), "%s", errorMessage(err))
@@ -570,15 +571,15 @@ type sqlCatalog struct {
 }
 
 // readsMetadata reports whether a query names the file metadata column.
-func readsMetadata(q *sql.Query) bool {
+func readsMetadata(q *syntax.Query) bool {
 	found := false
-	sql.Inspect(q, func(n sql.Node) bool {
+	syntax.Inspect(q, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *sql.ColumnRef:
+		case *syntax.ColumnRef:
 			for _, p := range n.Parts {
 				found = found || strings.EqualFold(p.Name, "_metadata")
 			}
-		case *sql.FuncCall: // input_file_name() reads _metadata.file_path
+		case *syntax.FuncCall: // input_file_name() reads _metadata.file_path
 			found = found || (len(n.Name.Parts) == 1 && strings.EqualFold(n.Name.Last().Name, "input_file_name"))
 		}
 		return !found
@@ -586,7 +587,7 @@ func readsMetadata(q *sql.Query) bool {
 	return found
 }
 
-func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
+func (c *sqlCatalog) Table(n *syntax.Name, stream bool) (sql.Relation, error) {
 	name, own := c.ns.ownName(n)
 	ds := c.l.datasets[strings.ToLower(name)]
 	if !own || ds == nil {
@@ -606,21 +607,21 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 				hint = fmt.Sprintf("did you mean `%s`?", near)
 			}
 		}
-		return sql.Relation{}, &sql.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
+		return sql.Relation{}, &syntax.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
 	}
-	if ds == c.target && ds.kind != sql.View {
+	if ds == c.target && ds.kind != syntax.View {
 		// a flow reading its own target sees what was there before it ran
 		if ds.schema == nil {
-			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s reads itself", ds.name)}
+			return sql.Relation{}, &syntax.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s reads itself", ds.name)}
 		}
 	}
-	if ds.kind == sql.View {
+	if ds.kind == syntax.View {
 		if ds.resolving {
-			return sql.Relation{}, &sql.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s reads itself: %s (each reads the next)", ds.name, c.l.cycle(ds.name))}
+			return sql.Relation{}, &syntax.Error{Code: domain.CodeCircularDependency, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s reads itself: %s (each reads the next)", ds.name, c.l.cycle(ds.name))}
 		}
 		if _, ok := c.l.schemaOf(ds); !ok {
 			c.reported = true
-			return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
+			return sql.Relation{}, &syntax.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("view %s is invalid", ds.name)}
 		}
 		c.metadata = c.metadata || readsMetadata(ds.stmt.Query)
 		c.views = append(c.views, ds)
@@ -629,18 +630,18 @@ func (c *sqlCatalog) Table(n *sql.Name, stream bool) (sql.Relation, error) {
 	s, ok := c.l.schemaOf(ds)
 	if !ok {
 		c.reported = true
-		return sql.Relation{}, &sql.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s is invalid", ds.name)}
+		return sql.Relation{}, &syntax.Error{Code: domain.CodeInvalidDefinition, File: c.file.Path, Pos: n.Pos, Message: fmt.Sprintf("%s is invalid", ds.name)}
 	}
 	return sql.Relation{Name: ds.name, Schema: *s}, nil
 }
 
-func (c *sqlCatalog) TableFunc(call *sql.FuncCall, stream bool) (sql.Relation, error) {
+func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation, error) {
 	name := strings.ToLower(call.Name.Last().Name)
 	switch name {
 	case "read_files", "cloud_files":
 		return c.l.fileRelation(c.file, call, name, c.metadata)
 	}
-	return sql.Relation{}, &sql.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
+	return sql.Relation{}, &syntax.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
 		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files or range", name)}
 }
 
@@ -648,7 +649,7 @@ func (c *sqlCatalog) TableFunc(call *sql.FuncCall, stream bool) (sql.Relation, e
 // definitions.
 func (l *sqlLoader) declare() {
 	for _, ds := range l.order {
-		if ds.failed || ds.kind == sql.View {
+		if ds.failed || ds.kind == syntax.View {
 			continue
 		}
 		var opts []Option
@@ -673,19 +674,19 @@ func (l *sqlLoader) declare() {
 			}
 			opts = append(opts, withChecker(checker))
 		}
-		d := l.p.declare(map[sql.DatasetKind]string{sql.StreamingTable: "table", sql.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
+		d := l.p.declare(map[syntax.DatasetKind]string{syntax.StreamingTable: "table", syntax.MaterializedView: "materialized view"}[ds.kind], ds.name, opts)
 		typ := domain.StreamingTable
-		if ds.kind == sql.MaterializedView {
+		if ds.kind == syntax.MaterializedView {
 			typ = domain.MaterializedView
 		}
 		l.p.addDataset(d, typ)
 		l.p.declared(ds.name, ds.file, ds.stmt.Pos)
 	}
 	for _, f := range l.flows {
-		if f.failed || f.plan == nil || f.target == nil || f.target.failed || f.target.kind == sql.View {
+		if f.failed || f.plan == nil || f.target == nil || f.target.failed || f.target.kind == syntax.View {
 			continue
 		}
-		streaming := f.target.kind == sql.StreamingTable && !f.once
+		streaming := f.target.kind == syntax.StreamingTable && !f.once
 		q, err := l.query(f, streaming)
 		if err != nil {
 			l.problem(f.file, err)
@@ -716,14 +717,14 @@ func (l *sqlLoader) declare() {
 }
 
 // declared records where a dataset or flow was declared.
-func (p *Pipeline) declared(name string, f *sqlFile, pos sql.Pos) {
+func (p *Pipeline) declared(name string, f *sqlFile, pos syntax.Pos) {
 	if p.declaredAt == nil {
 		p.declaredAt = map[string]place{}
 	}
 	p.declaredAt[name] = place{File: f.Path, Line: pos.Line, Column: pos.Col}
 }
 
-func properties(p *sql.Properties) map[string]string {
+func properties(p *syntax.Properties) map[string]string {
 	if p == nil {
 		return nil
 	}
@@ -731,8 +732,8 @@ func properties(p *sql.Properties) map[string]string {
 	for _, it := range p.Items {
 		v := ""
 		if it.Value != nil {
-			v = sql.Format(it.Value)
-			if lit, ok := it.Value.(*sql.Literal); ok && lit.Kind == sql.StringLit {
+			v = syntax.Format(it.Value)
+			if lit, ok := it.Value.(*syntax.Literal); ok && lit.Kind == syntax.StringLit {
 				v = lit.Value
 			}
 		}
@@ -750,7 +751,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	for i, in := range p.Inputs {
 		if in.Stream {
 			if main >= 0 {
-				return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: in.Pos,
+				return Query{}, &syntax.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: in.Pos,
 					Message: "a query that reads two streams (a stream-stream join or union) does not run yet; for a union, write one flow per stream into the table (CREATE FLOW name AS INSERT INTO table BY NAME SELECT ... FROM STREAM(source))"}
 			}
 			main = i
@@ -761,11 +762,11 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 		if f.once {
 			what, code = "a once flow", domain.CodeOnceOverStream
 		}
-		return Query{}, &sql.Error{Code: code, File: f.file.Path, Pos: p.Inputs[main].Pos,
+		return Query{}, &syntax.Error{Code: code, File: f.file.Path, Pos: p.Inputs[main].Pos,
 			Message: fmt.Sprintf("%s reads its inputs whole, not as streams: remove STREAM(...) around %s (in %s or a view it reads)", what, p.Inputs[main].Name, f.name)}
 	}
 	if streaming && main >= 0 && !p.RowWiseIn(main) {
-		return Query{}, &sql.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
+		return Query{}, &syntax.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
 			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream, joins it with itself or reads it in a subquery does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}
 	}
 	if main < 0 {
@@ -800,9 +801,9 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 // SET configuration.
 func queryVersion(f *sqlFlow) string {
 	h := sha256.New()
-	io.WriteString(h, sql.Format(f.query))
+	io.WriteString(h, syntax.Format(f.query))
 	for _, v := range f.views {
-		fmt.Fprintf(h, "\x00view %s\x00%s", v.name, sql.Format(v.stmt))
+		fmt.Fprintf(h, "\x00view %s\x00%s", v.name, syntax.Format(v.stmt))
 	}
 	keys := make([]string, 0, len(f.conf))
 	for k := range f.conf {
@@ -862,42 +863,22 @@ func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.B
 }
 
 // locate places an error of an expression in its file, with the file's
-// name and line, rather than the compiler's placeholder name. Positions do
-// not name their file: the error is in the flow's file when its query has
-// an expression that can fail at that position, else in that of the first
-// view read that has one. (Two such expressions at the same line and column
-// of two files would place the error in the flow's.)
+// name and line, rather than the compiler's placeholder name. Positions name
+// their file: the error is in the view's file when it comes from a view the
+// flow reads, else in the flow's.
 func (r *planRun) locate(err error) error {
-	var se *sql.Error
+	var se *syntax.Error
 	if err == nil || r.flow == nil || !errors.As(err, &se) {
 		return err
 	}
 	file := r.flow.file
-	if !failsAt(r.flow.query, se.Pos) {
-		for _, v := range r.flow.views {
-			if failsAt(v.stmt.Query, se.Pos) {
-				file = v.file
-				break
-			}
+	for _, v := range r.flow.views {
+		if v.file != nil && v.file.Path == se.Pos.File {
+			file = v.file
+			break
 		}
 	}
-	return sql.Locate(se, file.Path, file.Text)
-}
-
-// failsAt reports whether q has an expression at pos that can fail on a
-// row: an operator, a cast, a function call, ... (not a name, a literal or
-// an alias).
-func failsAt(q *sql.Query, pos sql.Pos) bool {
-	found := false
-	sql.Inspect(q, func(n sql.Node) bool {
-		switch n.(type) {
-		case *sql.Literal, *sql.ColumnRef, *sql.Star, *sql.Paren, *sql.Tuple, *sql.NamedArg, *sql.Aliased, *sql.Lambda:
-		case sql.Expr:
-			found = found || n.Position() == pos
-		}
-		return !found
-	})
-	return found
+	return syntax.Locate(se, file.Path, file.Text)
 }
 
 // constantSource is the input of a query that reads no table: one range,

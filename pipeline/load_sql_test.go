@@ -261,6 +261,11 @@ func TestLoadSQLRowErrorPlacedInFile(t *testing.T) {
 		{[]string{"-- the view\nCREATE TEMPORARY VIEW v AS\nSELECT id, CAST(n AS INT) AS n FROM read_files('in', format => 'json');",
 			"CREATE MATERIALIZED VIEW m AS\nSELECT id,\n  n + 1 AS n FROM v;"},
 			"f1.sql:3:12:", "CAST_INVALID_INPUT"},
+		// the flow has an expression that can fail at the same line and
+		// column as the view's: the position names its file
+		{[]string{"-- the view\nCREATE TEMPORARY VIEW v AS\nSELECT id, CAST(n AS INT) AS n FROM read_files('in', format => 'json');",
+			"CREATE MATERIALIZED VIEW m AS\n-- the flow\nSELECT id, CAST(n AS INT) AS n FROM v;"},
+			"f1.sql:3:12:", "CAST_INVALID_INPUT"},
 	} {
 		p, probs := loadSQL(t, dir, c.files...)
 		if len(probs) > 0 {

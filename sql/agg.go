@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Aggregate is an aggregate call (count(*), sum(x), count(DISTINCT a, b),
@@ -38,7 +39,7 @@ import (
 // possible answers: the order of the Add calls, the first row, the least
 // value.
 type Aggregate struct {
-	call *FuncCall
+	call *syntax.FuncCall
 	name string
 	// args are the expressions read from every row, in the order the
 	// accumulator expects them; constant arguments (a percentage, an
@@ -88,8 +89,8 @@ func IsAggregate(name string) bool {
 // isAggregateCall reports whether e is a call of a built-in aggregate
 // function that aggregates over groups, not over a window. A qualified name
 // (schema.f) is a user's function.
-func isAggregateCall(e Node) bool {
-	f, ok := e.(*FuncCall)
+func isAggregateCall(e syntax.Node) bool {
+	f, ok := e.(*syntax.FuncCall)
 	return ok && f.Over == nil && len(f.Name.Parts) == 1 && IsAggregate(f.Name.Last().Name)
 }
 
@@ -98,18 +99,18 @@ func isAggregateCall(e Node) bool {
 // *Error with the position of the offending part: UNRESOLVED_ROUTINE (not an
 // aggregate), WRONG_NUM_ARGS, DATATYPE_MISMATCH, NESTED_AGGREGATE_FUNCTION,
 // INVALID_WITHIN_GROUP_EXPRESSION, or the errors of Compile.
-func CompileAggregate(call *FuncCall, in domain.Schema) (*Aggregate, error) {
+func CompileAggregate(call *syntax.FuncCall, in domain.Schema) (*Aggregate, error) {
 	if err := checkNoNestedAggregate(call); err != nil {
 		return nil, err
 	}
-	return compileAggregate(call, in, func(e Expr) (*Compiled, error) { return Compile(e, in) })
+	return compileAggregate(call, in, func(e syntax.Expr) (*Compiled, error) { return Compile(e, in) })
 }
 
 // compileAggregate is CompileAggregate with the compiler of the arguments
 // given: a query compiles them in its scope, where an aggregate over a
 // window may read the group aggregates computed below it (CheckQuery has
 // refused nested group aggregates).
-func compileAggregate(call *FuncCall, in domain.Schema, compile func(Expr) (*Compiled, error)) (*Aggregate, error) {
+func compileAggregate(call *syntax.FuncCall, in domain.Schema, compile func(syntax.Expr) (*Compiled, error)) (*Aggregate, error) {
 	name := strings.ToLower(call.Name.Last().Name)
 	def, ok := aggregates[name]
 	if !ok || len(call.Name.Parts) > 1 {
@@ -122,10 +123,10 @@ func compileAggregate(call *FuncCall, in domain.Schema, compile func(Expr) (*Com
 		return nil, wrongArgs(call, name, builtin{minArgs: def.minArgs, maxArgs: def.maxArgs}.arity())
 	}
 	for _, a := range call.Args {
-		_, star := a.(*Star)
+		_, star := a.(*syntax.Star)
 		countStar := star && name == "count" && len(call.Args) == 1 && call.Quantifier != "DISTINCT"
 		switch a.(type) {
-		case *Star, *NamedArg, *Lambda, *Aliased:
+		case *syntax.Star, *syntax.NamedArg, *syntax.Lambda, *syntax.Aliased:
 			if !countStar {
 				return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 			}
@@ -163,16 +164,16 @@ func compileAggregate(call *FuncCall, in domain.Schema, compile func(Expr) (*Com
 
 // checkNoNestedAggregate finds an aggregate call inside the arguments, the
 // FILTER or the WITHIN GROUP of call. Subqueries are their own scope.
-func checkNoNestedAggregate(call *FuncCall) error {
-	var inner *FuncCall
-	visit := func(n Node) bool {
+func checkNoNestedAggregate(call *syntax.FuncCall) error {
+	var inner *syntax.FuncCall
+	visit := func(n syntax.Node) bool {
 		if inner != nil {
 			return false
 		}
 		switch n := n.(type) {
-		case *Query:
+		case *syntax.Query:
 			return false
-		case *FuncCall:
+		case *syntax.FuncCall:
 			if isAggregateCall(n) {
 				inner = n
 				return false
@@ -181,13 +182,13 @@ func checkNoNestedAggregate(call *FuncCall) error {
 		return true
 	}
 	for _, a := range call.Args {
-		Inspect(a, visit)
+		syntax.Inspect(a, visit)
 	}
 	for _, o := range call.WithinGroup {
-		Inspect(o.Expr, visit)
+		syntax.Inspect(o.Expr, visit)
 	}
 	if call.Filter != nil {
-		Inspect(call.Filter, visit)
+		syntax.Inspect(call.Filter, visit)
 	}
 	if inner != nil {
 		return exprErr(domain.CodeNestedAggregate, inner.Pos, "%s is called inside the aggregate %s", strings.ToLower(inner.Name.Last().Name), strings.ToLower(call.Name.Last().Name))
@@ -415,10 +416,10 @@ func (s *AggState) Result() (*domain.Column, error) { return s.acc.result() }
 // a.newAcc.
 type aggCompile struct {
 	a       *Aggregate
-	call    *FuncCall
+	call    *syntax.FuncCall
 	name    string
 	in      domain.Schema
-	compile func(Expr) (*Compiled, error) // compiles an argument in the caller's scope
+	compile func(syntax.Expr) (*Compiled, error) // compiles an argument in the caller's scope
 }
 
 // arg compiles argument i, to be read from every row.
@@ -433,10 +434,10 @@ func (ac *aggCompile) ordered() (*Compiled, bool, error) {
 
 // constant evaluates argument e, which must not read a column (Spark: a
 // foldable expression), e.g. the percentage of percentile.
-func (ac *aggCompile) constant(e Expr, what string) (domain.Value, error) {
+func (ac *aggCompile) constant(e syntax.Expr, what string) (domain.Value, error) {
 	readsColumn := false
-	Inspect(e, func(n Node) bool {
-		if _, ok := n.(*ColumnRef); ok {
+	syntax.Inspect(e, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.ColumnRef); ok {
 			readsColumn = true
 		}
 		return !readsColumn
@@ -461,7 +462,7 @@ func (ac *aggCompile) constant(e Expr, what string) (domain.Value, error) {
 // numeric brings a row argument to bigint or double: a NULL literal becomes
 // double, a string is cast to double (Spark's ANSI coercion of a string where
 // a number is expected); toDouble casts bigint too.
-func (ac *aggCompile) numeric(c *Compiled, p Pos, toDouble bool) error {
+func (ac *aggCompile) numeric(c *Compiled, p syntax.Pos, toDouble bool) error {
 	switch k := c.Type().Kind; {
 	case k == domain.KindNull, k == domain.KindString:
 		c.root = implicit(c.root, domain.TypeFloat64, p)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // benchmarkGrouped folds 1M rows into 1000 groups, as one batch, and reports
@@ -25,11 +26,11 @@ func benchmarkGrouped(b *testing.B, src string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := ParseExpr("bench", src)
+	e, err := syntax.ParseExpr("bench", src)
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := CompileAggregate(e.(*FuncCall), schema)
+	a, err := CompileAggregate(e.(*syntax.FuncCall), schema)
 	if err != nil {
 		b.Fatal(err)
 	}

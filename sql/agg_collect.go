@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // The aggregates that collect values: collect_list, collect_set, listagg.
@@ -79,7 +80,7 @@ func compileCollect(ac *aggCompile) error {
 type listaggAcc struct {
 	vals  [][]string
 	keys  [][][]domain.Value // per group and row, the ordering keys
-	order []*OrderItem
+	order []*syntax.OrderItem
 	sep   string
 	kind  domain.Kind
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -171,7 +172,7 @@ func (a *countAcc) result() (*domain.Column, error) {
 func compileCount(ac *aggCompile) error {
 	ac.a.t = domain.TypeInt64
 	ac.a.newAcc = func() accumulator { return &countAcc{} }
-	if _, star := ac.call.Args[0].(*Star); star {
+	if _, star := ac.call.Args[0].(*syntax.Star); star {
 		return nil
 	}
 	for i := range ac.call.Args {
@@ -265,7 +266,7 @@ type sumIntAcc struct {
 	has      []bool
 	overflow []bool // try_sum: the group overflowed
 	try      bool
-	pos      Pos
+	pos      syntax.Pos
 }
 
 func (a *sumIntAcc) grow(n int) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // The statistical aggregates: percentiles, mode, moments, covariance.
@@ -24,7 +25,7 @@ type percentileAcc struct {
 	array    bool // percentile(x, array(...)): an array of results
 	discrete bool
 	desc     bool
-	pos      Pos
+	pos      syntax.Pos
 }
 
 func (a *percentileAcc) grow(n int) {
@@ -157,8 +158,8 @@ func (a *percentileAcc) at(d distribution, p float64) float64 {
 func compilePercentile(ac *aggCompile) error {
 	acc := &percentileAcc{discrete: ac.name == "percentile_disc"}
 	var x, freq *Compiled
-	var xPos Pos
-	var pArg Expr
+	var xPos syntax.Pos
+	var pArg syntax.Expr
 	var err error
 	switch ac.name {
 	case "percentile_cont", "percentile_disc":
@@ -221,9 +222,9 @@ func compilePercentile(ac *aggCompile) error {
 
 // percentages evaluates the percentage argument of a percentile: a
 // constant in [0, 1], or array(p, ...) of them (array reports which).
-func (ac *aggCompile) percentages(e Expr) (ps []float64, array bool, err error) {
-	items := []Expr{e}
-	if f, ok := e.(*FuncCall); ok && strings.EqualFold(f.Name.Last().Name, "array") && len(f.Name.Parts) == 1 {
+func (ac *aggCompile) percentages(e syntax.Expr) (ps []float64, array bool, err error) {
+	items := []syntax.Expr{e}
+	if f, ok := e.(*syntax.FuncCall); ok && strings.EqualFold(f.Name.Last().Name, "array") && len(f.Name.Parts) == 1 {
 		items, array = f.Args, true
 	}
 	for _, it := range items {

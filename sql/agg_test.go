@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // aggTable builds a batch from a column list ("g bigint, x string") and
@@ -15,7 +16,7 @@ func aggTable(t testing.TB, cols, rows string) (*domain.Batch, []int32, int) {
 	var fields []domain.Field
 	for _, c := range strings.Split(cols, ",") {
 		parts := strings.Fields(c)
-		k, ok := castTarget(&Type{Name: strings.ToUpper(parts[1])})
+		k, ok := castTarget(&syntax.Type{Name: strings.ToUpper(parts[1])})
 		if !ok {
 			t.Fatalf("type %s", parts[1])
 		}
@@ -26,28 +27,28 @@ func aggTable(t testing.TB, cols, rows string) (*domain.Batch, []int32, int) {
 	var groups []int32
 	ngroups := 1
 	if rows != "" {
-		e, err := ParseExpr("rows", "("+rows+")")
+		e, err := syntax.ParseExpr("rows", "("+rows+")")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tuples []Expr
+		var tuples []syntax.Expr
 		switch e := e.(type) {
-		case *Tuple:
+		case *syntax.Tuple:
 			tuples = e.Items
-		case *Paren:
-			tuples = []Expr{e.X}
+		case *syntax.Paren:
+			tuples = []syntax.Expr{e.X}
 		}
 		one := domain.NewSchema(domain.Field{Name: "_", Type: domain.TypeInt64})
 		dummy, _ := domain.BatchOf(one, []*domain.Column{{Kind: domain.KindInt64, Ints: []int64{0}}})
 		for _, tu := range tuples {
-			var items []Expr
+			var items []syntax.Expr
 			switch tu := tu.(type) {
-			case *Tuple:
+			case *syntax.Tuple:
 				items = tu.Items
-			case *Paren:
-				items = []Expr{tu.X}
+			case *syntax.Paren:
+				items = []syntax.Expr{tu.X}
 			default:
-				items = []Expr{tu}
+				items = []syntax.Expr{tu}
 			}
 			vals := make([]domain.Value, len(items))
 			for i, it := range items {
@@ -114,11 +115,11 @@ func renderValue(v domain.Value) string {
 func runAgg(t testing.TB, src, cols, rows string, oneByOne bool) (string, error) {
 	t.Helper()
 	b, groups, ngroups := aggTable(t, cols, rows)
-	e, err := ParseExpr("test", src)
+	e, err := syntax.ParseExpr("test", src)
 	if err != nil {
 		t.Fatalf("%s: parse: %v", src, err)
 	}
-	call, ok := e.(*FuncCall)
+	call, ok := e.(*syntax.FuncCall)
 	if !ok {
 		t.Fatalf("%s is not a call", src)
 	}
@@ -399,7 +400,7 @@ func TestAggregates(t *testing.T) {
 			got, err := runAgg(t, tc.src, tc.cols, tc.rows, oneByOne)
 			if err != nil {
 				got = string(domain.CodeOf(err))
-				var pe *Error
+				var pe *syntax.Error
 				if !asError(err, &pe) {
 					t.Errorf("%s: error without a position: %v", tc.src, err)
 				}
@@ -411,8 +412,8 @@ func TestAggregates(t *testing.T) {
 	}
 }
 
-func asError(err error, pe **Error) bool {
-	e, ok := err.(*Error)
+func asError(err error, pe **syntax.Error) bool {
+	e, ok := err.(*syntax.Error)
 	*pe = e
 	return ok && e.Pos.Line > 0
 }
@@ -436,11 +437,11 @@ func TestAggregateEmptyGroups(t *testing.T) {
 		"first(x)":        "bigint:[NULL | 4 | NULL]",
 		"max_by(x, x)":    "bigint:[NULL | 4 | NULL]",
 	} {
-		e, err := ParseExpr("t", src)
+		e, err := syntax.ParseExpr("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := CompileAggregate(e.(*FuncCall), schema)
+		a, err := CompileAggregate(e.(*syntax.FuncCall), schema)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -467,8 +468,8 @@ func TestAggregateResultIsASnapshot(t *testing.T) {
 	schema := domain.NewSchema(domain.Field{Name: "x", Type: domain.TypeInt64, Nullable: true})
 	b, _ := domain.BatchOf(schema, []*domain.Column{{Kind: domain.KindInt64, Ints: []int64{4, 5}}})
 	for _, src := range []string{"count(x)", "sum(x)", "max(x)", "last(x)", "collect_list(x)", "max_by(x, x)", "bool_and(x > 4)"} {
-		e, _ := ParseExpr("t", src)
-		a, err := CompileAggregate(e.(*FuncCall), schema)
+		e, _ := syntax.ParseExpr("t", src)
+		a, err := CompileAggregate(e.(*syntax.FuncCall), schema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,8 +491,8 @@ func TestAggregateResultIsASnapshot(t *testing.T) {
 func TestAggregateBadGroups(t *testing.T) {
 	schema := domain.NewSchema(domain.Field{Name: "x", Type: domain.TypeInt64, Nullable: true})
 	b, _ := domain.BatchOf(schema, []*domain.Column{{Kind: domain.KindInt64, Ints: []int64{4, 5}}})
-	e, _ := ParseExpr("t", "sum(x)")
-	a, err := CompileAggregate(e.(*FuncCall), schema)
+	e, _ := syntax.ParseExpr("t", "sum(x)")
+	a, err := CompileAggregate(e.(*syntax.FuncCall), schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,11 +543,11 @@ func TestAggregateBatchMatchesRows(t *testing.T) {
 		"var_pop(i)", "max_by(s, i)", "min_by(st, d)", "bool_and(b)", "bool_or(nb)", "sum(i) FILTER (WHERE b)",
 		"max(st)", "first(st)", "mode(st)", "mode(dt)", "mode(d)", "listagg(u, '/') WITHIN GROUP (ORDER BY i DESC, s)", "string_agg(DISTINCT s)", "skewness(d)", "kurtosis(i)", "corr(i, d)", "covar_samp(d, z)", "bit_xor(i)", "approx_percentile(ts, array(0.2, 0.9))", "percentile_approx(d, 0.5)",
 	} {
-		e, err := ParseExpr("t", src)
+		e, err := syntax.ParseExpr("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := CompileAggregate(e.(*FuncCall), testSchema)
+		a, err := CompileAggregate(e.(*syntax.FuncCall), testSchema)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -597,8 +598,8 @@ func TestAggregateNestedValues(t *testing.T) {
 		"max_by(st, i)":    "struct<x: bigint, y: string>:{7, why}",
 		"min_by(st, i)":    "struct<x: bigint, y: string>:NULL",
 	} {
-		e, _ := ParseExpr("t", src)
-		a, err := CompileAggregate(e.(*FuncCall), testSchema)
+		e, _ := syntax.ParseExpr("t", src)
+		a, err := CompileAggregate(e.(*syntax.FuncCall), testSchema)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -631,11 +632,11 @@ func FuzzAggregate(f *testing.F) {
 		groups[i] = int32(i % 2)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		e, err := ParseExpr("fuzz", src)
+		e, err := syntax.ParseExpr("fuzz", src)
 		if err != nil {
 			return
 		}
-		call, ok := e.(*FuncCall)
+		call, ok := e.(*syntax.FuncCall)
 		if !ok {
 			return
 		}

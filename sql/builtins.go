@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/sluicehq/sluice/sql/syntax"
 	"sort"
 	"strconv"
 )
@@ -16,7 +17,7 @@ type builtin struct {
 	lambdas bool
 	// compile compiles a call whose argument count is already checked; name
 	// is the lower-case name it was called by.
-	compile func(c *compiler, e *FuncCall, name string) (node, error)
+	compile func(c *compiler, e *syntax.FuncCall, name string) (node, error)
 }
 
 func (b builtin) arity() string {

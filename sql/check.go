@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // windowOnly are the functions that exist only as window functions: a call
@@ -30,7 +31,7 @@ var windowOnly = map[string]bool{
 //
 // Subqueries are checked as queries of their own: an aggregate in a scalar
 // subquery of a WHERE is fine.
-func CheckQuery(q *Query) []error {
+func CheckQuery(q *syntax.Query) []error {
 	c := &checker{}
 	c.query(q, nil)
 	return c.errs
@@ -57,13 +58,13 @@ func (s *cteScope) streaming(name string) bool {
 	return false
 }
 
-func (c *checker) report(code domain.Code, p Pos, format string, args ...any) {
+func (c *checker) report(code domain.Code, p syntax.Pos, format string, args ...any) {
 	e := exprErr(code, p, format, args...)
 	e.File = "query"
 	c.errs = append(c.errs, e)
 }
 
-func (c *checker) query(q *Query, scope *cteScope) {
+func (c *checker) query(q *syntax.Query, scope *cteScope) {
 	if q == nil {
 		return
 	}
@@ -81,16 +82,16 @@ func (c *checker) query(q *Query, scope *cteScope) {
 	}
 }
 
-func (c *checker) setExpr(s SetExpr, scope *cteScope) {
+func (c *checker) setExpr(s syntax.SetExpr, scope *cteScope) {
 	switch s := s.(type) {
-	case *Select:
+	case *syntax.Select:
 		c.selectBlock(s, scope)
-	case *SetOp:
+	case *syntax.SetOp:
 		c.setExpr(s.Left, scope)
 		c.setExpr(s.Right, scope)
-	case *ParenQuery:
+	case *syntax.ParenQuery:
 		c.query(s.Query, scope)
-	case *Values:
+	case *syntax.Values:
 		for _, row := range s.Rows {
 			for _, e := range row {
 				c.expr(e, scope, false, "")
@@ -99,7 +100,7 @@ func (c *checker) setExpr(s SetExpr, scope *cteScope) {
 	}
 }
 
-func (c *checker) selectBlock(s *Select, scope *cteScope) {
+func (c *checker) selectBlock(s *syntax.Select, scope *cteScope) {
 	streaming := false
 	for _, f := range s.From {
 		streaming = streaming || fromStreams(f, scope)
@@ -132,19 +133,19 @@ func (c *checker) selectBlock(s *Select, scope *cteScope) {
 }
 
 // from checks the expressions and subqueries of a FROM item.
-func (c *checker) from(f FromItem, scope *cteScope, streaming bool) {
+func (c *checker) from(f syntax.FromItem, scope *cteScope, streaming bool) {
 	switch f := f.(type) {
-	case *TableFunc:
+	case *syntax.TableFunc:
 		c.expr(f.Func, scope, streaming, "")
-	case *SubqueryRef:
+	case *syntax.SubqueryRef:
 		c.query(f.Query, scope)
-	case *ValuesRef:
+	case *syntax.ValuesRef:
 		c.setExpr(f.Values, scope)
-	case *Join:
+	case *syntax.Join:
 		c.from(f.Left, scope, streaming)
 		c.from(f.Right, scope, streaming)
 		c.expr(f.On, scope, streaming, "")
-	case *ParenJoin:
+	case *syntax.ParenJoin:
 		c.from(f.Item, scope, streaming)
 	}
 }
@@ -152,23 +153,23 @@ func (c *checker) from(f FromItem, scope *cteScope, streaming bool) {
 // expr checks one expression of a SELECT block. streaming: the block reads a
 // stream. clause: "WHERE" or "GROUP BY" when e is that clause, where more is
 // forbidden.
-func (c *checker) expr(e Expr, scope *cteScope, streaming bool, clause string) {
+func (c *checker) expr(e syntax.Expr, scope *cteScope, streaming bool, clause string) {
 	if e == nil {
 		return
 	}
-	Inspect(e, func(n Node) bool {
+	syntax.Inspect(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *Query:
+		case *syntax.Query:
 			c.query(n, scope)
 			return false
-		case *FuncCall:
+		case *syntax.FuncCall:
 			c.call(n, streaming, clause)
 		}
 		return true
 	})
 }
 
-func (c *checker) call(f *FuncCall, streaming bool, clause string) {
+func (c *checker) call(f *syntax.FuncCall, streaming bool, clause string) {
 	name := strings.ToLower(f.Name.Last().Name)
 	window := f.Over != nil || windowOnly[name]
 	switch {
@@ -194,7 +195,7 @@ func (c *checker) call(f *FuncCall, streaming bool, clause string) {
 	}
 	if isAggregateCall(f) {
 		if err := checkNoNestedAggregate(f); err != nil {
-			e := err.(*Error)
+			e := err.(*syntax.Error)
 			e.File = "query"
 			c.errs = append(c.errs, e)
 		}
@@ -202,7 +203,7 @@ func (c *checker) call(f *FuncCall, streaming bool, clause string) {
 }
 
 // queryStreams reports whether a query reads a stream anywhere in its body.
-func queryStreams(q *Query, scope *cteScope) bool {
+func queryStreams(q *syntax.Query, scope *cteScope) bool {
 	if q == nil {
 		return false
 	}
@@ -216,38 +217,38 @@ func queryStreams(q *Query, scope *cteScope) bool {
 	return setExprStreams(q.Body, scope)
 }
 
-func setExprStreams(s SetExpr, scope *cteScope) bool {
+func setExprStreams(s syntax.SetExpr, scope *cteScope) bool {
 	switch s := s.(type) {
-	case *Select:
+	case *syntax.Select:
 		for _, f := range s.From {
 			if fromStreams(f, scope) {
 				return true
 			}
 		}
-	case *SetOp:
+	case *syntax.SetOp:
 		return setExprStreams(s.Left, scope) || setExprStreams(s.Right, scope)
-	case *ParenQuery:
+	case *syntax.ParenQuery:
 		return queryStreams(s.Query, scope)
 	}
 	return false
 }
 
-func fromStreams(f FromItem, scope *cteScope) bool {
+func fromStreams(f syntax.FromItem, scope *cteScope) bool {
 	switch f := f.(type) {
-	case *TableRef:
+	case *syntax.TableRef:
 		if f.Stream {
 			return true
 		}
 		if len(f.Name.Parts) == 1 {
 			return scope.streaming(f.Name.Parts[0].Name)
 		}
-	case *TableFunc:
+	case *syntax.TableFunc:
 		return f.Stream
-	case *SubqueryRef:
+	case *syntax.SubqueryRef:
 		return queryStreams(f.Query, scope)
-	case *Join:
+	case *syntax.Join:
 		return fromStreams(f.Left, scope) || fromStreams(f.Right, scope)
-	case *ParenJoin:
+	case *syntax.ParenJoin:
 		return fromStreams(f.Item, scope)
 	}
 	return false

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"github.com/sluicehq/sluice/sql/syntax"
 	"strings"
 	"testing"
 )
@@ -60,16 +61,16 @@ var checkCases = []struct{ src, want string }{
 		"NESTED_AGGREGATE_FUNCTION@1:12 WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE@1:21 NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING@1:21 INVALID_WHERE_CONDITION@1:49 GROUP_BY_AGGREGATE@1:71 NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING@1:85"},
 }
 
-func queryOf(t *testing.T, src string) *Query {
+func queryOf(t *testing.T, src string) *syntax.Query {
 	t.Helper()
-	f, err := ParseFile("t.sql", src, nil)
+	f, err := syntax.ParseFile("t.sql", src, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
 	switch s := f.Statements[0].(type) {
-	case *QueryStmt:
+	case *syntax.QueryStmt:
 		return s.Query
-	case *CreateDataset:
+	case *syntax.CreateDataset:
 		return s.Query
 	}
 	t.Fatalf("%s: not a query", src)
@@ -80,7 +81,7 @@ func TestCheckQuery(t *testing.T) {
 	for _, tc := range checkCases {
 		var got []string
 		for _, err := range CheckQuery(queryOf(t, tc.src)) {
-			e, ok := err.(*Error)
+			e, ok := err.(*syntax.Error)
 			if !ok {
 				t.Fatalf("%s: %T is not an *Error", tc.src, err)
 			}
@@ -102,20 +103,20 @@ func FuzzCheckQuery(f *testing.F) {
 		f.Add(tc.src)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		file, err := ParseFile("fuzz.sql", src, nil)
+		file, err := syntax.ParseFile("fuzz.sql", src, nil)
 		if err != nil {
 			return
 		}
 		for _, st := range file.Statements {
-			var q *Query
+			var q *syntax.Query
 			switch st := st.(type) {
-			case *QueryStmt:
+			case *syntax.QueryStmt:
 				q = st.Query
-			case *CreateDataset:
+			case *syntax.CreateDataset:
 				q = st.Query
 			}
 			for _, err := range CheckQuery(q) {
-				e, ok := err.(*Error)
+				e, ok := err.(*syntax.Error)
 				if !ok || e.Code == "" || e.Pos.Line == 0 {
 					t.Fatalf("%s: %v", src, err)
 				}

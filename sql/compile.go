@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Compiled is an expression resolved against an input schema, type-checked
@@ -22,7 +23,7 @@ import (
 // own columns: callers must not modify it.
 type Compiled struct {
 	root node
-	expr Expr
+	expr syntax.Expr
 	in   domain.Schema
 	sess *Session
 }
@@ -54,9 +55,9 @@ func (c *Compiled) Eval(b *domain.Batch) (*domain.Column, error) {
 }
 
 // checkBatch checks that b has the schema in that e was compiled against.
-func checkBatch(b *domain.Batch, in domain.Schema, e Expr) error {
+func checkBatch(b *domain.Batch, in domain.Schema, e syntax.Expr) error {
 	if b == nil {
-		return domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", Format(e))
+		return domain.Errorf(domain.CodeSchemaDrift, "no batch to evaluate %s on", syntax.Format(e))
 	}
 	if len(b.Columns) != len(in.Fields) {
 		return domain.Errorf(domain.CodeSchemaDrift, "the batch has %d columns, the expression was compiled for %d (%s)", len(b.Columns), len(in.Fields), in)
@@ -77,13 +78,13 @@ func checkBatch(b *domain.Batch, in domain.Schema, e Expr) error {
 //
 // The session is the default one: UTC, and now the time of compilation; see
 // CompileSession.
-func Compile(e Expr, in domain.Schema) (*Compiled, error) {
+func Compile(e syntax.Expr, in domain.Schema) (*Compiled, error) {
 	return CompileSession(e, in, Session{})
 }
 
-func compileWith(e Expr, in domain.Schema, s *Session) (*Compiled, error) {
+func compileWith(e syntax.Expr, in domain.Schema, s *Session) (*Compiled, error) {
 	if e == nil {
-		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no expression to compile")
+		return nil, exprErr(domain.CodeNotImplemented, syntax.Pos{Line: 1, Col: 1}, "no expression to compile")
 	}
 	c := &compiler{in: in, sess: s}
 	n, err := c.compile(e)
@@ -101,7 +102,7 @@ type compiler struct {
 	// subst lets the query planner put its own nodes in place of parts of
 	// an expression it has computed already (group keys, aggregates, window
 	// functions, subqueries); nil returns mean "compile as usual".
-	subst func(e Expr) (node, error)
+	subst func(e syntax.Expr) (node, error)
 	// params is how many of the first input columns are lambda parameters:
 	// they shadow the columns of the enclosing scope that follow them.
 	params int
@@ -116,45 +117,45 @@ type compiler struct {
 }
 
 // exprErr builds a position-carrying error about an expression.
-func exprErr(code domain.Code, p Pos, format string, args ...any) *Error {
-	return &Error{Code: code, File: "expression", Pos: p, Message: fmt.Sprintf(format, args...)}
+func exprErr(code domain.Code, p syntax.Pos, format string, args ...any) *syntax.Error {
+	return &syntax.Error{Code: code, File: "expression", Pos: p, Message: fmt.Sprintf(format, args...)}
 }
 
-func (c *compiler) compile(e Expr) (node, error) {
+func (c *compiler) compile(e syntax.Expr) (node, error) {
 	if c.errs != nil {
 		return c.compileAll(e), nil
 	}
 	return c.compileNode(e)
 }
 
-func (c *compiler) compileNode(e Expr) (node, error) {
+func (c *compiler) compileNode(e syntax.Expr) (node, error) {
 	if c.subst != nil {
 		if n, err := c.subst(e); n != nil || err != nil {
 			return n, err
 		}
 	}
 	switch e := e.(type) {
-	case *Paren:
+	case *syntax.Paren:
 		return c.compile(e.X)
-	case *Literal:
+	case *syntax.Literal:
 		return c.literal(e)
-	case *TypedLiteral:
+	case *syntax.TypedLiteral:
 		return c.typedLiteral(e)
-	case *ColumnRef:
+	case *syntax.ColumnRef:
 		return c.column(e)
-	case *FieldAccess:
+	case *syntax.FieldAccess:
 		x, err := c.compile(e.X)
 		if err != nil {
 			return nil, err
 		}
 		return c.field(x, e.Field, e.Pos)
-	case *Unary:
+	case *syntax.Unary:
 		return c.unary(e)
-	case *Binary:
+	case *syntax.Binary:
 		return c.binary(e)
-	case *Is:
+	case *syntax.Is:
 		return c.is(e)
-	case *IsDistinct:
+	case *syntax.IsDistinct:
 		x, y, err := c.comparable(e.X, e.Y, e.Pos)
 		if err != nil {
 			return nil, err
@@ -164,48 +165,48 @@ func (c *compiler) compileNode(e Expr) (node, error) {
 			n = &notNode{x: n}
 		}
 		return n, nil
-	case *In:
+	case *syntax.In:
 		return c.in_(e)
-	case *Between:
+	case *syntax.Between:
 		return c.between(e)
-	case *Like:
+	case *syntax.Like:
 		return c.like(e)
-	case *Case:
+	case *syntax.Case:
 		return c.caseExpr(e)
-	case *Cast:
+	case *syntax.Cast:
 		return c.cast(e)
-	case *FuncCall:
+	case *syntax.FuncCall:
 		return c.call(e)
-	case *Trim:
+	case *syntax.Trim:
 		return c.trim(e)
-	case *Subscript:
+	case *syntax.Subscript:
 		return c.subscript(e)
-	case *JSONPath:
+	case *syntax.JSONPath:
 		return c.jsonPath(e)
-	case *Lambda:
+	case *syntax.Lambda:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "a lambda function is only allowed as an argument of a higher-order function such as transform or filter")
-	case *Interval:
+	case *syntax.Interval:
 		return c.interval(e)
-	case *Extract:
+	case *syntax.Extract:
 		return c.extract(e)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Position(), "%s is not supported in expressions yet", describe(e))
 }
 
-func describe(e Expr) string {
+func describe(e syntax.Expr) string {
 	s := fmt.Sprintf("%T", e)
 	return strings.ToLower(strings.TrimPrefix(s, "*sql."))
 }
 
-func (c *compiler) literal(e *Literal) (node, error) {
+func (c *compiler) literal(e *syntax.Literal) (node, error) {
 	switch e.Kind {
-	case NullLit:
+	case syntax.NullLit:
 		return &litNode{t: domain.Type{Kind: domain.KindNull}}, nil
-	case BoolLit:
+	case syntax.BoolLit:
 		return &litNode{t: domain.TypeBool, v: domain.Bool(strings.EqualFold(e.Text, "TRUE"))}, nil
-	case StringLit:
+	case syntax.StringLit:
 		return &litNode{t: domain.TypeString, v: domain.String(e.Value)}, nil
-	case NumberLit:
+	case syntax.NumberLit:
 		suf := strings.ToUpper(e.Suffix)
 		isInt := !strings.ContainsAny(e.Text, ".eE") && suf != "D" && suf != "F" && suf != "BD"
 		if isInt {
@@ -227,7 +228,7 @@ func (c *compiler) literal(e *Literal) (node, error) {
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "this literal is not supported yet")
 }
 
-func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
+func (c *compiler) typedLiteral(e *syntax.TypedLiteral) (node, error) {
 	switch e.Type {
 	case "DATE":
 		d, ok := parseDate(e.Value)
@@ -256,7 +257,7 @@ func (c *compiler) typedLiteral(e *TypedLiteral) (node, error) {
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "%s literals are not supported yet", e.Type)
 }
 
-func (c *compiler) column(e *ColumnRef) (node, error) {
+func (c *compiler) column(e *syntax.ColumnRef) (node, error) {
 	if e.Parts[len(e.Parts)-1].Name == opaqueName && c.marker(e.Parts) < 0 {
 		return unknownValue(), nil // the columns of a star that failed (PlanQueryAll)
 	}
@@ -287,7 +288,7 @@ func (c *compiler) column(e *ColumnRef) (node, error) {
 // resolveColumn finds the input column a name path starts with: t.a when t
 // names a FROM item that has a column a, else a alone, which must then be
 // unambiguous. It returns the column and how many parts it took.
-func (c *compiler) resolveColumn(parts []*Ident) (idx, used int, err error) {
+func (c *compiler) resolveColumn(parts []*syntax.Ident) (idx, used int, err error) {
 	idx, used, err = c.lookupColumn(parts)
 	if err == nil && c.seen != nil {
 		c.seen(idx)
@@ -295,7 +296,7 @@ func (c *compiler) resolveColumn(parts []*Ident) (idx, used int, err error) {
 	return idx, used, err
 }
 
-func (c *compiler) lookupColumn(parts []*Ident) (idx, used int, err error) {
+func (c *compiler) lookupColumn(parts []*syntax.Ident) (idx, used int, err error) {
 	for i := 0; i < c.params; i++ {
 		if strings.EqualFold(c.in.Fields[i].Name, parts[0].Name) {
 			return i, 1, nil
@@ -361,7 +362,7 @@ func (c *compiler) hasQual(name string) bool {
 	return false
 }
 
-func (c *compiler) field(x node, f *Ident, p Pos) (node, error) {
+func (c *compiler) field(x node, f *syntax.Ident, p syntax.Pos) (node, error) {
 	t := x.typ()
 	if t.Kind != domain.KindStruct {
 		return nil, exprErr(domain.CodeDatatypeMismatch, p, "cannot read field `%s` of a value of type %s", f.Name, t)
@@ -382,7 +383,7 @@ func (c *compiler) field(x node, f *Ident, p Pos) (node, error) {
 
 func isNumeric(k domain.Kind) bool { return k == domain.KindInt64 || k == domain.KindFloat64 }
 
-func (c *compiler) unary(e *Unary) (node, error) {
+func (c *compiler) unary(e *syntax.Unary) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -426,7 +427,7 @@ func (c *compiler) unary(e *Unary) (node, error) {
 
 // integer brings an operand of a bitwise operator to bigint: NULL and
 // strings are cast, as Spark's implicit cast does; others are a mismatch.
-func (c *compiler) integer(x node, p Pos, op string) (node, error) {
+func (c *compiler) integer(x node, p syntax.Pos, op string) (node, error) {
 	switch x.typ().Kind {
 	case domain.KindInt64:
 		return x, nil
@@ -437,9 +438,9 @@ func (c *compiler) integer(x node, p Pos, op string) (node, error) {
 }
 
 // bitwise compiles a & b, a | b and a ^ b over bigints.
-func (c *compiler) bitwise(e *Binary) (node, error) {
+func (c *compiler) bitwise(e *syntax.Binary) (node, error) {
 	var args [2]node
-	for i, x := range []Expr{e.L, e.R} {
+	for i, x := range []syntax.Expr{e.L, e.R} {
 		n, err := c.compile(x)
 		if err != nil {
 			return nil, err
@@ -465,7 +466,7 @@ func (c *compiler) bitwise(e *Binary) (node, error) {
 	}}, nil
 }
 
-func (c *compiler) expectBool(x node, p Pos, what string) (node, error) {
+func (c *compiler) expectBool(x node, p syntax.Pos, what string) (node, error) {
 	switch x.typ().Kind {
 	case domain.KindBool:
 		return x, nil
@@ -475,7 +476,7 @@ func (c *compiler) expectBool(x node, p Pos, what string) (node, error) {
 	return nil, exprErr(domain.CodeDatatypeMismatch, p, "%s needs a boolean, found %s", what, x.typ())
 }
 
-func (c *compiler) binary(e *Binary) (node, error) {
+func (c *compiler) binary(e *syntax.Binary) (node, error) {
 	switch e.Op {
 	case "AND", "OR":
 		l, err := c.compile(e.L)
@@ -516,7 +517,7 @@ func (c *compiler) binary(e *Binary) (node, error) {
 	case "+", "-", "*", "/", "%":
 		return c.arith(e)
 	case "||":
-		return c.concat([]Expr{e.L, e.R}, e.Pos)
+		return c.concat([]syntax.Expr{e.L, e.R}, e.Pos)
 	case "&", "|", "^":
 		return c.bitwise(e)
 	}
@@ -526,7 +527,7 @@ func (c *compiler) binary(e *Binary) (node, error) {
 // arith types an arithmetic operator: bigint with bigint stays bigint,
 // anything with a double is double, `/` is always double; a string operand is
 // cast to the other side's type (Spark ANSI), or to double against NULL.
-func (c *compiler) arith(e *Binary) (node, error) {
+func (c *compiler) arith(e *syntax.Binary) (node, error) {
 	l, err := c.compile(e.L)
 	if err != nil {
 		return nil, err
@@ -557,7 +558,7 @@ func (c *compiler) arith(e *Binary) (node, error) {
 // comparable compiles two operands to be compared and brings them to one
 // type: numbers to the wider, a string to the other side's type, a date to a
 // timestamp.
-func (c *compiler) comparable(a, b Expr, p Pos) (node, node, error) {
+func (c *compiler) comparable(a, b syntax.Expr, p syntax.Pos) (node, node, error) {
 	l, err := c.compile(a)
 	if err != nil {
 		return nil, nil, err
@@ -616,7 +617,7 @@ func scalarCastable(k domain.Kind) bool {
 }
 
 // implicit wraps n in a cast to t when its type differs.
-func implicit(n node, t domain.Type, p Pos) node {
+func implicit(n node, t domain.Type, p syntax.Pos) node {
 	k := n.typ().Kind
 	if k == t.Kind {
 		if k.IsNested() && !n.typ().Equal(t) {
@@ -632,7 +633,7 @@ func implicit(n node, t domain.Type, p Pos) node {
 
 // implicit is implicit with the session's time zone, for the casts between
 // strings, dates and timestamps.
-func (c *compiler) implicit(n node, t domain.Type, p Pos) node {
+func (c *compiler) implicit(n node, t domain.Type, p syntax.Pos) node {
 	n = implicit(n, t, p)
 	c.zoned(n)
 	return n
@@ -660,7 +661,7 @@ func retype(n node, t domain.Type) node {
 	return n
 }
 
-func (c *compiler) is(e *Is) (node, error) {
+func (c *compiler) is(e *syntax.Is) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -688,7 +689,7 @@ func (c *compiler) is(e *Is) (node, error) {
 	return n, nil
 }
 
-func (c *compiler) in_(e *In) (node, error) {
+func (c *compiler) in_(e *syntax.In) (node, error) {
 	if e.Query != nil {
 		return nil, exprErr(domain.CodeNotImplemented, e.Pos, "IN (subquery) is not supported in expressions yet")
 	}
@@ -721,7 +722,7 @@ func (c *compiler) in_(e *In) (node, error) {
 	return n, nil
 }
 
-func (c *compiler) between(e *Between) (node, error) {
+func (c *compiler) between(e *syntax.Between) (node, error) {
 	lo, x1, err := c.comparable(e.Lo, e.X, e.Pos)
 	if err != nil {
 		return nil, err
@@ -737,7 +738,7 @@ func (c *compiler) between(e *Between) (node, error) {
 	return n, nil
 }
 
-func (c *compiler) caseExpr(e *Case) (node, error) {
+func (c *compiler) caseExpr(e *syntax.Case) (node, error) {
 	n := &caseNode{}
 	var operand node
 	var err error
@@ -747,7 +748,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 		}
 	}
 	var results []node
-	var rpos []Pos
+	var rpos []syntax.Pos
 	for _, w := range e.Whens {
 		var cond node
 		if operand != nil {
@@ -798,7 +799,7 @@ func (c *compiler) caseExpr(e *Case) (node, error) {
 }
 
 // unify brings result branches to one type, in place.
-func unify(ns []node, pos []Pos) (domain.Type, error) {
+func unify(ns []node, pos []syntax.Pos) (domain.Type, error) {
 	t := domain.Type{Kind: domain.KindNull}
 	for i, n := range ns {
 		nt, ok := commonType(t, n.typ(), false)
@@ -814,7 +815,7 @@ func unify(ns []node, pos []Pos) (domain.Type, error) {
 }
 
 // castTarget maps a SQL type name to the type sluice stores it as.
-func castTarget(t *Type) (domain.Kind, bool) {
+func castTarget(t *syntax.Type) (domain.Kind, bool) {
 	switch t.Name {
 	case "BIGINT", "LONG", "INT", "INTEGER", "SMALLINT", "SHORT", "TINYINT", "BYTE":
 		return domain.KindInt64, true
@@ -832,7 +833,7 @@ func castTarget(t *Type) (domain.Kind, bool) {
 	return 0, false
 }
 
-func (c *compiler) cast(e *Cast) (node, error) {
+func (c *compiler) cast(e *syntax.Cast) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err

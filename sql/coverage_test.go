@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/sluicehq/sluice/sql/syntax"
 	"go/ast"
 	goparser "go/parser"
 	gotoken "go/token"
@@ -82,10 +83,10 @@ func testedCalls(t *testing.T) string {
 func TestPromisedFunctionsRegistered(t *testing.T) {
 	for _, name := range promisedFunctions {
 		if src, ok := specialForms[name]; ok {
-			e, err := ParseExpr("coverage", src)
+			e, err := syntax.ParseExpr("coverage", src)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
-			} else if c, ok := e.(*Cast); !ok || !c.Try {
+			} else if c, ok := e.(*syntax.Cast); !ok || !c.Try {
 				t.Errorf("%s: %q parses as %T", name, src, e)
 			}
 			continue

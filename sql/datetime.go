@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 const (
@@ -223,7 +224,7 @@ func (a *ivAcc) sum(x int64, v *big.Rat) int64 {
 	return s.Int64()
 }
 
-func (c *compiler) interval(e *Interval) (node, error) {
+func (c *compiler) interval(e *syntax.Interval) (node, error) {
 	var acc ivAcc
 	bad := func(format string, args ...any) error {
 		return exprErr(domain.CodeInvalidIntervalFormat, e.Pos, format, args...)
@@ -260,12 +261,12 @@ func (c *compiler) interval(e *Interval) (node, error) {
 		// Spark 4 refuses to mix the two families in one literal.
 		return nil, bad("an interval cannot mix year-month with day-time units")
 	case acc.fraction:
-		return nil, bad("the interval %s is not a whole number of months or microseconds", Format(e))
+		return nil, bad("the interval %s is not a whole number of months or microseconds", syntax.Format(e))
 	case acc.overflow:
-		return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the interval %s is out of range", Format(e))
+		return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the interval %s is out of range", syntax.Format(e))
 	case acc.ym:
 		if acc.months != int64(int32(acc.months)) {
-			return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the interval %s has more months than an int holds", Format(e))
+			return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the interval %s has more months than an int holds", syntax.Format(e))
 		}
 		return &litNode{t: typeYearMonth, v: domain.YearMonthInterval(acc.months)}, nil
 	}
@@ -360,7 +361,7 @@ type intBinNode struct {
 	l, r node
 	t    domain.Type
 	op   string
-	pos  Pos
+	pos  syntax.Pos
 	fi   func(a, b int64) (int64, domain.Code)
 	ff   func(a int64, b float64) (int64, domain.Code)
 	// try: a row that fails is NULL instead (try_add and the other try_
@@ -450,7 +451,7 @@ func dateFits(d int64) domain.Code {
 	return ""
 }
 
-func (c *compiler) datetimeArith(e *Binary, l, r node) (node, error) {
+func (c *compiler) datetimeArith(e *syntax.Binary, l, r node) (node, error) {
 	lk, rk := l.typ().Kind, r.typ().Kind
 	// NULL takes the type that makes the operation valid
 	if lk == domain.KindNull || rk == domain.KindNull {
@@ -645,7 +646,7 @@ func ratNumber(s string) (*big.Rat, bool) {
 // interval types (INTERVAL HOUR, INTERVAL DAY TO MINUTE) are all the day-time
 // kind here: a cast to them does not truncate the finer fields as Spark's
 // does, so it is refused unless it is a cast to DAY TO SECOND.
-func (c *compiler) castInterval(e *Cast, x node) (node, error) {
+func (c *compiler) castInterval(e *syntax.Cast, x node) (node, error) {
 	name := e.Type.Name
 	from, to := "YEAR", "MONTH"
 	t := typeYearMonth

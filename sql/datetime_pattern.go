@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // A datetime pattern (Spark's DateTimeFormatter letters) compiled once into
@@ -84,9 +85,9 @@ func compilePattern(s string) (pattern, error) {
 	return out, nil
 }
 
-func (c *compiler) patternArg(e Expr) (pattern, bool, error) {
-	lit, ok := e.(*Literal)
-	if !ok || lit.Kind != StringLit {
+func (c *compiler) patternArg(e syntax.Expr) (pattern, bool, error) {
+	lit, ok := e.(*syntax.Literal)
+	if !ok || lit.Kind != syntax.StringLit {
 		return nil, false, nil
 	}
 	p, err := compilePattern(lit.Value)

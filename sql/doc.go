@@ -5,11 +5,11 @@
 //
 // It runs in four stages:
 //
-//   - Lexer and parser: ${key} substitution, tokens, the syntax tree.
-//     ParseFile parses a .sql file or a notebook export into a File of
-//     statements; ParseExpr parses one expression. Format and String print
-//     any node back as canonical SQL, and parsing that text gives the same
-//     tree.
+//   - Lexer and parser, in the package sql/syntax: ${key} substitution,
+//     tokens, the syntax tree, its printer and its walker. This package
+//     imports syntax and works on its trees; the positions of their nodes
+//     name their file, so an error found while compiling, planning or
+//     running a query says where it comes from.
 //   - Compiler: Compile (CompileSession, under a session time zone)
 //     resolves an expression against an input schema and type-checks it
 //     with Spark 4's ANSI rules.
@@ -21,23 +21,6 @@
 //     generators, set operations, sorts, limits) that Run evaluates over
 //     batches; RowWiseIn says whether a plan can run on each micro-batch of
 //     a stream.
-//
-// # What is accepted
-//
-// Datasets in the current syntax (CREATE [OR REFRESH] [PRIVATE] [TEMPORARY]
-// STREAMING TABLE, MATERIALIZED VIEW, CREATE [OR REPLACE] [TEMPORARY] VIEW)
-// and in the older LIVE forms; flows (CREATE FLOW ... AS INSERT INTO [ONCE] t
-// BY NAME query, with DEPENDS ON); AUTO CDC and APPLY CHANGES with all their
-// clauses; SET; USE; and queries standing alone.
-//
-// Queries: SELECT with DISTINCT, * EXCEPT, WHERE, GROUP BY (ordinals,
-// aliases, ALL, GROUPING SETS, ROLLUP, CUBE) and HAVING, window functions with named windows and
-// QUALIFY, ORDER BY, LIMIT and OFFSET; joins (INNER, LEFT, RIGHT, FULL,
-// CROSS, LEFT SEMI, LEFT ANTI, NATURAL, USING, equi- and other conditions);
-// UNION, INTERSECT and EXCEPT / MINUS with or without ALL; WITH; scalar,
-// IN and EXISTS subqueries (not correlated); LATERAL VIEW [OUTER] and a
-// generator in the select list; VALUES; range(...); and table functions the
-// Catalog resolves (read_files in pipelines).
 //
 // # Functions
 //
@@ -52,28 +35,6 @@
 // FILTER, and DISTINCT except with WITHIN GROUP), generators in generator.go (Compile refuses them
 // with UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS), ranking and offset
 // window functions in plan_window.go.
-//
-// # Caveats of the syntax
-//
-//   - ${key} is replaced before lexing, everywhere except inside -- and /* */
-//     comments; inside a string, \${key} is kept as text. Positions stay
-//     those of the file: a token that comes from a substituted value is
-//     reported at its ${. An unknown key is UNBOUND_SQL_PARAMETER.
-//   - As in Spark, adjacent strings are joined ('a' 'b' is 'ab'), and a
-//     doubled quote is not an escape: it ends one string and starts the
-//     next, so the quote is lost. Write 'it\'s' or "it's". \% and \_ keep their
-//     backslash, for LIKE. Shift operators (<<, >>) are not supported.
-//   - Keywords are not reserved, except a few words that cannot start an
-//     expression unquoted (SELECT, FROM, WHERE, AND, OR, ... — see
-//     reservedExpr) and words that cannot be an alias without AS (see
-//     notAlias). Quote such names in backticks.
-//   - STREAM followed by a name is a streaming read (FROM STREAM x); a table
-//     named stream is read with FROM stream alone, FROM stream AS s, or
-//     FROM `stream` s.
-//   - Hints (/*+ BROADCAST(t) */) are comments: they are not kept.
-//   - Functions called without parentheses (current_date, current_timestamp)
-//     parse as column references; resolution treats them as calls.
-//   - The parser stops at the first error of a file.
 //
 // # Differences from Spark
 //

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // node is a compiled expression. eval returns a column with one value per row
@@ -790,7 +791,7 @@ func (n *inNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 type negNode struct {
 	x   node
-	pos Pos
+	pos syntax.Pos
 }
 
 func (n *negNode) typ() domain.Type { return n.x.typ() }
@@ -823,7 +824,7 @@ type arithNode struct {
 	op   string
 	l, r node
 	t    domain.Type
-	pos  Pos
+	pos  syntax.Pos
 }
 
 func (n *arithNode) typ() domain.Type { return n.t }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // benchBatch builds n rows of (a bigint, b double, c string, d string) with
@@ -39,7 +40,7 @@ func benchBatch(tb testing.TB, n int) *domain.Batch {
 }
 
 func compileBench(b *testing.B, batch *domain.Batch, src string) *Compiled {
-	e, err := ParseExpr("bench", src)
+	e, err := syntax.ParseExpr("bench", src)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // castNode converts between bigint, double, string, boolean, date and
@@ -17,7 +18,7 @@ type castNode struct {
 	to       domain.Kind
 	try      bool
 	implicit bool
-	pos      Pos
+	pos      syntax.Pos
 	loc      *time.Location // the session time zone; nil is UTC
 	// bits is the width of the integer type cast to (INT 32, SMALLINT 16,
 	// TINYINT 8): integers are stored as bigint, but a value outside the
@@ -332,7 +333,7 @@ func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 // castNested compiles a cast to an array, map or struct type from a value
 // of the same kind: element by element, struct fields by position (as
 // Spark does), each element as its own cast would.
-func (c *compiler) castNested(e *Cast, x node) (node, error) {
+func (c *compiler) castNested(e *syntax.Cast, x node) (node, error) {
 	to, err := DomainType(e.Type)
 	if err != nil {
 		return nil, err
@@ -376,7 +377,7 @@ type nestedCastNode struct {
 	x   node
 	to  domain.Type
 	try bool
-	pos Pos
+	pos syntax.Pos
 	loc *time.Location
 }
 

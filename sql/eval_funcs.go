@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // fnNode is a function that is NULL when any argument is NULL. body fills
@@ -43,7 +44,7 @@ func (n *fnNode) eval(b *domain.Batch) (*domain.Column, error) {
 	return out, nil
 }
 
-func (c *compiler) args(e *FuncCall) ([]node, error) {
+func (c *compiler) args(e *syntax.FuncCall) ([]node, error) {
 	out := make([]node, len(e.Args))
 	for i, a := range e.Args {
 		n, err := c.compile(a)
@@ -55,12 +56,12 @@ func (c *compiler) args(e *FuncCall) ([]node, error) {
 	return out, nil
 }
 
-func wrongArgs(e *FuncCall, name, want string) error {
+func wrongArgs(e *syntax.FuncCall, name, want string) error {
 	return exprErr(domain.CodeWrongNumArgs, e.Pos, "%s takes %s argument(s), %d given", name, want, len(e.Args))
 }
 
 // call compiles a call of a scalar function from the registry.
-func (c *compiler) call(e *FuncCall) (node, error) {
+func (c *compiler) call(e *syntax.FuncCall) (node, error) {
 	name := strings.ToLower(e.Name.Last().Name)
 	if isAggregateCall(e) {
 		return nil, exprErr(domain.CodeAggregateNotAllowed, e.Pos, "the aggregate function %s cannot be used here: an expression evaluated row by row takes no aggregates", name)
@@ -82,7 +83,7 @@ func (c *compiler) call(e *FuncCall) (node, error) {
 	if !f.lambdas {
 		for _, a := range e.Args {
 			switch a.(type) {
-			case *Star, *NamedArg, *Lambda, *Aliased:
+			case *syntax.Star, *syntax.NamedArg, *syntax.Lambda, *syntax.Aliased:
 				return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 			}
 		}
@@ -109,9 +110,9 @@ func init() {
 		"trim":             {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
 		"ltrim":            {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
 		"rtrim":            {minArgs: 1, maxArgs: 2, compile: compileTrimFunc},
-		"concat":           {minArgs: 0, maxArgs: -1, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.concat(e.Args, e.Pos) }},
-		"substring":        {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.substring(e) }},
-		"substr":           {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *FuncCall, _ string) (node, error) { return c.substring(e) }},
+		"concat":           {minArgs: 0, maxArgs: -1, compile: func(c *compiler, e *syntax.FuncCall, _ string) (node, error) { return c.concat(e.Args, e.Pos) }},
+		"substring":        {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *syntax.FuncCall, _ string) (node, error) { return c.substring(e) }},
+		"substr":           {minArgs: 2, maxArgs: 3, compile: func(c *compiler, e *syntax.FuncCall, _ string) (node, error) { return c.substring(e) }},
 		"abs":              {minArgs: 1, maxArgs: 1, compile: compileMath},
 		"floor":            {minArgs: 1, maxArgs: 1, compile: compileMath},
 		"ceil":             {minArgs: 1, maxArgs: 1, compile: compileMath},
@@ -120,7 +121,7 @@ func init() {
 	})
 }
 
-func compileCoalesce(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileCoalesce(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func compileCoalesce(c *compiler, e *FuncCall, _ string) (node, error) {
 	return &coalesceNode{args: args, t: t}, nil
 }
 
-func compileNullif(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileNullif(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	l, r, err := c.comparable(e.Args[0], e.Args[1], e.Pos)
 	if err != nil {
 		return nil, err
@@ -145,7 +146,7 @@ func compileNullif(c *compiler, e *FuncCall, _ string) (node, error) {
 	return &caseNode{conds: []node{&cmpNode{op: "=", l: l, r: r}}, results: []node{&litNode{t: a.typ()}, a}, t: a.typ()}, nil
 }
 
-func compileIf(c *compiler, e *FuncCall, name string) (node, error) {
+func compileIf(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func compileIf(c *compiler, e *FuncCall, name string) (node, error) {
 	return &caseNode{conds: []node{cond}, results: res, t: t}, nil
 }
 
-func compileCase(c *compiler, e *FuncCall, name string) (node, error) {
+func compileCase(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	f := upperJava
 	if name == "lower" || name == "lcase" {
 		f = strings.ToLower
@@ -171,21 +172,23 @@ func compileCase(c *compiler, e *FuncCall, name string) (node, error) {
 	return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) { out.Strs[i] = f(in.Strs[i]) })
 }
 
-func compileLength(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileLength(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	return c.strFunc(e, domain.TypeInt64, func(out, in *domain.Column, i int) {
 		out.Ints[i] = int64(utf8.RuneCountInString(in.Strs[i]))
 	})
 }
 
-func compileTrimFunc(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTrimFunc(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	side := map[string]string{"trim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name]
 	if len(e.Args) == 2 { // trim(trimStr, str): the characters come first
-		return c.trim(&Trim{Pos: e.Pos, Side: side, Chars: e.Args[0], X: e.Args[1]})
+		return c.trim(&syntax.Trim{Pos: e.Pos, Side: side, Chars: e.Args[0], X: e.Args[1]})
 	}
-	return c.trim(&Trim{Pos: e.Pos, Side: side, X: e.Args[0]})
+	return c.trim(&syntax.Trim{Pos: e.Pos, Side: side, X: e.Args[0]})
 }
 
-func compileMath(c *compiler, e *FuncCall, name string) (node, error) { return c.mathFunc(e, name) }
+func compileMath(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	return c.mathFunc(e, name)
+}
 
 // upperJava upper-cases as Java's String.toUpperCase (Spark's upper) for the
 // common special case Go maps differently: ß becomes SS. Other one-to-many
@@ -198,8 +201,8 @@ func upperJava(s string) string {
 	return u
 }
 
-func argPos(e *FuncCall) []Pos {
-	out := make([]Pos, len(e.Args))
+func argPos(e *syntax.FuncCall) []syntax.Pos {
+	out := make([]syntax.Pos, len(e.Args))
 	for i, a := range e.Args {
 		out[i] = a.Position()
 	}
@@ -207,7 +210,7 @@ func argPos(e *FuncCall) []Pos {
 }
 
 // asString brings an argument to string the way Spark's implicit cast does.
-func asString(n node, p Pos, what string) (node, error) {
+func asString(n node, p syntax.Pos, what string) (node, error) {
 	k := n.typ().Kind
 	if k == domain.KindString {
 		return n, nil
@@ -218,7 +221,7 @@ func asString(n node, p Pos, what string) (node, error) {
 	return nil, exprErr(domain.CodeDatatypeMismatch, p, "%s needs a string, found %s", what, n.typ())
 }
 
-func (c *compiler) strFunc(e *FuncCall, t domain.Type, f func(out, in *domain.Column, i int)) (node, error) {
+func (c *compiler) strFunc(e *syntax.FuncCall, t domain.Type, f func(out, in *domain.Column, i int)) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -237,7 +240,7 @@ func (c *compiler) strFunc(e *FuncCall, t domain.Type, f func(out, in *domain.Co
 	}}, nil
 }
 
-func (c *compiler) concat(args []Expr, p Pos) (node, error) {
+func (c *compiler) concat(args []syntax.Expr, p syntax.Pos) (node, error) {
 	ns := make([]node, len(args))
 	arrays := false
 	for i, a := range args {
@@ -249,7 +252,7 @@ func (c *compiler) concat(args []Expr, p Pos) (node, error) {
 		arrays = arrays || n.typ().Kind == domain.KindList
 	}
 	if arrays {
-		pos := make([]Pos, len(args))
+		pos := make([]syntax.Pos, len(args))
 		for i, a := range args {
 			pos[i] = a.Position()
 		}
@@ -279,7 +282,7 @@ func (c *compiler) concat(args []Expr, p Pos) (node, error) {
 }
 
 // trim removes spaces (or the characters of Chars) from the ends of X.
-func (c *compiler) trim(e *Trim) (node, error) {
+func (c *compiler) trim(e *syntax.Trim) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -322,7 +325,7 @@ func (c *compiler) trim(e *Trim) (node, error) {
 	}}, nil
 }
 
-func (c *compiler) substring(e *FuncCall) (node, error) {
+func (c *compiler) substring(e *syntax.FuncCall) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -401,7 +404,7 @@ func substringSQL(s string, pos, length int64) string {
 	return s[bs:be]
 }
 
-func (c *compiler) mathFunc(e *FuncCall, name string) (node, error) {
+func (c *compiler) mathFunc(e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -608,7 +611,7 @@ type likeNode struct {
 	esc    rune
 	ci     bool
 	m      *likeMatcher // constant pattern
-	pos    Pos
+	pos    syntax.Pos
 }
 
 func (n *likeNode) typ() domain.Type { return domain.TypeBool }
@@ -688,7 +691,7 @@ func (m *likeMatcher) match(s string) bool {
 // compileLike translates a LIKE pattern: % any sequence, _ one character,
 // esc followed by %, _ or esc the character itself; esc before anything
 // else, or at the end, is INVALID_LIKE_PATTERN (as in Spark).
-func compileLike(pat string, esc rune, ci bool, pos Pos) (*likeMatcher, error) {
+func compileLike(pat string, esc rune, ci bool, pos syntax.Pos) (*likeMatcher, error) {
 	var re strings.Builder
 	var lit strings.Builder
 	re.WriteString("(?s)^")
@@ -765,7 +768,7 @@ func compileLike(pat string, esc rune, ci bool, pos Pos) (*likeMatcher, error) {
 // so a NULL pattern that could decide the answer makes it NULL, as in Spark.
 // NOT applies to each match: NOT LIKE ANY is true when some pattern does not
 // match.
-func (c *compiler) likeQuantified(e *Like) (node, error) {
+func (c *compiler) likeQuantified(e *syntax.Like) (node, error) {
 	if len(e.Patterns) == 0 {
 		return nil, exprErr(domain.CodeWrongNumArgs, e.Pos, "%s %s needs at least one pattern", e.Op, e.Quantifier)
 	}
@@ -789,7 +792,7 @@ func (c *compiler) likeQuantified(e *Like) (node, error) {
 	return out, nil
 }
 
-func (c *compiler) like(e *Like) (node, error) {
+func (c *compiler) like(e *syntax.Like) (node, error) {
 	if e.Quantifier == "" && (e.Op == "RLIKE" || e.Op == "REGEXP") {
 		return c.rlike(e)
 	}
@@ -815,8 +818,8 @@ func (c *compiler) like(e *Like) (node, error) {
 	}
 	esc := '\\'
 	if e.Escape != nil {
-		lit, ok := e.Escape.(*Literal)
-		if !ok || lit.Kind != StringLit || utf8.RuneCountInString(lit.Value) != 1 {
+		lit, ok := e.Escape.(*syntax.Literal)
+		if !ok || lit.Kind != syntax.StringLit || utf8.RuneCountInString(lit.Value) != 1 {
 			return nil, exprErr(domain.CodeInvalidLikePattern, e.Escape.Position(), "ESCAPE needs a string of one character")
 		}
 		esc, _ = utf8.DecodeRuneInString(lit.Value)

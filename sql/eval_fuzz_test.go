@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // FuzzEval: any expression the parser accepts compiles or fails with a code
@@ -26,13 +27,13 @@ func FuzzEval(f *testing.F) {
 	}
 	batch := fuzzBatch(f)
 	f.Fuzz(func(t *testing.T, src string) {
-		e, err := ParseExpr("fuzz", src)
+		e, err := syntax.ParseExpr("fuzz", src)
 		if err != nil {
 			return
 		}
 		c, err := Compile(e, testSchema)
 		if err != nil {
-			se, ok := err.(*Error)
+			se, ok := err.(*syntax.Error)
 			if !ok || se.Code == "" || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
 				t.Fatalf("%q: compile error without a known code and position: %v", src, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // testSchema and testRow are the input of the table-driven expression tests.
@@ -45,7 +46,7 @@ func testBatch(t testing.TB) *domain.Batch {
 // evalOne compiles and evaluates src on the test row and renders the result
 // as "type:value", or returns the error.
 func evalOne(t testing.TB, src string) (string, error) {
-	e, err := ParseExpr("test", src)
+	e, err := syntax.ParseExpr("test", src)
 	if err != nil {
 		t.Fatalf("%s: parse: %v", src, err)
 	}
@@ -248,7 +249,7 @@ func TestCompileErrors(t *testing.T) {
 		{"big + i", "ARITHMETIC_OVERFLOW", "9223372036854775807 + 5", 5},
 	} {
 		_, err := evalOne(t, tc.src)
-		var se *Error
+		var se *syntax.Error
 		if !errors.As(err, &se) {
 			t.Errorf("%s: error %v is not a *sql.Error", tc.src, err)
 			continue
@@ -289,7 +290,7 @@ func TestBatchMatchesRows(t *testing.T) {
 		"TRY_CAST(ns AS INT)", "CAST(b AS STRING)", "i <=> n", "st.x", "abs(d)", "floor(d)", "upper(u)",
 		"trim(e)", "d = -0.0", "i + 1 > n", "coalesce(i, 1 / z)",
 	} {
-		e, err := ParseExpr("t", src)
+		e, err := syntax.ParseExpr("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +315,7 @@ func TestBatchMatchesRows(t *testing.T) {
 }
 
 func TestEvalSchemaDrift(t *testing.T) {
-	e, _ := ParseExpr("t", "i + 1")
+	e, _ := syntax.ParseExpr("t", "i + 1")
 	c, err := Compile(e, testSchema)
 	if err != nil {
 		t.Fatal(err)

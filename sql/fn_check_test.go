@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // checkEvalCases runs table cases {src, want} through evalOne: want is
@@ -35,7 +36,7 @@ func checkRowsMatch(t *testing.T, srcs []string) {
 		rows[r] = gather(batch, []int{r})
 	}
 	for _, src := range srcs {
-		e, err := ParseExpr("t", src)
+		e, err := syntax.ParseExpr("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,13 +92,13 @@ func FuzzFunctions(f *testing.F) {
 	}
 	batch := fuzzBatch(f)
 	f.Fuzz(func(t *testing.T, src string) {
-		e, err := ParseExpr("fuzz", src)
+		e, err := syntax.ParseExpr("fuzz", src)
 		if err != nil {
 			return
 		}
 		c, err := Compile(e, testSchema)
 		if err != nil {
-			if se, ok := err.(*Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
+			if se, ok := err.(*syntax.Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
 				t.Fatalf("%q: compile error without a known code and position: %v", src, err)
 			}
 			return

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Arrays, maps and structs are held as domain.Values, so the functions here
@@ -163,7 +164,7 @@ func widerType(a, b domain.Type) (domain.Type, bool) {
 }
 
 // widen brings every node to one type, in place, and returns it.
-func widen(ns []node, pos []Pos, what string) (domain.Type, error) {
+func widen(ns []node, pos []syntax.Pos, what string) (domain.Type, error) {
 	t := domain.Type{}
 	for i, n := range ns {
 		nt, ok := widerType(t, n.typ())
@@ -180,7 +181,7 @@ func widen(ns []node, pos []Pos, what string) (domain.Type, error) {
 
 // coerce brings n to type t, which widerType chose: a scalar by an implicit
 // cast, an array, map or struct by converting its values.
-func coerce(n node, t domain.Type, p Pos) node {
+func coerce(n node, t domain.Type, p syntax.Pos) node {
 	from := n.typ()
 	if from.Equal(t) || (from.Kind == t.Kind && !t.Kind.IsNested()) {
 		return n
@@ -263,7 +264,7 @@ func valueText(v domain.Value) string {
 
 // nested compiles argument i and checks that it is of kind k (or NULL, then
 // typed as t).
-func (c *compiler) nested(e *FuncCall, i int, k domain.Kind, name string) (node, error) {
+func (c *compiler) nested(e *syntax.FuncCall, i int, k domain.Kind, name string) (node, error) {
 	n, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -293,7 +294,7 @@ func article(k domain.Kind) string {
 
 // arrayAndValue compiles an array and a value to look for in it, bringing
 // both to one element type.
-func (c *compiler) arrayAndValue(e *FuncCall, name string) (arr, val node, err error) {
+func (c *compiler) arrayAndValue(e *syntax.FuncCall, name string) (arr, val node, err error) {
 	if arr, err = c.nested(e, 0, domain.KindList, name); err != nil {
 		return nil, nil, err
 	}
@@ -343,7 +344,7 @@ func orderable(t domain.Type) bool {
 
 // ---- constructors ----
 
-func compileArray(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileArray(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -359,27 +360,27 @@ func compileArray(c *compiler, e *FuncCall, _ string) (node, error) {
 
 // structFieldName is the name Spark gives a struct() field: the alias, the
 // column or field name, else col1, col2, ...
-func structFieldName(a Expr, i int) string {
+func structFieldName(a syntax.Expr, i int) string {
 	switch a := a.(type) {
-	case *Aliased:
+	case *syntax.Aliased:
 		return a.Alias.Name
-	case *ColumnRef:
+	case *syntax.ColumnRef:
 		return a.Parts[len(a.Parts)-1].Name
-	case *FieldAccess:
+	case *syntax.FieldAccess:
 		return a.Field.Name
 	}
 	return "col" + strconv.Itoa(i+1)
 }
 
-func compileStruct(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileStruct(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args := make([]node, len(e.Args))
 	fields := make([]domain.Field, len(e.Args))
 	for i, a := range e.Args {
 		x := a
 		switch al := a.(type) {
-		case *Aliased:
+		case *syntax.Aliased:
 			x = al.X
-		case *Star, *NamedArg, *Lambda:
+		case *syntax.Star, *syntax.NamedArg, *syntax.Lambda:
 			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "struct does not take this kind of argument")
 		}
 		n, err := c.compile(x)
@@ -399,18 +400,18 @@ func newStructNode(args []node, fields []domain.Field) node {
 }
 
 // stringConst returns the value of a string literal argument.
-func stringConst(e Expr) (string, bool) {
-	if p, ok := e.(*Paren); ok {
+func stringConst(e syntax.Expr) (string, bool) {
+	if p, ok := e.(*syntax.Paren); ok {
 		return stringConst(p.X)
 	}
-	l, ok := e.(*Literal)
-	if !ok || l.Kind != StringLit {
+	l, ok := e.(*syntax.Literal)
+	if !ok || l.Kind != syntax.StringLit {
 		return "", false
 	}
 	return l.Value, true
 }
 
-func compileNamedStruct(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileNamedStruct(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	if len(e.Args)%2 != 0 {
 		return nil, wrongArgs(e, "named_struct", "an even number of")
 	}
@@ -432,7 +433,7 @@ func compileNamedStruct(c *compiler, e *FuncCall, _ string) (node, error) {
 }
 
 // mapKeyCheck checks that a type can be a map's key: not a map.
-func mapKeyCheck(t domain.Type, p Pos, name string) error {
+func mapKeyCheck(t domain.Type, p syntax.Pos, name string) error {
 	if !orderable(t) {
 		return exprErr(domain.CodeDatatypeMismatch, p, "%s: a value of type %s cannot be a map key", name, t)
 	}
@@ -442,7 +443,7 @@ func mapKeyCheck(t domain.Type, p Pos, name string) error {
 // buildMap makes a map of keys and values as Spark's default
 // (spark.sql.mapKeyDedupPolicy=EXCEPTION) does: a NULL key or a key given
 // twice is an error.
-func buildMap(keys, vals []domain.Value, p Pos) (domain.Value, error) {
+func buildMap(keys, vals []domain.Value, p syntax.Pos) (domain.Value, error) {
 	entries := make([]domain.Value, len(keys))
 	for i, k := range keys {
 		if k.IsNull() {
@@ -458,7 +459,7 @@ func buildMap(keys, vals []domain.Value, p Pos) (domain.Value, error) {
 	return domain.Map(entries...), nil
 }
 
-func compileMap(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileMap(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	if len(e.Args)%2 != 0 {
 		return nil, wrongArgs(e, "map", "an even number of")
 	}
@@ -468,7 +469,7 @@ func compileMap(c *compiler, e *FuncCall, _ string) (node, error) {
 	}
 	pos := argPos(e)
 	var keys, vals []node
-	var kpos, vpos []Pos
+	var kpos, vpos []syntax.Pos
 	for i := 0; i < len(args); i += 2 {
 		keys, vals = append(keys, args[i]), append(vals, args[i+1])
 		kpos, vpos = append(kpos, pos[i]), append(vpos, pos[i+1])
@@ -497,7 +498,7 @@ func compileMap(c *compiler, e *FuncCall, _ string) (node, error) {
 	}}, nil
 }
 
-func compileMapFromArrays(c *compiler, e *FuncCall, name string) (node, error) {
+func compileMapFromArrays(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	ks, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -521,7 +522,7 @@ func compileMapFromArrays(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileMapParts(c *compiler, e *FuncCall, name string) (node, error) {
+func compileMapParts(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	m, err := c.nested(e, 0, domain.KindMap, name)
 	if err != nil {
 		return nil, err
@@ -560,7 +561,7 @@ func mapGet(m, key domain.Value) (domain.Value, bool) {
 }
 
 // mapAndKey compiles a map and a key to look up in it, of one key type.
-func (c *compiler) mapAndKey(m node, key Expr, name string) (node, node, error) {
+func (c *compiler) mapAndKey(m node, key syntax.Expr, name string) (node, node, error) {
 	k, err := c.compile(key)
 	if err != nil {
 		return nil, nil, err
@@ -577,7 +578,7 @@ func (c *compiler) mapAndKey(m node, key Expr, name string) (node, node, error) 
 	return m, coerce(k, kt, key.Position()), nil
 }
 
-func compileMapContainsKey(c *compiler, e *FuncCall, name string) (node, error) {
+func compileMapContainsKey(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	m, err := c.nested(e, 0, domain.KindMap, name)
 	if err != nil {
 		return nil, err
@@ -596,7 +597,7 @@ func compileMapContainsKey(c *compiler, e *FuncCall, name string) (node, error) 
 
 // compileSize: size(NULL) is NULL, as with spark.sql.ansi.enabled (the
 // legacy -1 is not offered).
-func compileSize(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSize(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -613,7 +614,7 @@ func compileSize(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileElementAt(c *compiler, e *FuncCall, name string) (node, error) {
+func compileElementAt(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -659,7 +660,7 @@ func compileElementAt(c *compiler, e *FuncCall, name string) (node, error) {
 
 // intArg compiles argument i as a bigint (a string is cast, as Spark's
 // implicit cast does).
-func (c *compiler) intArg(e *FuncCall, i int, name string) (node, error) {
+func (c *compiler) intArg(e *syntax.FuncCall, i int, name string) (node, error) {
 	n, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -674,7 +675,7 @@ func (c *compiler) intArg(e *FuncCall, i int, name string) (node, error) {
 // subscript compiles x[i]: an array element counted from 0 (out of range is
 // INVALID_ARRAY_INDEX, as with ANSI on), a map value (NULL when the key is
 // missing), or a struct field named by a string literal.
-func (c *compiler) subscript(e *Subscript) (node, error) {
+func (c *compiler) subscript(e *syntax.Subscript) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -695,7 +696,7 @@ func (c *compiler) subscript(e *Subscript) (node, error) {
 		if !ok {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Index.Position(), "a struct field is named by a string literal")
 		}
-		return c.field(x, &Ident{Pos: e.Index.Position(), Name: name}, p)
+		return c.field(x, &syntax.Ident{Pos: e.Index.Position(), Name: name}, p)
 	case domain.KindList, domain.KindNull:
 		x = retype(x, domain.ListOf(domain.Type{}))
 		idx, err := c.compile(e.Index)
@@ -723,7 +724,7 @@ func (c *compiler) subscript(e *Subscript) (node, error) {
 
 // compileArrayContains: true when found; else NULL when the array holds a
 // NULL; else false.
-func compileArrayContains(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArrayContains(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, val, err := c.arrayAndValue(e, name)
 	if err != nil {
 		return nil, err
@@ -744,7 +745,7 @@ func compileArrayContains(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileArrayPosition(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArrayPosition(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, val, err := c.arrayAndValue(e, name)
 	if err != nil {
 		return nil, err
@@ -759,7 +760,7 @@ func compileArrayPosition(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileArrayRemove(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArrayRemove(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, val, err := c.arrayAndValue(e, name)
 	if err != nil {
 		return nil, err
@@ -796,7 +797,7 @@ func (s *valueSet) add(v domain.Value) {
 	}
 }
 
-func compileArraySet(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArraySet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args := make([]node, len(e.Args))
 	for i := range e.Args {
 		n, err := c.nested(e, i, domain.KindList, name)
@@ -835,7 +836,7 @@ func compileArraySet(c *compiler, e *FuncCall, name string) (node, error) {
 
 // ---- other array functions ----
 
-func compileArrayJoin(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArrayJoin(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -879,7 +880,7 @@ func compileArrayJoin(c *compiler, e *FuncCall, name string) (node, error) {
 	return &valuesNode{args: args, t: domain.TypeString, row: join}, nil
 }
 
-func compileArrayExtreme(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArrayExtreme(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -903,7 +904,7 @@ func compileArrayExtreme(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileArraysZip(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArraysZip(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args := make([]node, len(e.Args))
 	fields := make([]domain.Field, len(e.Args))
 	for i, a := range e.Args {
@@ -916,7 +917,7 @@ func compileArraysZip(c *compiler, e *FuncCall, name string) (node, error) {
 		// by its position
 		fname := strconv.Itoa(i)
 		switch a.(type) {
-		case *ColumnRef, *FieldAccess:
+		case *syntax.ColumnRef, *syntax.FieldAccess:
 			fname = structFieldName(a, i)
 		}
 		fields[i] = domain.Field{Name: fname, Type: elemOf(n.typ()), Nullable: true}
@@ -940,7 +941,7 @@ func compileArraysZip(c *compiler, e *FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-func compileSlice(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSlice(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -986,7 +987,7 @@ const maxSequenceLength = 1 << 20
 // compileSequence: sequence(start, stop[, step]) of bigints, or of dates by
 // whole days. Spark's interval steps are not supported yet (a step that is
 // not a number is refused at compile time).
-func compileSequence(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSequence(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -1067,7 +1068,7 @@ func absU(x int64) uint64 {
 
 // compileSortArray: sort_array(arr[, asc]) puts NULLs first ascending and
 // last descending; NaN is greater than every number.
-func compileSortArray(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSortArray(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -1077,8 +1078,8 @@ func compileSortArray(c *compiler, e *FuncCall, name string) (node, error) {
 	}
 	asc := true
 	if len(e.Args) == 2 {
-		l, ok := e.Args[1].(*Literal)
-		if !ok || l.Kind != BoolLit {
+		l, ok := e.Args[1].(*syntax.Literal)
+		if !ok || l.Kind != syntax.BoolLit {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "%s needs the literal true or false as its second argument", name)
 		}
 		asc = strings.EqualFold(l.Text, "TRUE")
@@ -1108,7 +1109,7 @@ func sortValues(items []domain.Value, asc, nullsFirst bool) []domain.Value {
 	return out
 }
 
-func compileFlatten(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFlatten(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -1134,7 +1135,7 @@ func compileFlatten(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // arrayConcat is concat() when its arguments are arrays: NULL when any is.
-func arrayConcat(args []node, pos []Pos) (node, error) {
+func arrayConcat(args []node, pos []syntax.Pos) (node, error) {
 	t, err := widen(args, pos, "concat")
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -51,15 +52,15 @@ func init() {
 
 // dateArg compiles argument i and brings it to a date (a timestamp's date in
 // the session zone; a string with ANSI cast rules).
-func (c *compiler) dateArg(e *FuncCall, i int) (node, error) {
+func (c *compiler) dateArg(e *syntax.FuncCall, i int) (node, error) {
 	return c.convArg(e, i, domain.TypeDate)
 }
 
-func (c *compiler) tsArg(e *FuncCall, i int) (node, error) {
+func (c *compiler) tsArg(e *syntax.FuncCall, i int) (node, error) {
 	return c.convArg(e, i, domain.TypeTimestamp)
 }
 
-func (c *compiler) convArg(e *FuncCall, i int, t domain.Type) (node, error) {
+func (c *compiler) convArg(e *syntax.FuncCall, i int, t domain.Type) (node, error) {
 	x, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ var dateFields = map[string]bool{
 	"dayofyear": true, "weekday": true, "weekofyear": true, "hour": true, "minute": true, "second": true,
 }
 
-func compileField(c *compiler, e *FuncCall, name string) (node, error) {
+func compileField(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	var x node
 	var err error
 	switch name {
@@ -109,7 +110,7 @@ func compileField(c *compiler, e *FuncCall, name string) (node, error) {
 
 // fieldOf extracts a named field (Spark's EXTRACT names) of a date, timestamp
 // or interval.
-func (c *compiler) fieldOf(x node, name string, p Pos) (node, error) {
+func (c *compiler) fieldOf(x node, name string, p syntax.Pos) (node, error) {
 	k := x.typ().Kind
 	if isInterval(k) {
 		return intervalField(x, name, p)
@@ -184,7 +185,7 @@ func isoWeek(d int64) (int64, int64) {
 	return y, (thursday-daysFromCivil(y, 1, 1))/7 + 1
 }
 
-func intervalField(x node, name string, p Pos) (node, error) {
+func intervalField(x node, name string, p syntax.Pos) (node, error) {
 	ym := x.typ().Kind == domain.KindYearMonthInterval
 	var f func(int64) int64
 	switch {
@@ -228,7 +229,7 @@ var extractNames = map[string]string{
 	"SECOND": "second_frac", "S": "second_frac", "SEC": "second_frac", "SECONDS": "second_frac", "SECS": "second_frac",
 }
 
-func (c *compiler) extract(e *Extract) (node, error) {
+func (c *compiler) extract(e *syntax.Extract) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -236,7 +237,7 @@ func (c *compiler) extract(e *Extract) (node, error) {
 	return c.extractField(x, e.Field.Name, e.Field.Pos, e.X.Position())
 }
 
-func (c *compiler) extractField(x node, field string, fp, xp Pos) (node, error) {
+func (c *compiler) extractField(x node, field string, fp, xp syntax.Pos) (node, error) {
 	name, ok := extractNames[strings.ToUpper(field)]
 	if !ok {
 		return nil, exprErr(domain.CodeInvalidExtractField, fp, "%s is not a field EXTRACT knows", field)
@@ -250,9 +251,9 @@ func (c *compiler) extractField(x node, field string, fp, xp Pos) (node, error) 
 	return c.fieldOf(x, name, fp)
 }
 
-func compileDatePart(c *compiler, e *FuncCall, _ string) (node, error) {
-	lit, ok := e.Args[0].(*Literal)
-	if !ok || lit.Kind != StringLit {
+func compileDatePart(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	lit, ok := e.Args[0].(*syntax.Literal)
+	if !ok || lit.Kind != syntax.StringLit {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "the field of date_part must be a string literal")
 	}
 	x, err := c.compile(e.Args[1])
@@ -272,7 +273,7 @@ func (c *compiler) niladic(name string) (node, bool) {
 	return nil, false
 }
 
-func compileNow(c *compiler, _ *FuncCall, name string) (node, error) {
+func compileNow(c *compiler, _ *syntax.FuncCall, name string) (node, error) {
 	t := domain.TypeTimestamp
 	if name == "current_date" || name == "curdate" {
 		t = domain.TypeDate
@@ -313,7 +314,7 @@ type parseNode struct {
 	loc  *time.Location
 	date bool
 	try  bool
-	pos  Pos
+	pos  syntax.Pos
 }
 
 func (n *parseNode) typ() domain.Type {
@@ -366,7 +367,7 @@ func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
 	return out, nil
 }
 
-func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
+func compileToDatetime(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	date := name == "to_date"
 	target := domain.TypeTimestamp
 	if date {
@@ -395,7 +396,7 @@ func compileToDatetime(c *compiler, e *FuncCall, name string) (node, error) {
 
 // patternOf sets the pattern of n from argument i of e: a literal is
 // compiled once, a column row by row.
-func (c *compiler) patternOf(n *parseNode, e *FuncCall, i int, name string) error {
+func (c *compiler) patternOf(n *parseNode, e *syntax.FuncCall, i int, name string) error {
 	p, isLit, err := c.patternArg(e.Args[i])
 	if err != nil || isLit {
 		n.p = p
@@ -409,7 +410,7 @@ func (c *compiler) patternOf(n *parseNode, e *FuncCall, i int, name string) erro
 	return err
 }
 
-func compileDateFormat(c *compiler, e *FuncCall, name string) (node, error) {
+func compileDateFormat(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.tsArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -419,7 +420,7 @@ func compileDateFormat(c *compiler, e *FuncCall, name string) (node, error) {
 
 // formatWith formats the timestamps x with the pattern argument i of e: a
 // literal is compiled once, a column row by row.
-func (c *compiler) formatWith(x node, e *FuncCall, i int, name string) (node, error) {
+func (c *compiler) formatWith(x node, e *syntax.FuncCall, i int, name string) (node, error) {
 	p, isLit, err := c.patternArg(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -466,7 +467,7 @@ func (c *compiler) formatNode(x node, p pattern) node {
 	}}
 }
 
-func compileDateAdd(c *compiler, e *FuncCall, name string) (node, error) {
+func compileDateAdd(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	d, err := c.dateArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -479,10 +480,10 @@ func compileDateAdd(c *compiler, e *FuncCall, name string) (node, error) {
 	if name == "date_sub" {
 		op = "-"
 	}
-	return c.datetimeArith(&Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]}, d, n)
+	return c.datetimeArith(&syntax.Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]}, d, n)
 }
 
-func compileAddMonths(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileAddMonths(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	d, err := c.dateArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -500,7 +501,7 @@ func compileAddMonths(c *compiler, e *FuncCall, _ string) (node, error) {
 	}}, nil
 }
 
-func compileDatediff(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileDatediff(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	if len(e.Args) == 3 { // DATEDIFF(unit, start, end) is timestampdiff
 		return compileTimestampDiff(c, e, "datediff")
 	}
@@ -515,7 +516,7 @@ func compileDatediff(c *compiler, e *FuncCall, _ string) (node, error) {
 	return &intBinNode{l: a, r: b, t: domain.TypeInt64, op: "-", pos: e.Pos, fi: func(x, y int64) (int64, domain.Code) { return x - y, "" }}, nil
 }
 
-func compileLastDay(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileLastDay(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	d, err := c.dateArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -526,7 +527,7 @@ func compileLastDay(c *compiler, e *FuncCall, _ string) (node, error) {
 	}), nil
 }
 
-func compileUnixDate(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUnixDate(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if name == "unix_date" {
 		d, err := c.dateArg(e, 0)
 		if err != nil {
@@ -554,7 +555,7 @@ func compileUnixDate(c *compiler, e *FuncCall, name string) (node, error) {
 
 var unitScale = map[string]int64{"seconds": microsPerSecond, "millis": 1000, "micros": 1}
 
-func compileUnixTime(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUnixTime(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.tsArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -563,7 +564,7 @@ func compileUnixTime(c *compiler, e *FuncCall, name string) (node, error) {
 	return mapInts(x, domain.TypeInt64, func(us int64) int64 { return floorDiv(us, s) }), nil
 }
 
-func compileFromUnit(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFromUnit(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	s := unitScale[strings.TrimPrefix(name, "timestamp_")]
 	if name == "timestamp_seconds" {
 		x, err := c.compile(e.Args[0])
@@ -604,7 +605,7 @@ func compileFromUnit(c *compiler, e *FuncCall, name string) (node, error) {
 		}}, nil
 }
 
-func compileMakeDate(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileMakeDate(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args := make([]node, 3)
 	for i := range args {
 		var err error
@@ -629,7 +630,7 @@ func compileMakeDate(c *compiler, e *FuncCall, _ string) (node, error) {
 
 const defaultTimestampPattern = "yyyy-MM-dd HH:mm:ss"
 
-func compileUnixTimestamp(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUnixTimestamp(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if len(e.Args) == 0 {
 		return &nowNode{sess: c.sess, t: domain.TypeInt64}, nil
 	}
@@ -659,7 +660,7 @@ func mustPattern(s string) pattern {
 	return p
 }
 
-func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFromUnixtime(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	n, err := c.intArg(e, 0, strings.ToLower(e.Name.Last().Name))
 	if err != nil {
 		return nil, err
@@ -680,13 +681,13 @@ func compileFromUnixtime(c *compiler, e *FuncCall, name string) (node, error) {
 // compileUTCShift: from_utc_timestamp(ts, tz) gives the instant whose UTC
 // wall-clock time is ts's wall-clock time in tz; to_utc_timestamp is the
 // inverse (Spark's convertTz). The zone must be a literal.
-func compileUTCShift(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUTCShift(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.tsArg(e, 0)
 	if err != nil {
 		return nil, err
 	}
-	lit, ok := e.Args[1].(*Literal)
-	if !ok || lit.Kind != StringLit {
+	lit, ok := e.Args[1].(*syntax.Literal)
+	if !ok || lit.Kind != syntax.StringLit {
 		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "the time zone of %s must be a string literal", name)
 	}
 	tz, err := parseZone(lit.Value)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -28,13 +29,13 @@ func init() {
 
 // literalText is the text of a string literal or of a bare word (the unit
 // of timestampadd(HOUR, ...)), upper-cased.
-func literalText(e Expr) (string, bool) {
+func literalText(e syntax.Expr) (string, bool) {
 	switch e := e.(type) {
-	case *Literal:
-		if e.Kind == StringLit {
+	case *syntax.Literal:
+		if e.Kind == syntax.StringLit {
 			return strings.ToUpper(e.Value), true
 		}
-	case *ColumnRef:
+	case *syntax.ColumnRef:
 		if len(e.Parts) == 1 {
 			return strings.ToUpper(e.Parts[0].Name), true
 		}
@@ -70,13 +71,13 @@ func truncDays(d int64, unit string) int64 {
 // or week; date_trunc(fmt, ts) a timestamp, in the session zone, down to the
 // microsecond. An unknown format is NULL, as in Spark. The format must be a
 // literal.
-func compileTrunc(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTrunc(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	fi, xi := 1, 0
 	if name == "date_trunc" {
 		fi, xi = 0, 1
 	}
 	f, ok := literalText(e.Args[fi])
-	if _, isCol := e.Args[fi].(*ColumnRef); !ok || isCol {
+	if _, isCol := e.Args[fi].(*syntax.ColumnRef); !ok || isCol {
 		return nil, exprErr(domain.CodeNotImplemented, e.Args[fi].Position(), "the format of %s must be a string literal", name)
 	}
 	unit, known := truncUnits[f]
@@ -119,7 +120,7 @@ var weekdays = map[string]int64{ // 0 = Monday
 
 // compileNextDay: next_day(date, dow) is the first date after date that
 // falls on dow; an unknown day is ILLEGAL_DAY_OF_WEEK (Spark ANSI).
-func compileNextDay(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileNextDay(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	d, err := c.dateArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func compileNextDay(c *compiler, e *FuncCall, _ string) (node, error) {
 // days of month match or both are month ends, else the difference in
 // seconds over months of 31 days, rounded to 8 digits unless roundOff is
 // false.
-func compileMonthsBetween(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileMonthsBetween(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	a, err := c.tsArg(e, 0)
 	if err != nil {
 		return nil, err
@@ -216,18 +217,18 @@ var unitMonths = map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}
 
 var unitLength = map[string]int64{"HOUR": microsPerHour, "MINUTE": microsPerMinute, "SECOND": microsPerSecond, "MILLISECOND": 1000, "MICROSECOND": 1}
 
-func unitArg(e *FuncCall, name string) (string, error) {
+func unitArg(e *syntax.FuncCall, name string) (string, error) {
 	u, ok := literalText(e.Args[0])
 	unit, known := addUnits[u]
 	if !ok || !known {
-		return "", exprErr(domain.CodeInvalidParameterValueUnit, e.Args[0].Position(), "%s does not know the unit %s; use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND", name, Format(e.Args[0]))
+		return "", exprErr(domain.CodeInvalidParameterValueUnit, e.Args[0].Position(), "%s does not know the unit %s; use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND", name, syntax.Format(e.Args[0]))
 	}
 	return unit, nil
 }
 
 // compileTimestampAdd: timestampadd(unit, n, ts). Units of a day and more
 // move the wall-clock date in the session zone; finer units are durations.
-func compileTimestampAdd(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTimestampAdd(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	unit, err := unitArg(e, name)
 	if err != nil {
 		return nil, err
@@ -269,7 +270,7 @@ func compileTimestampAdd(c *compiler, e *FuncCall, name string) (node, error) {
 // compileTimestampDiff: timestampdiff(unit, start, end) counts whole units
 // from start to end, as java.time's ChronoUnit.between on the wall-clock
 // date-times in the session zone (finer units than a day on the instants).
-func compileTimestampDiff(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTimestampDiff(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	unit, err := unitArg(e, name)
 	if err != nil {
 		return nil, err
@@ -316,7 +317,7 @@ func compileTimestampDiff(c *compiler, e *FuncCall, name string) (node, error) {
 // compileMakeTimestamp: make_timestamp(year, month, day, hour, min, sec[,
 // zone]); sec may have a fraction, and 60 (with no fraction) is the next
 // minute.
-func compileMakeTimestamp(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args := make([]node, 6)
 	for i := 0; i < 5; i++ {
 		var err error
@@ -335,10 +336,10 @@ func compileMakeTimestamp(c *compiler, e *FuncCall, _ string) (node, error) {
 	loc := c.sess.TimeZone
 	if len(e.Args) == 7 {
 		z, ok := literalText(e.Args[6])
-		if _, isCol := e.Args[6].(*ColumnRef); !ok || isCol {
+		if _, isCol := e.Args[6].(*syntax.ColumnRef); !ok || isCol {
 			return nil, exprErr(domain.CodeNotImplemented, e.Args[6].Position(), "the time zone of make_timestamp must be a string literal")
 		}
-		lit := e.Args[6].(*Literal)
+		lit := e.Args[6].(*syntax.Literal)
 		if loc, err = parseZone(lit.Value); err != nil {
 			return nil, exprErr(domain.CodeInvalidTimeZone, lit.Pos, "'%s' is not a time zone", z)
 		}
@@ -369,7 +370,7 @@ func compileMakeTimestamp(c *compiler, e *FuncCall, _ string) (node, error) {
 // interval mixing both: here it is a year-month interval when only years
 // and months are given, a day-time one when those are literal zeros, and
 // NOT_IMPLEMENTED otherwise.
-func compileMakeInterval(c *compiler, e *FuncCall, name string) (node, error) {
+func compileMakeInterval(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	units := []string{"YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
 	switch name {
 	case "make_ym_interval":
@@ -380,11 +381,11 @@ func compileMakeInterval(c *compiler, e *FuncCall, name string) (node, error) {
 	ym := name == "make_ym_interval" || (name == "make_interval" && len(e.Args) <= 2)
 	if name == "make_interval" && !ym {
 		for _, a := range e.Args[:2] {
-			if l, ok := a.(*Literal); !ok || l.Kind != NumberLit || strings.Trim(l.Text, "0.") != "" {
+			if l, ok := a.(*syntax.Literal); !ok || l.Kind != syntax.NumberLit || strings.Trim(l.Text, "0.") != "" {
 				return nil, exprErr(domain.CodeNotImplemented, e.Pos, "make_interval mixing years or months with days or times is not supported; use make_ym_interval or make_dt_interval")
 			}
 		}
-		units, e = units[2:], &FuncCall{Pos: e.Pos, Name: e.Name, Args: e.Args[2:]}
+		units, e = units[2:], &syntax.FuncCall{Pos: e.Pos, Name: e.Name, Args: e.Args[2:]}
 	}
 	args := make([]node, len(e.Args))
 	for i := range e.Args {
@@ -459,15 +460,15 @@ func compileMakeInterval(c *compiler, e *FuncCall, name string) (node, error) {
 // window holding ts, struct<start, end>. A sliding window (slide shorter
 // than the duration) gives each row several windows: it needs a generator
 // that expressions do not have.
-func compileWindow(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileWindow(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	ts, err := c.tsArg(e, 0)
 	if err != nil {
 		return nil, err
 	}
 	durs := make([]int64, 3)
 	for i := 1; i < len(e.Args); i++ {
-		s, ok := e.Args[i].(*Literal)
-		if !ok || s.Kind != StringLit {
+		s, ok := e.Args[i].(*syntax.Literal)
+		if !ok || s.Kind != syntax.StringLit {
 			return nil, exprErr(domain.CodeNotImplemented, e.Args[i].Position(), "the durations of window must be string literals like '5 minutes'")
 		}
 		var acc ivAcc

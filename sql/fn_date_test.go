@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // dateCases run on the test row (dt = 2024-02-29, ts = 2024-02-29
@@ -232,7 +233,7 @@ func TestDateFunctions(t *testing.T) {
 	for _, tc := range dateCases {
 		got, err := evalOne(t, tc.src)
 		if err != nil {
-			var se *Error
+			var se *syntax.Error
 			if !errors.As(err, &se) {
 				t.Errorf("%s: error %v is not a *sql.Error", tc.src, err)
 				continue
@@ -253,7 +254,7 @@ func evalIn(t *testing.T, zone, src string) (string, error) {
 		t.Fatal(err)
 	}
 	s.Now = time.Date(2024, 3, 10, 9, 30, 0, 0, time.UTC) // 01:30 in Los Angeles, before the change to PDT
-	e, err := ParseExpr("test", src)
+	e, err := syntax.ParseExpr("test", src)
 	if err != nil {
 		t.Fatalf("%s: parse: %v", src, err)
 	}
@@ -369,7 +370,7 @@ func TestSessionFromConf(t *testing.T) {
 // TestNowIsConstant: current_timestamp is one value for a compilation, as
 // Spark keeps it for a query.
 func TestNowIsConstant(t *testing.T) {
-	e, _ := ParseExpr("t", "current_timestamp()")
+	e, _ := syntax.ParseExpr("t", "current_timestamp()")
 	c, err := Compile(e, testSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +408,7 @@ func TestDateBatchMatchesRows(t *testing.T) {
 			"CAST(dt AS TIMESTAMP)", "CAST(ts AS DATE)", "INTERVAL 1 HOUR * i", "INTERVAL 1 DAY / z",
 			"make_dt_interval(z, i)", "coalesce(ts + INTERVAL 1 DAY, dt)", "CASE WHEN z = 0 THEN NULL ELSE INTERVAL 1 DAY / z END",
 		} {
-			e, err := ParseExpr("t", src)
+			e, err := syntax.ParseExpr("t", src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -498,13 +499,13 @@ func FuzzDateEval(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		e, err := ParseExpr("fuzz", src)
+		e, err := syntax.ParseExpr("fuzz", src)
 		if err != nil {
 			return
 		}
 		c, err := CompileSession(e, testSchema, s)
 		if err != nil {
-			if se, ok := err.(*Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
+			if se, ok := err.(*syntax.Error); !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
 				t.Fatalf("%q: compile error without a known code and position: %v", src, err)
 			}
 			return
@@ -541,7 +542,7 @@ func BenchmarkDatetime(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, src := range []string{"year(ts)", "hour(ts)", "ts + INTERVAL 1 MONTH", "date_format(ts, 'yyyy-MM-dd HH:mm:ss')", "date_trunc('DAY', ts)"} {
-			e, err := ParseExpr("bench", src)
+			e, err := syntax.ParseExpr("bench", src)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -165,14 +166,14 @@ type formatNode struct {
 	fmt   node
 	args  []node
 	specs []fmtSpec // a constant format, parsed once
-	pos   Pos
+	pos   syntax.Pos
 }
 
 // compileFormatString: format_string(fmt, args...) (printf) formats as
 // Java's String.format; NULL when fmt is, a NULL argument prints "null" (and
 // false for %b). A constant format is parsed and checked against the
 // argument types when compiling.
-func compileFormatString(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFormatString(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -257,7 +258,7 @@ func (n *formatNode) eval(b *domain.Batch) (*domain.Column, error) {
 }
 
 // formatOne formats row i of the argument of sp.
-func formatOne(sp fmtSpec, cols []*domain.Column, i int, pos Pos) (string, error) {
+func formatOne(sp fmtSpec, cols []*domain.Column, i int, pos syntax.Pos) (string, error) {
 	has := func(c byte) bool { return strings.IndexByte(sp.flags, c) >= 0 }
 	var c *domain.Column
 	null := true

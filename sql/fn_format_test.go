@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 var formatFnCases = []struct{ src, want string }{
@@ -70,7 +71,7 @@ func FuzzParseFormat(f *testing.F) {
 		}
 		for _, sp := range specs {
 			if sp.conv != 0 && sp.width < 1<<16 {
-				_, _ = formatOne(sp, cols, 0, Pos{})
+				_, _ = formatOne(sp, cols, 0, syntax.Pos{})
 			}
 		}
 	})

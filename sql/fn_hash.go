@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func init() {
 
 // bytesArg compiles argument i as binary: a binary stays binary, anything
 // castable to string is its UTF-8 bytes (both live in Strs).
-func (c *compiler) bytesArg(e *FuncCall, i int, name string) (node, error) {
+func (c *compiler) bytesArg(e *syntax.FuncCall, i int, name string) (node, error) {
 	x, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -47,7 +48,7 @@ func (c *compiler) bytesArg(e *FuncCall, i int, name string) (node, error) {
 }
 
 // bytesFunc is a function of one binary (or string) argument.
-func (c *compiler) bytesFunc(e *FuncCall, name string, t domain.Type, f func(out *domain.Column, b string, i int) error) (node, error) {
+func (c *compiler) bytesFunc(e *syntax.FuncCall, name string, t domain.Type, f func(out *domain.Column, b string, i int) error) (node, error) {
 	x, err := c.bytesArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (c *compiler) bytesFunc(e *FuncCall, name string, t domain.Type, f func(out
 }
 
 // compileDigest: md5, sha1 and sha as lower-case hex strings.
-func compileDigest(c *compiler, e *FuncCall, name string) (node, error) {
+func compileDigest(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	return c.bytesFunc(e, name, domain.TypeString, func(out *domain.Column, b string, i int) error {
 		if name == "md5" {
 			sum := md5.Sum([]byte(b))
@@ -73,7 +74,7 @@ func compileDigest(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileSha2: sha2(x, bits) for bits 224, 256 (or 0), 384 and 512; other
 // bit lengths give NULL, as in Spark.
-func compileSha2(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSha2(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.bytesArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func compileSha2(c *compiler, e *FuncCall, name string) (node, error) {
 	})}, nil
 }
 
-func compileCrc32(c *compiler, e *FuncCall, name string) (node, error) {
+func compileCrc32(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	return c.bytesFunc(e, name, domain.TypeInt64, func(out *domain.Column, b string, i int) error {
 		out.Ints[i] = int64(crc32.ChecksumIEEE([]byte(b)))
 		return nil
@@ -118,7 +119,7 @@ func compileCrc32(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // compileBase64: base64(x) without line breaks (Spark's default).
-func compileBase64(c *compiler, e *FuncCall, name string) (node, error) {
+func compileBase64(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	return c.bytesFunc(e, name, domain.TypeString, func(out *domain.Column, b string, i int) error {
 		out.Strs[i] = base64.StdEncoding.EncodeToString([]byte(b))
 		return nil
@@ -129,7 +130,7 @@ func compileBase64(c *compiler, e *FuncCall, name string) (node, error) {
 // uses: characters outside the alphabet are skipped, padding is optional
 // and ends the data. A last group of a single character cannot be decoded:
 // CAST_INVALID_INPUT.
-func compileUnbase64(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUnbase64(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -162,7 +163,7 @@ func compileUnbase64(c *compiler, e *FuncCall, name string) (node, error) {
 // compileHex: hex of a bigint is its two's complement in upper-case
 // hexadecimal (hex(-1) is FFFFFFFFFFFFFFFF); of a string or binary, its
 // bytes.
-func compileHex(c *compiler, e *FuncCall, name string) (node, error) {
+func compileHex(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -186,7 +187,7 @@ func compileHex(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileUnhex: unhex(s) is the binary of hexadecimal digits (an odd count
 // has an implied leading 0); NULL when s has other characters, as in Spark.
-func compileUnhex(c *compiler, e *FuncCall, name string) (node, error) {
+func compileUnhex(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -212,7 +213,7 @@ func compileUnhex(c *compiler, e *FuncCall, name string) (node, error) {
 // uuidNode is uuid(): a random (version 4) UUID per row.
 type uuidNode struct{}
 
-func compileUUID(*compiler, *FuncCall, string) (node, error) { return uuidNode{}, nil }
+func compileUUID(*compiler, *syntax.FuncCall, string) (node, error) { return uuidNode{}, nil }
 
 func (uuidNode) typ() domain.Type { return domain.TypeString }
 func (uuidNode) mayFail() bool    { return false }
@@ -246,7 +247,7 @@ type hashNode struct {
 	xx   bool
 }
 
-func compileHash(c *compiler, e *FuncCall, name string) (node, error) {
+func compileHash(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err

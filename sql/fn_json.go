@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -160,7 +161,7 @@ func jsonResult(vals []*domain.JSONNode, wild, raw bool) (string, bool) {
 }
 
 // jsonArg compiles argument i, a JSON text, as a string.
-func (c *compiler) jsonArg(e *FuncCall, i int, name string) (node, error) {
+func (c *compiler) jsonArg(e *syntax.FuncCall, i int, name string) (node, error) {
 	x, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func (c *compiler) jsonArg(e *FuncCall, i int, name string) (node, error) {
 	return asString(x, e.Args[i].Position(), name)
 }
 
-func compileGetJSONObject(c *compiler, e *FuncCall, name string) (node, error) {
+func compileGetJSONObject(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -234,7 +235,7 @@ func setStr(out *domain.Column, i int, s string, ok bool) {
 // written plainly or in backticks match case-insensitively (a key matching
 // several keys that differ in case is AMBIGUOUS_REFERENCE_TO_FIELDS), keys in
 // brackets exactly; values come back as written.
-func (c *compiler) jsonPath(e *JSONPath) (node, error) {
+func (c *compiler) jsonPath(e *syntax.JSONPath) (node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err
@@ -248,12 +249,12 @@ func (c *compiler) jsonPath(e *JSONPath) (node, error) {
 		case st.Wildcard:
 			steps[i] = jsonStep{wildcard: true, index: -1}
 		case st.Index != nil:
-			lit, ok := st.Index.(*Literal)
+			lit, ok := st.Index.(*syntax.Literal)
 			n, err := 0, error(nil)
-			if ok && lit.Kind == NumberLit {
+			if ok && lit.Kind == syntax.NumberLit {
 				n, err = strconv.Atoi(lit.Text)
 			}
-			if !ok || lit.Kind != NumberLit || err != nil {
+			if !ok || lit.Kind != syntax.NumberLit || err != nil {
 				return nil, exprErr(domain.CodeDatatypeMismatch, st.Index.Position(), "a JSON path index must be an integer literal")
 			}
 			steps[i] = jsonStep{index: n}
@@ -290,7 +291,7 @@ func (c *compiler) jsonPath(e *JSONPath) (node, error) {
 // not parse gives a struct of NULLs (a NULL for an array or map schema),
 // and a field whose value does not fit its type is NULL. Options are not
 // supported yet.
-func compileFromJSON(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFromJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -410,7 +411,7 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 
 // compileToJSON: to_json(struct | map | array) writes JSON as Spark does
 // (domain.AppendJSON). Options are not supported yet.
-func compileToJSON(c *compiler, e *FuncCall, name string) (node, error) {
+func compileToJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -432,7 +433,7 @@ func compileToJSON(c *compiler, e *FuncCall, name string) (node, error) {
 // compileSchemaOfJSON: schema_of_json(json literal) is the DDL of the type
 // Spark infers: BIGINT, DOUBLE, BOOLEAN, STRING (also for null), ARRAY<...>,
 // STRUCT<...> with fields sorted by name. Options are not supported yet.
-func compileSchemaOfJSON(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSchemaOfJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	text, ok := stringConst(e.Args[0])
 	if !ok {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a string literal", name)
@@ -550,7 +551,7 @@ func quoteDDLName(s string) string {
 
 // ---- json_object_keys, json_array_length ----
 
-func compileJSONObjectKeys(c *compiler, e *FuncCall, name string) (node, error) {
+func compileJSONObjectKeys(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -568,7 +569,7 @@ func compileJSONObjectKeys(c *compiler, e *FuncCall, name string) (node, error) 
 	}}, nil
 }
 
-func compileJSONArrayLength(c *compiler, e *FuncCall, name string) (node, error) {
+func compileJSONArrayLength(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -597,7 +598,7 @@ func compileJSONArrayLength(c *compiler, e *FuncCall, name string) (node, error)
 // compileJSONTuple: json_tuple(json, 'k1', 'k2', ...) is a generator of one
 // row with columns c0, c1, ...: each key's value at the top level, as
 // get_json_object gives it.
-func compileJSONTuple(c *compiler, e *FuncCall, name string) (*Generator, error) {
+func compileJSONTuple(c *compiler, e *syntax.FuncCall, name string) (*Generator, error) {
 	args := make([]node, len(e.Args))
 	for i := range e.Args {
 		n, err := c.jsonArg(e, i, name)

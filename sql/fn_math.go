@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -50,7 +51,7 @@ func setNull(out *domain.Column, i int) {
 
 // numArg compiles argument i as a number: a string is cast to double (Spark's
 // implicit cast), a NULL becomes a NULL of type t.
-func (c *compiler) numArg(e *FuncCall, i int, name string, t domain.Type) (node, error) {
+func (c *compiler) numArg(e *syntax.FuncCall, i int, name string, t domain.Type) (node, error) {
 	x, err := c.compile(e.Args[i])
 	if err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func (c *compiler) numArg(e *FuncCall, i int, name string, t domain.Type) (node,
 }
 
 // doubleArg is numArg brought to double.
-func (c *compiler) doubleArg(e *FuncCall, i int, name string) (node, error) {
+func (c *compiler) doubleArg(e *syntax.FuncCall, i int, name string) (node, error) {
 	x, err := c.numArg(e, i, name, domain.TypeFloat64)
 	if err != nil {
 		return nil, err
@@ -78,7 +79,7 @@ func (c *compiler) doubleArg(e *FuncCall, i int, name string) (node, error) {
 // ---- conditional ----
 
 // compileNvl2: nvl2(x, a, b) is a when x is not NULL, else b.
-func compileNvl2(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileNvl2(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ type extremeNode struct {
 	greatest bool
 }
 
-func compileGreatestLeast(c *compiler, e *FuncCall, name string) (node, error) {
+func compileGreatestLeast(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (n *extremeNode) eval(b *domain.Batch) (*domain.Column, error) {
 }
 
 // compileNullifzero: nullifzero(x) is NULL when x is 0, else x.
-func compileNullifzero(c *compiler, e *FuncCall, name string) (node, error) {
+func compileNullifzero(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.numArg(e, 0, name, domain.TypeInt64)
 	if err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func compileNullifzero(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // compileZeroifnull: zeroifnull(x) is 0 when x is NULL, else x.
-func compileZeroifnull(c *compiler, e *FuncCall, name string) (node, error) {
+func compileZeroifnull(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.numArg(e, 0, name, domain.TypeInt64)
 	if err != nil {
 		return nil, err
@@ -209,9 +210,9 @@ var tryOps = map[string]string{"try_add": "+", "try_subtract": "-", "try_multipl
 // give NULL where the operator fails with an overflow or a division by zero.
 // Datetime and interval arithmetic (a date plus days or an interval, an
 // interval times a number) is NULL where the operator's result overflows.
-func compileTryArith(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTryArith(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	op := tryOps[name]
-	n, err := c.arith(&Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]})
+	n, err := c.arith(&syntax.Binary{Pos: e.Pos, Op: op, L: e.Args[0], R: e.Args[1]})
 	if err != nil {
 		return nil, err
 	}
@@ -280,14 +281,14 @@ func compileTryArith(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileMod: mod(a, b) is a % b. Spark types mod(2, 1.8) as a decimal (0.2);
 // sluice computes it in double (0.19999999999999996).
-func compileMod(c *compiler, e *FuncCall, _ string) (node, error) {
-	return c.arith(&Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
+func compileMod(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	return c.arith(&syntax.Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
 }
 
 // compilePmod: pmod(a, b) is the remainder of a / b made non-negative for a
 // positive b: pmod(-10, 3) is 2. A zero divisor is DIVIDE_BY_ZERO (ANSI).
-func compilePmod(c *compiler, e *FuncCall, _ string) (node, error) {
-	n, err := c.arith(&Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
+func compilePmod(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	n, err := c.arith(&syntax.Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +388,7 @@ func signum(x float64) float64 {
 	return x // 0, -0 and NaN are themselves
 }
 
-func compileFloat1(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFloat1(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.doubleArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -422,7 +423,7 @@ func float2(x, y node, f func(a, b float64) (float64, bool)) node {
 	}}
 }
 
-func compileFloat2(c *compiler, e *FuncCall, name string) (node, error) {
+func compileFloat2(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.doubleArg(e, 0, name)
 	if err != nil {
 		return nil, err
@@ -440,7 +441,7 @@ func compileFloat2(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileLog: log(x) is ln(x); log(base, x) is ln(x) / ln(base), NULL when
 // the base or x is at most 0, as in Spark.
-func compileLog(c *compiler, e *FuncCall, name string) (node, error) {
+func compileLog(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if len(e.Args) == 1 {
 		return compileFloat1(c, e, "ln")
 	}
@@ -480,7 +481,7 @@ func constInt(n node) (int64, bool) {
 // compileBround: bround(x, d) rounds to d decimal places HALF_EVEN (banker's
 // rounding) on the shortest decimal representation of x, as Spark's
 // BigDecimal does: bround(2.5) is 2.0, bround(25, -1) is 20.
-func compileBround(c *compiler, e *FuncCall, name string) (node, error) {
+func compileBround(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.numArg(e, 0, name, domain.TypeFloat64)
 	if err != nil {
 		return nil, err
@@ -530,7 +531,7 @@ type randNode struct {
 	seeded bool
 }
 
-func compileRand(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRand(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	n := &randNode{}
 	if len(e.Args) == 1 {
 		x, err := c.compile(e.Args[0])
@@ -562,7 +563,7 @@ func (n *randNode) eval(b *domain.Batch) (*domain.Column, error) {
 	return out, nil
 }
 
-func compileConst(_ *compiler, _ *FuncCall, name string) (node, error) {
+func compileConst(_ *compiler, _ *syntax.FuncCall, name string) (node, error) {
 	v := math.E
 	if name == "pi" {
 		v = math.Pi

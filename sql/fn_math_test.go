@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/sluicehq/sluice/sql/syntax"
 	"testing"
 )
 
@@ -87,7 +88,7 @@ func TestMathFunctionsRows(t *testing.T) {
 
 // TestRandSeeded: a seed fixes the sequence of each batch.
 func TestRandSeeded(t *testing.T) {
-	e, _ := ParseExpr("t", "rand(42)")
+	e, _ := syntax.ParseExpr("t", "rand(42)")
 	c, err := Compile(e, testSchema)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // opCases are the bitwise operators and the quantified LIKE.
@@ -51,7 +52,7 @@ func TestOperators(t *testing.T) {
 }
 
 func TestEvalAtSetsNow(t *testing.T) {
-	e, err := ParseExpr("now", "current_timestamp()")
+	e, err := syntax.ParseExpr("now", "current_timestamp()")
 	if err != nil {
 		t.Fatal(err)
 	}

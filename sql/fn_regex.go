@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -28,7 +29,7 @@ type regexBody func(out *domain.Column, a []*domain.Column, i int, re *javaRegex
 // constant pattern is compiled once here (its errors are compile errors),
 // others once per distinct pattern of a batch. check, when set, validates a
 // compiled pattern against the other constant arguments.
-func (c *compiler) regexFunc(e *FuncCall, name string, t domain.Type, kinds []domain.Kind, check func(*javaRegex) error, body regexBody) (node, error) {
+func (c *compiler) regexFunc(e *syntax.FuncCall, name string, t domain.Type, kinds []domain.Kind, check func(*javaRegex) error, body regexBody) (node, error) {
 	args, err := c.argsAs(e, name, kinds...)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ var strPattern = []domain.Kind{domain.KindString, domain.KindString}
 
 // compileRegexLike: rlike(s, p), regexp(s, p), regexp_like(s, p) and the
 // operators s RLIKE p, s REGEXP p are true when p matches a part of s.
-func compileRegexLike(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexLike(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	n, err := c.regexFunc(e, name, domain.TypeBool, strPattern, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
 		out.Ints[i] = b2i(re.matches(a[0].Strs[i]))
 		return nil
@@ -98,11 +99,11 @@ func compileRegexLike(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // rlike compiles x [NOT] RLIKE | REGEXP pattern.
-func (c *compiler) rlike(e *Like) (node, error) {
+func (c *compiler) rlike(e *syntax.Like) (node, error) {
 	if e.Escape != nil {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Escape.Position(), "%s takes no ESCAPE", e.Op)
 	}
-	call := &FuncCall{Pos: e.Pos, Name: &Name{Pos: e.Pos, Parts: []*Ident{{Pos: e.Pos, Name: strings.ToLower(e.Op)}}}, Args: []Expr{e.X, e.Pattern}}
+	call := &syntax.FuncCall{Pos: e.Pos, Name: &syntax.Name{Pos: e.Pos, Parts: []*syntax.Ident{{Pos: e.Pos, Name: strings.ToLower(e.Op)}}}, Args: []syntax.Expr{e.X, e.Pattern}}
 	n, err := compileRegexLike(c, call, strings.ToLower(e.Op))
 	if err != nil {
 		return nil, err
@@ -126,9 +127,9 @@ func groupOf(s string, loc []int, g int) string {
 // of the first match, the empty string without a match; regexp_extract_all
 // is group g of every match. A g outside 0 to the number of groups is
 // INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX.
-func compileRegexExtract(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexExtract(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if len(e.Args) == 2 {
-		e = &FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]Expr{}, e.Args...), &Literal{Pos: e.Pos, Kind: NumberLit, Text: "1"})}
+		e = &syntax.FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]syntax.Expr{}, e.Args...), &syntax.Literal{Pos: e.Pos, Kind: syntax.NumberLit, Text: "1"})}
 	}
 	pos := e.Args[2].Position()
 	checkGroup := func(re *javaRegex, g int64) error {
@@ -184,7 +185,7 @@ func compileRegexExtract(c *compiler, e *FuncCall, name string) (node, error) {
 // compileRegexReplace: regexp_replace(s, p, r[, position]) replaces every
 // match at or after character position (1-based, a positive constant) by r,
 // a Java replacement string ($1, ${name}, \$).
-func compileRegexReplace(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexReplace(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	start := int64(1)
 	if len(e.Args) == 4 {
 		p, err := c.compile(e.Args[3])
@@ -195,7 +196,7 @@ func compileRegexReplace(c *compiler, e *FuncCall, name string) (node, error) {
 		if start, ok = constInt(p); !ok || start < 1 {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[3].Position(), "the position of %s must be a positive integer constant", name)
 		}
-		e = &FuncCall{Pos: e.Pos, Name: e.Name, Args: e.Args[:3]}
+		e = &syntax.FuncCall{Pos: e.Pos, Name: e.Name, Args: e.Args[:3]}
 	}
 	pos := e.Pos
 	repPos := e.Args[2].Position()
@@ -208,9 +209,9 @@ func compileRegexReplace(c *compiler, e *FuncCall, name string) (node, error) {
 	}
 	// a constant replacement of a constant pattern is parsed once, here
 	var constPieces []replPiece
-	pat, patOK := e.Args[1].(*Literal)
-	rep, repOK := e.Args[2].(*Literal)
-	if patOK && repOK && pat.Kind == StringLit && rep.Kind == StringLit {
+	pat, patOK := e.Args[1].(*syntax.Literal)
+	rep, repOK := e.Args[2].(*syntax.Literal)
+	if patOK && repOK && pat.Kind == syntax.StringLit && rep.Kind == syntax.StringLit {
 		re, err := compileJavaRegex(pat.Value, pat.Pos)
 		if err != nil {
 			return nil, err
@@ -277,7 +278,7 @@ func charOffset(s string, k int64) int {
 }
 
 // compileRegexCount: regexp_count(s, p) is the number of matches.
-func compileRegexCount(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexCount(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	pos := e.Pos
 	return c.regexFunc(e, name, domain.TypeInt64, strPattern, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
 		locs, err := re.findAll(a[0].Strs[i], pos)
@@ -288,7 +289,7 @@ func compileRegexCount(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileRegexSubstr: regexp_substr(s, p) is the first match, NULL without
 // one.
-func compileRegexSubstr(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexSubstr(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	pos := e.Pos
 	return c.regexFunc(e, name, domain.TypeString, strPattern, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
 		s := a[0].Strs[i]
@@ -308,10 +309,10 @@ func compileRegexSubstr(c *compiler, e *FuncCall, name string) (node, error) {
 // Java's String.split with limit (at most limit parts when limit > 0, all
 // of them and trailing empty strings kept otherwise); an empty pattern
 // splits into characters, as Spark does.
-func compileSplit(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSplit(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	kinds := []domain.Kind{domain.KindString, domain.KindString, domain.KindInt64}
 	if len(e.Args) == 2 {
-		e = &FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]Expr{}, e.Args...), &Literal{Pos: e.Pos, Kind: NumberLit, Text: "-1"})}
+		e = &syntax.FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]syntax.Expr{}, e.Args...), &syntax.Literal{Pos: e.Pos, Kind: syntax.NumberLit, Text: "-1"})}
 	}
 	pos := e.Pos
 	return c.regexFunc(e, name, domain.ListOf(domain.TypeString), kinds, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
@@ -328,7 +329,7 @@ func compileSplit(c *compiler, e *FuncCall, name string) (node, error) {
 	})
 }
 
-func splitJava(s string, re *javaRegex, limit int64, pos Pos) ([]string, error) {
+func splitJava(s string, re *javaRegex, limit int64, pos syntax.Pos) ([]string, error) {
 	if re.src == "" && s != "" {
 		n := int64(utf8.RuneCountInString(s))
 		if limit > 0 && limit < n {

@@ -1,6 +1,9 @@
 package sql
 
-import "testing"
+import (
+	"github.com/sluicehq/sluice/sql/syntax"
+	"testing"
+)
 
 var regexFnCases = []struct{ src, want string }{
 	// Spark's examples
@@ -88,19 +91,19 @@ func FuzzJavaRegex(f *testing.F) {
 		f.Add(s, "abc\n100-200 ä")
 	}
 	f.Fuzz(func(t *testing.T, pat, s string) {
-		re, err := compileJavaRegex(pat, Pos{})
+		re, err := compileJavaRegex(pat, syntax.Pos{})
 		if err != nil {
 			return
 		}
 		re.matches(s)
-		if locs, err := re.findAll(s, Pos{}); err == nil {
+		if locs, err := re.findAll(s, syntax.Pos{}); err == nil {
 			for _, loc := range locs {
 				if loc[0] > loc[1] || loc[1] > len(s) {
 					t.Fatalf("%q on %q: bad match %v", pat, s, loc)
 				}
 			}
 		}
-		_, _ = splitJava(s, re, 2, Pos{})
+		_, _ = splitJava(s, re, 2, syntax.Pos{})
 		_, _ = parseJavaReplacement(s, re.re)
 	})
 }

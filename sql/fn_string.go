@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -44,7 +45,7 @@ const maxStringBytes = 1 << 30
 // argsAs compiles the arguments of e, bringing argument i to kinds[i]
 // (string or bigint) as Spark's implicit casts do; arguments past the end of
 // kinds take its last kind.
-func (c *compiler) argsAs(e *FuncCall, name string, kinds ...domain.Kind) ([]node, error) {
+func (c *compiler) argsAs(e *syntax.FuncCall, name string, kinds ...domain.Kind) ([]node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func (c *compiler) argsAs(e *FuncCall, name string, kinds ...domain.Kind) ([]nod
 
 // asInt brings an argument to bigint: a string is cast (and may fail), a
 // double is refused as Spark's ANSI mode does not narrow it implicitly.
-func asInt(n node, p Pos, what string) (node, error) {
+func asInt(n node, p syntax.Pos, what string) (node, error) {
 	switch n.typ().Kind {
 	case domain.KindInt64:
 		return n, nil
@@ -97,7 +98,7 @@ func strBody(f func(out *domain.Column, a []*domain.Column, i int) error) func(*
 // compileInitcap: initcap lower-cases the string and upper-cases (title
 // cases) the first letter of every word; words are separated by spaces only,
 // as in Spark.
-func compileInitcap(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileInitcap(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) {
 		s := strings.ToLower(in.Strs[i])
 		var sb strings.Builder
@@ -116,7 +117,7 @@ func compileInitcap(c *compiler, e *FuncCall, _ string) (node, error) {
 
 // compileLeftRight: left(s, n) is the first n characters, right(s, n) the
 // last n; n <= 0 gives the empty string.
-func compileLeftRight(c *compiler, e *FuncCall, name string) (node, error) {
+func compileLeftRight(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ type concatWsNode struct {
 	args []node // args[0] is the separator
 }
 
-func compileConcatWs(c *compiler, e *FuncCall, name string) (node, error) {
+func compileConcatWs(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func (n *concatWsNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 // compileReplace: replace(s, search[, with]) replaces every occurrence of
 // search; an empty search leaves s as it is (Spark).
-func compileReplace(c *compiler, e *FuncCall, name string) (node, error) {
+func compileReplace(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString)
 	if err != nil {
 		return nil, err
@@ -229,7 +230,7 @@ func compileReplace(c *compiler, e *FuncCall, name string) (node, error) {
 // compileTranslate: translate(s, from, to) replaces each character of s
 // found in from by the character at the same place in to, or drops it when
 // to is shorter; the first occurrence of a character in from counts.
-func compileTranslate(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTranslate(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString)
 	if err != nil {
 		return nil, err
@@ -281,7 +282,7 @@ func translateMap(from, to string) map[rune]rune {
 // compileSplitPart: split_part(s, delim, n) is the n-th part of s split at
 // delim (n < 0 counts from the end), the empty string past the last part; n = 0 is
 // INVALID_INDEX_OF_ZERO. An empty delimiter does not split.
-func compileSplitPart(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSplitPart(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -331,7 +332,7 @@ func indexFrom(s, sub string, start int64) int64 {
 
 // compileInstr: instr(s, sub) is the 1-based character position of sub in
 // s, 0 when absent.
-func compileInstr(c *compiler, e *FuncCall, name string) (node, error) {
+func compileInstr(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString)
 	if err != nil {
 		return nil, err
@@ -349,7 +350,7 @@ type locateNode struct {
 	sub, s, start node
 }
 
-func compileLocate(c *compiler, e *FuncCall, name string) (node, error) {
+func compileLocate(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -398,7 +399,7 @@ func (n *locateNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 // compileContains: contains, startswith and endswith of two strings or two
 // binaries; an empty second argument is always found.
-func compileContains(c *compiler, e *FuncCall, name string) (node, error) {
+func compileContains(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
 		return nil, err
@@ -427,7 +428,7 @@ func compileContains(c *compiler, e *FuncCall, name string) (node, error) {
 // compilePad: lpad(s, n[, pad]) and rpad(s, n[, pad]) bring s to n
 // characters, cutting it or filling it with repetitions of pad (a space by
 // default); an empty pad only cuts.
-func compilePad(c *compiler, e *FuncCall, name string) (node, error) {
+func compilePad(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindInt64, domain.KindString)
 	if err != nil {
 		return nil, err
@@ -459,7 +460,7 @@ func compilePad(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // compileRepeat: repeat(s, n) is s n times; n <= 0 gives the empty string.
-func compileRepeat(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRepeat(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -483,7 +484,7 @@ func compileRepeat(c *compiler, e *FuncCall, name string) (node, error) {
 // by the array functions.
 // compileReverse: reverse(s) reverses the characters of a string and
 // reverse(a) the elements of an array.
-func compileReverse(c *compiler, e *FuncCall, name string) (node, error) {
+func compileReverse(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -511,7 +512,7 @@ func compileReverse(c *compiler, e *FuncCall, name string) (node, error) {
 }
 
 // compileASCII: ascii(s) is the code point of the first character, 0 for the empty string.
-func compileASCII(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileASCII(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	return c.strFunc(e, domain.TypeInt64, func(out, in *domain.Column, i int) {
 		if r, w := utf8.DecodeRuneInString(in.Strs[i]); w > 0 {
 			out.Ints[i] = int64(r)
@@ -521,7 +522,7 @@ func compileASCII(c *compiler, e *FuncCall, _ string) (node, error) {
 
 // compileChr: chr(n) is the character with code n mod 256 (Latin-1), the empty string
 // for a negative n.
-func compileChr(c *compiler, e *FuncCall, name string) (node, error) {
+func compileChr(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -538,8 +539,8 @@ func compileChr(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileBtrim: btrim(s[, chars]) trims both ends; unlike trim(chars, s),
 // the string comes first.
-func compileBtrim(c *compiler, e *FuncCall, _ string) (node, error) {
-	t := &Trim{Pos: e.Pos, Side: "BOTH", X: e.Args[0]}
+func compileBtrim(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	t := &syntax.Trim{Pos: e.Pos, Side: "BOTH", X: e.Args[0]}
 	if len(e.Args) == 2 {
 		t.Chars = e.Args[1]
 	}

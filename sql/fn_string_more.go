@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 func init() {
@@ -23,9 +24,9 @@ func init() {
 // compileRegexInstr: regexp_instr(s, p[, g]) is the 1-based character
 // position where group g (0, the whole match, by default) of the first
 // match starts; 0 without a match or when the group took no part.
-func compileRegexInstr(c *compiler, e *FuncCall, name string) (node, error) {
+func compileRegexInstr(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if len(e.Args) == 2 {
-		e = &FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]Expr{}, e.Args...), &Literal{Pos: e.Pos, Kind: NumberLit, Text: "0"})}
+		e = &syntax.FuncCall{Pos: e.Pos, Name: e.Name, Args: append(append([]syntax.Expr{}, e.Args...), &syntax.Literal{Pos: e.Pos, Kind: syntax.NumberLit, Text: "0"})}
 	}
 	pos := e.Args[2].Position()
 	kinds := []domain.Kind{domain.KindString, domain.KindString, domain.KindInt64}
@@ -46,7 +47,7 @@ func compileRegexInstr(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileByteLength: octet_length is the length in bytes of a string (as
 // UTF-8) or binary, bit_length eight times that.
-func compileByteLength(c *compiler, e *FuncCall, name string) (node, error) {
+func compileByteLength(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	unit := int64(1)
 	if name == "bit_length" {
 		unit = 8
@@ -60,7 +61,7 @@ func compileByteLength(c *compiler, e *FuncCall, name string) (node, error) {
 // compileSubstringIndex: substring_index(s, delim, n) is s before the n-th
 // delim (n > 0) or after the n-th delim from the end (n < 0); all of s when
 // it has fewer delims, the empty string for n = 0 or an empty delim.
-func compileSubstringIndex(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSubstringIndex(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func compileSubstringIndex(c *compiler, e *FuncCall, name string) (node, error) 
 }
 
 // compileSpace: space(n) is n spaces, the empty string for n <= 0.
-func compileSpace(c *compiler, e *FuncCall, name string) (node, error) {
+func compileSpace(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func compileSpace(c *compiler, e *FuncCall, name string) (node, error) {
 
 // compileLevenshtein: levenshtein(a, b[, threshold]) is the edit distance
 // in characters; with a threshold, -1 when the distance exceeds it.
-func compileLevenshtein(c *compiler, e *FuncCall, name string) (node, error) {
+func compileLevenshtein(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.argsAs(e, name, domain.KindString, domain.KindString, domain.KindInt64)
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ const soundexCodes = "01230127022455012623017202"
 
 // compileSoundex: soundex(s) as Spark computes it: a string that does not
 // start with an ASCII letter is returned as it is.
-func compileSoundex(c *compiler, e *FuncCall, _ string) (node, error) {
+func compileSoundex(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	return c.strFunc(e, domain.TypeString, func(out, in *domain.Column, i int) {
 		out.Strs[i] = soundex(in.Strs[i])
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // A generator (explode, posexplode, inline, stack, json_tuple) makes zero or
@@ -15,7 +16,7 @@ import (
 // generators maps each generator's name to its argument count and compiler.
 var generators = map[string]struct {
 	minArgs, maxArgs int
-	compile          func(c *compiler, e *FuncCall, name string) (*Generator, error)
+	compile          func(c *compiler, e *syntax.FuncCall, name string) (*Generator, error)
 }{
 	"explode":          {1, 1, compileExplode},
 	"explode_outer":    {1, 1, compileExplode},
@@ -32,7 +33,7 @@ func init() {
 	// unknown function.
 	fs := map[string]builtin{}
 	for name, g := range generators {
-		fs[name] = builtin{minArgs: g.minArgs, maxArgs: g.maxArgs, compile: func(_ *compiler, e *FuncCall, name string) (node, error) {
+		fs[name] = builtin{minArgs: g.minArgs, maxArgs: g.maxArgs, compile: func(_ *compiler, e *syntax.FuncCall, name string) (node, error) {
 			return nil, exprErr(domain.CodeUnsupportedGenerator, e.Pos, "the generator %s makes rows, so it cannot be used inside an expression; call it at the top of a SELECT item", name)
 		}}
 	}
@@ -42,7 +43,7 @@ func init() {
 // Generator is a compiled generator call.
 type Generator struct {
 	schema domain.Schema
-	call   *FuncCall
+	call   *syntax.FuncCall
 	in     domain.Schema
 	args   []node
 	// rows appends the output rows of input row r (whose argument values
@@ -57,16 +58,16 @@ func (g *Generator) Schema() domain.Schema { return g.schema }
 // CompileGenerator compiles a generator call against the input schema. A
 // call of a function that is not a generator is NOT_IMPLEMENTED (in Spark a
 // scalar in LATERAL VIEW is not allowed either).
-func CompileGenerator(call *FuncCall, in domain.Schema) (*Generator, error) {
+func CompileGenerator(call *syntax.FuncCall, in domain.Schema) (*Generator, error) {
 	return compileGeneratorWith(call, &compiler{in: in, sess: Session{}.resolved()})
 }
 
 // compileGeneratorWith compiles a generator call with the compiler of its
 // query's scope.
-func compileGeneratorWith(call *FuncCall, c *compiler) (*Generator, error) {
+func compileGeneratorWith(call *syntax.FuncCall, c *compiler) (*Generator, error) {
 	in := c.in
 	if call == nil {
-		return nil, exprErr(domain.CodeNotImplemented, Pos{Line: 1, Col: 1}, "no generator to compile")
+		return nil, exprErr(domain.CodeNotImplemented, syntax.Pos{Line: 1, Col: 1}, "no generator to compile")
 	}
 	name := strings.ToLower(call.Name.Last().Name)
 	g, ok := generators[name]
@@ -81,7 +82,7 @@ func compileGeneratorWith(call *FuncCall, c *compiler) (*Generator, error) {
 	}
 	for _, a := range call.Args {
 		switch a.(type) {
-		case *Star, *NamedArg, *Lambda, *Aliased:
+		case *syntax.Star, *syntax.NamedArg, *syntax.Lambda, *syntax.Aliased:
 			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s does not take this kind of argument", name)
 		}
 	}
@@ -124,7 +125,7 @@ func (g *Generator) Eval(b *domain.Batch) (*domain.Batch, []int, error) {
 
 func nullRow(n int) []domain.Value { return make([]domain.Value, n) }
 
-func compileExplode(c *compiler, e *FuncCall, name string) (*Generator, error) {
+func compileExplode(c *compiler, e *syntax.FuncCall, name string) (*Generator, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func compileExplode(c *compiler, e *FuncCall, name string) (*Generator, error) {
 
 // compileInline: inline(array<struct>) makes a row of each struct, its
 // fields the columns; a NULL struct is a row of NULLs.
-func compileInline(c *compiler, e *FuncCall, name string) (*Generator, error) {
+func compileInline(c *compiler, e *syntax.FuncCall, name string) (*Generator, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
@@ -212,13 +213,13 @@ func compileInline(c *compiler, e *FuncCall, name string) (*Generator, error) {
 // compileStack: stack(n, v1, ..., vk) spreads the k values over n rows of
 // ceil(k/n) columns col0, col1, ..., padding the last row with NULLs. n must
 // be a positive integer literal.
-func compileStack(c *compiler, e *FuncCall, name string) (*Generator, error) {
-	lit, ok := e.Args[0].(*Literal)
+func compileStack(c *compiler, e *syntax.FuncCall, name string) (*Generator, error) {
+	lit, ok := e.Args[0].(*syntax.Literal)
 	n, err := 0, error(nil)
-	if ok && lit.Kind == NumberLit {
+	if ok && lit.Kind == syntax.NumberLit {
 		n, err = strconv.Atoi(lit.Text)
 	}
-	if !ok || lit.Kind != NumberLit || err != nil || n < 1 {
+	if !ok || lit.Kind != syntax.NumberLit || err != nil || n < 1 {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a positive integer literal as the number of rows", name)
 	}
 	vals := e.Args[1:]
@@ -232,7 +233,7 @@ func compileStack(c *compiler, e *FuncCall, name string) (*Generator, error) {
 	fields := make([]domain.Field, width)
 	for col := 0; col < width; col++ {
 		var ns []node
-		var pos []Pos
+		var pos []syntax.Pos
 		for i := col; i < len(args); i += width {
 			ns, pos = append(ns, args[i]), append(pos, vals[i].Position())
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // genOne runs a generator over the fuzz batch (the test row, a row of
@@ -13,11 +14,11 @@ import (
 // "schema | row; row" with the input row of each.
 func genOne(t *testing.T, src string) (string, error) {
 	t.Helper()
-	e, err := ParseExpr("test", src)
+	e, err := syntax.ParseExpr("test", src)
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	call, ok := e.(*FuncCall)
+	call, ok := e.(*syntax.FuncCall)
 	if !ok {
 		t.Fatalf("%s is not a call", src)
 	}
@@ -86,8 +87,8 @@ func TestGeneratorInScalarPosition(t *testing.T) {
 }
 
 func TestGeneratorSchemaDrift(t *testing.T) {
-	e, _ := ParseExpr("t", "explode(array(i))")
-	g, err := CompileGenerator(e.(*FuncCall), testSchema)
+	e, _ := syntax.ParseExpr("t", "explode(array(i))")
+	g, err := CompileGenerator(e.(*syntax.FuncCall), testSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

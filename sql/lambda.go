@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Lambdas run column at a time too: a higher-order function flattens the
@@ -40,8 +41,8 @@ type lambdaFn struct {
 // lambda compiles argument i of e as a lambda whose parameters have the given
 // types; arities lists the numbers of parameters the function accepts, and
 // the types of the first n are used for a lambda of n parameters.
-func (c *compiler) lambda(e *FuncCall, i int, name string, types []domain.Type, arities ...int) (*lambdaFn, error) {
-	l, ok := e.Args[i].(*Lambda)
+func (c *compiler) lambda(e *syntax.FuncCall, i int, name string, types []domain.Type, arities ...int) (*lambdaFn, error) {
+	l, ok := e.Args[i].(*syntax.Lambda)
 	if !ok {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs a lambda function (x -> ...) as argument %d", name, i+1)
 	}
@@ -214,7 +215,7 @@ func boolResult(res *domain.Column, k int) int {
 	return int(res.Ints[k])
 }
 
-func compileTransform(c *compiler, e *FuncCall, name string) (node, error) {
+func compileTransform(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -284,7 +285,7 @@ func compileTransform(c *compiler, e *FuncCall, name string) (node, error) {
 	return n, nil
 }
 
-func compileMapLambda(c *compiler, e *FuncCall, name string) (node, error) {
+func compileMapLambda(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	m, err := c.nested(e, 0, domain.KindMap, name)
 	if err != nil {
 		return nil, err
@@ -410,7 +411,7 @@ func (n *aggregateNode) eval(b *domain.Batch) (*domain.Column, error) {
 
 // compileAggregate: aggregate(arr, zero, (acc, x) -> merge[, acc -> finish]).
 // As in Spark, merge must return the type of zero.
-func compileReduce(c *compiler, e *FuncCall, name string) (node, error) {
+func compileReduce(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -501,7 +502,7 @@ func (n *zipWithNode) eval(b *domain.Batch) (*domain.Column, error) {
 	return out, nil
 }
 
-func compileZipWith(c *compiler, e *FuncCall, name string) (node, error) {
+func compileZipWith(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	a, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
@@ -522,14 +523,14 @@ func compileZipWith(c *compiler, e *FuncCall, name string) (node, error) {
 // zero or positive integer. The comparator runs once per batch over every
 // pair of elements of each row (arrays are short; this keeps the lambda
 // column at a time).
-func compileArraySort(c *compiler, e *FuncCall, name string) (node, error) {
+func compileArraySort(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
 	et := elemOf(arr.typ())
 	if len(e.Args) == 1 {
-		if _, ok := e.Args[0].(*Lambda); ok {
+		if _, ok := e.Args[0].(*syntax.Lambda); ok {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s takes the array first", name)
 		}
 		if !orderable(et) {
@@ -552,7 +553,7 @@ func compileArraySort(c *compiler, e *FuncCall, name string) (node, error) {
 type sortByNode struct {
 	arr node
 	fn  *lambdaFn
-	pos Pos
+	pos syntax.Pos
 }
 
 func (n *sortByNode) typ() domain.Type { return n.arr.typ() }

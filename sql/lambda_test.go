@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // lambdaCases are Spark's reference examples of the higher-order functions,
@@ -98,7 +99,7 @@ func TestCollectionBatchMatchesRows(t *testing.T) {
 		`from_json(concat('{"a":', coalesce(ns, s), '}'), 'a INT')`, `concat('{"a":', i, '}'):a`, "json_array_length(concat('[', i, ']'))",
 		"array_join(array(s, ns, u), '/', '?')", "array_union(array(i), array(n, z))", "slice(array(i, n, z), 2, 1)",
 	} {
-		e, err := ParseExpr("t", src)
+		e, err := syntax.ParseExpr("t", src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Relation is a table a query reads, as the caller's catalog resolves it.
@@ -21,7 +22,7 @@ type Relation struct {
 	Hidden int
 	// View, when set, is the query of a view: it is planned in place of the
 	// read, and a streaming read of the view reads its tables as streams.
-	View *Query
+	View *syntax.Query
 }
 
 // Catalog resolves the FROM items a query does not define itself: the
@@ -29,9 +30,9 @@ type Relation struct {
 // they are, so they should carry a code (TABLE_OR_VIEW_NOT_FOUND, ...).
 type Catalog interface {
 	// Table resolves a name; stream is true for STREAM(name).
-	Table(name *Name, stream bool) (Relation, error)
+	Table(name *syntax.Name, stream bool) (Relation, error)
 	// TableFunc resolves a table-valued function such as read_files(...).
-	TableFunc(call *FuncCall, stream bool) (Relation, error)
+	TableFunc(call *syntax.FuncCall, stream bool) (Relation, error)
 }
 
 // Input is one relation a plan reads. A relation read twice (a self-join)
@@ -39,8 +40,8 @@ type Catalog interface {
 type Input struct {
 	Relation
 	Stream    bool
-	Watermark *Watermark // WATERMARK ... DELAY OF ..., nil without
-	Pos       Pos        // where the query first reads it
+	Watermark *syntax.Watermark // WATERMARK ... DELAY OF ..., nil without
+	Pos       syntax.Pos        // where the query first reads it
 }
 
 // Plan is a query resolved against its inputs' schemas, every expression
@@ -129,7 +130,7 @@ func alignInput(b *domain.Batch, in Input) (*domain.Batch, error) {
 // each Run (of each micro-batch), as in Spark; a query that uses them gives
 // other rows when a micro-batch runs again after a crash. Every error is a
 // *Error with the position of the offending part of q.
-func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
+func PlanQuery(q *syntax.Query, cat Catalog, s Session) (*Plan, error) {
 	if errs := CheckQuery(q); len(errs) > 0 {
 		return nil, errs[0]
 	}
@@ -155,12 +156,12 @@ func PlanQuery(q *Query, cat Catalog, s Session) (*Plan, error) {
 // reported as they are. Every problem CheckQuery finds is reported; the
 // planner reports at most one error at a position, and none where
 // CheckQuery did.
-func PlanQueryAll(q *Query, cat Catalog, s Session) (*Plan, []error) {
+func PlanQueryAll(q *syntax.Query, cat Catalog, s Session) (*Plan, []error) {
 	pl := &planner{cat: cat, run: &runHolder{}, sess: s.resolved(), errs: newProblems()}
 	for _, err := range CheckQuery(q) {
 		// each a problem of its own, even two at one position (a window
 		// function without OVER over a stream)
-		if e, ok := err.(*Error); ok {
+		if e, ok := err.(*syntax.Error); ok {
 			pl.errs.at[e.Pos] = true
 		}
 		pl.errs.list = append(pl.errs.list, err)
@@ -190,7 +191,7 @@ type runState struct {
 type planner struct {
 	cat    Catalog
 	inputs []Input
-	ctes   []map[string]*CTE // innermost last
+	ctes   []map[string]*syntax.CTE // innermost last
 	run    *runHolder
 	// streamAll makes every table read a stream: the query of a view read
 	// with STREAM(view)
@@ -240,7 +241,7 @@ func qualified(sch domain.Schema, qual string) scope {
 // compile compiles e against sc; subst may stand in for parts of e. With
 // PlanQueryAll it never fails: an expression with errors (recorded) or
 // that reads something unknown compiles to an unknown value.
-func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*Compiled, error) {
+func (pl *planner) compile(e syntax.Expr, sc scope, subst func(syntax.Expr) (node, error)) (*Compiled, error) {
 	n, err := pl.compiler(sc, subst).compile(e)
 	if err != nil {
 		return nil, err
@@ -250,9 +251,9 @@ func (pl *planner) compile(e Expr, sc scope, subst func(Expr) (node, error)) (*C
 
 // compiler is the compiler of expressions over sc, with the planner's
 // subqueries.
-func (pl *planner) compiler(sc scope, subst func(Expr) (node, error)) *compiler {
+func (pl *planner) compiler(sc scope, subst func(syntax.Expr) (node, error)) *compiler {
 	c := &compiler{in: sc.schema, quals: sc.quals, sess: pl.sess, errs: pl.errs}
-	c.subst = func(x Expr) (node, error) {
+	c.subst = func(x syntax.Expr) (node, error) {
 		if subst != nil {
 			if n, err := subst(x); n != nil || err != nil {
 				return n, err
@@ -267,22 +268,22 @@ func (pl *planner) compiler(sc scope, subst func(Expr) (node, error)) *compiler 
 // returned, not recorded. It is for compiling an expression one way to see
 // whether it can be (a join key of one side), before compiling it the
 // usual way.
-func (pl *planner) trial(e Expr, sc scope) (*Compiled, error) {
+func (pl *planner) trial(e syntax.Expr, sc scope) (*Compiled, error) {
 	saved := pl.errs
 	pl.errs = nil
 	defer func() { pl.errs = saved }()
 	return pl.compile(e, sc, nil)
 }
 
-func planErr(code domain.Code, p Pos, format string, args ...any) *Error {
-	return &Error{Code: code, File: "query", Pos: p, Message: fmt.Sprintf(format, args...)}
+func planErr(code domain.Code, p syntax.Pos, format string, args ...any) *syntax.Error {
+	return &syntax.Error{Code: code, File: "query", Pos: p, Message: fmt.Sprintf(format, args...)}
 }
 
 // ---- queries and set operations ----
 
-func (pl *planner) query(q *Query) (op, error) {
+func (pl *planner) query(q *syntax.Query) (op, error) {
 	if len(q.With) > 0 {
-		defs := map[string]*CTE{}
+		defs := map[string]*syntax.CTE{}
 		pl.ctes = append(pl.ctes, defs)
 		defer func() { pl.ctes = pl.ctes[:len(pl.ctes)-1] }()
 		for _, c := range q.With {
@@ -292,7 +293,7 @@ func (pl *planner) query(q *Query) (op, error) {
 	}
 	var root op
 	var err error
-	if s, ok := q.Body.(*Select); ok {
+	if s, ok := q.Body.(*syntax.Select); ok {
 		root, err = pl.selectBlock(s, q.OrderBy)
 	} else {
 		if root, err = pl.setExpr(q.Body); err != nil {
@@ -308,7 +309,7 @@ func (pl *planner) query(q *Query) (op, error) {
 	if q.Limit != nil || q.Offset != nil {
 		lim := &limitOp{child: root, limit: -1}
 		if q.Limit != nil {
-			if _, all := q.Limit.(*LimitAll); !all {
+			if _, all := q.Limit.(*syntax.LimitAll); !all {
 				if lim.limit, err = pl.constInt(q.Limit, "LIMIT"); err != nil && !pl.report(err) {
 					return nil, err
 				}
@@ -325,7 +326,7 @@ func (pl *planner) query(q *Query) (op, error) {
 }
 
 // constInt evaluates a LIMIT or OFFSET: a constant, non-negative integer.
-func (pl *planner) constInt(e Expr, what string) (int, error) {
+func (pl *planner) constInt(e syntax.Expr, what string) (int, error) {
 	c, err := Compile(e, domain.Schema{})
 	if err != nil {
 		return 0, err
@@ -343,15 +344,15 @@ func (pl *planner) constInt(e Expr, what string) (int, error) {
 	return int(col.Ints[0]), nil
 }
 
-func (pl *planner) setExpr(s SetExpr) (op, error) {
+func (pl *planner) setExpr(s syntax.SetExpr) (op, error) {
 	switch s := s.(type) {
-	case *Select:
+	case *syntax.Select:
 		return pl.selectBlock(s, nil)
-	case *ParenQuery:
+	case *syntax.ParenQuery:
 		return pl.query(s.Query)
-	case *Values:
+	case *syntax.Values:
 		return pl.values(s, nil)
-	case *SetOp:
+	case *syntax.SetOp:
 		l, err := pl.setExpr(s.Left)
 		if err != nil {
 			return nil, err
@@ -370,7 +371,7 @@ func (pl *planner) setExpr(s SetExpr) (op, error) {
 	return nil, err
 }
 
-func (pl *planner) setOp(s *SetOp, l, r op) (op, error) {
+func (pl *planner) setOp(s *syntax.SetOp, l, r op) (op, error) {
 	ls, rs := l.schema(), r.schema()
 	if hasMarker(ls) || hasMarker(rs) {
 		o, _ := opaque("") // columns not known: their number, their types
@@ -410,7 +411,7 @@ func conform(o op, out domain.Schema) op {
 	same := true
 	exprs := make([]node, len(in.Fields))
 	for i, f := range in.Fields {
-		exprs[i] = implicit(&colNode{idx: i, t: f.Type}, out.Fields[i].Type, Pos{})
+		exprs[i] = implicit(&colNode{idx: i, t: f.Type}, out.Fields[i].Type, syntax.Pos{})
 		if f.Type.Kind != out.Fields[i].Type.Kind {
 			same = false
 		}
@@ -421,7 +422,7 @@ func conform(o op, out domain.Schema) op {
 	return &projectOp{child: o, exprs: exprs, out: out}
 }
 
-func (pl *planner) values(v *Values, alias *Alias) (op, error) {
+func (pl *planner) values(v *syntax.Values, alias *syntax.Alias) (op, error) {
 	if len(v.Rows) == 0 {
 		err := planErr(domain.CodeUnsupportedQuery, v.Pos, "VALUES needs at least one row")
 		if pl.report(err) {
@@ -455,7 +456,7 @@ func (pl *planner) values(v *Values, alias *Alias) (op, error) {
 	}
 	fields := make([]domain.Field, width)
 	for i := range cols {
-		pos := make([]Pos, len(cols[i]))
+		pos := make([]syntax.Pos, len(cols[i]))
 		for k, r := range rows {
 			pos[k] = v.Rows[r][i].Position()
 		}
@@ -480,7 +481,7 @@ func (pl *planner) values(v *Values, alias *Alias) (op, error) {
 
 // ---- FROM ----
 
-func (pl *planner) fromList(items []FromItem) (op, scope, error) {
+func (pl *planner) fromList(items []syntax.FromItem) (op, scope, error) {
 	if len(items) == 0 {
 		return &valuesOp{out: domain.Schema{}, rows: 1}, scope{}, nil
 	}
@@ -498,13 +499,13 @@ func (pl *planner) fromList(items []FromItem) (op, scope, error) {
 	return left, ls, nil
 }
 
-func (pl *planner) from(it FromItem) (op, scope, error) {
+func (pl *planner) from(it syntax.FromItem) (op, scope, error) {
 	switch it := it.(type) {
-	case *TableRef:
+	case *syntax.TableRef:
 		return pl.tableRef(it)
-	case *TableFunc:
+	case *syntax.TableFunc:
 		return pl.tableFunc(it)
-	case *SubqueryRef:
+	case *syntax.SubqueryRef:
 		if it.Lateral {
 			return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Pos, "LATERAL subqueries are not supported"), it.Alias, "")
 		}
@@ -513,7 +514,7 @@ func (pl *planner) from(it FromItem) (op, scope, error) {
 			return nil, scope{}, err
 		}
 		return pl.aliased(o, it.Alias, "")
-	case *ValuesRef:
+	case *syntax.ValuesRef:
 		o, err := pl.values(it.Values, it.Alias)
 		if err != nil {
 			return nil, scope{}, err
@@ -523,13 +524,13 @@ func (pl *planner) from(it FromItem) (op, scope, error) {
 			qual = it.Alias.Name.Name
 		}
 		return o, qualified(o.schema(), qual), nil
-	case *ParenJoin:
+	case *syntax.ParenJoin:
 		o, sc, err := pl.from(it.Item)
 		if err != nil || it.Alias == nil {
 			return o, sc, err
 		}
 		return pl.aliased(o, it.Alias, "")
-	case *Join:
+	case *syntax.Join:
 		return pl.join(it)
 	}
 	return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Position(), "this FROM item is not supported"), nil, "")
@@ -537,7 +538,7 @@ func (pl *planner) from(it FromItem) (op, scope, error) {
 
 // failedFrom is a FROM item that failed with err: with PlanQueryAll, err is
 // recorded and the item is an opaque relation named by its alias or qual.
-func (pl *planner) failedFrom(err error, a *Alias, qual string) (op, scope, error) {
+func (pl *planner) failedFrom(err error, a *syntax.Alias, qual string) (op, scope, error) {
 	if !pl.report(err) {
 		return nil, scope{}, err
 	}
@@ -551,7 +552,7 @@ func (pl *planner) failedFrom(err error, a *Alias, qual string) (op, scope, erro
 // aliased is the function aliased with PlanQueryAll's errors recorded: an
 // alias that does not fit (or that renames the columns of an opaque
 // relation) makes an opaque relation of the alias's name.
-func (pl *planner) aliased(o op, a *Alias, qual string) (op, scope, error) {
+func (pl *planner) aliased(o op, a *syntax.Alias, qual string) (op, scope, error) {
 	if pl.errs != nil && a != nil && len(a.Columns) > 0 && hasMarker(o.schema()) {
 		x, sc := opaque(a.Name.Name)
 		return x, sc, nil
@@ -565,7 +566,7 @@ func (pl *planner) aliased(o op, a *Alias, qual string) (op, scope, error) {
 
 // aliased names the output of a FROM item: its alias qualifies the columns,
 // and an alias column list renames them.
-func aliased(o op, a *Alias, qual string) (op, scope, error) {
+func aliased(o op, a *syntax.Alias, qual string) (op, scope, error) {
 	sch := o.schema()
 	if a != nil {
 		qual = a.Name.Name
@@ -584,7 +585,7 @@ func aliased(o op, a *Alias, qual string) (op, scope, error) {
 	return o, qualified(sch, qual), nil
 }
 
-func (pl *planner) cte(name *Name) *CTE {
+func (pl *planner) cte(name *syntax.Name) *syntax.CTE {
 	if len(name.Parts) != 1 {
 		return nil
 	}
@@ -597,7 +598,7 @@ func (pl *planner) cte(name *Name) *CTE {
 	return nil
 }
 
-func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
+func (pl *planner) tableRef(t *syntax.TableRef) (op, scope, error) {
 	if c := pl.cte(t.Name); c != nil && !t.Stream {
 		// plan the CTE where it is read: CTEs defined after it are not visible
 		saved := pl.ctes
@@ -608,7 +609,7 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 			return nil, scope{}, err
 		}
 		if len(c.Columns) > 0 {
-			o, _, err = pl.aliased(o, &Alias{Pos: c.Pos, Name: c.Name, Columns: c.Columns}, "")
+			o, _, err = pl.aliased(o, &syntax.Alias{Pos: c.Pos, Name: c.Name, Columns: c.Columns}, "")
 			if err != nil {
 				return nil, scope{}, err
 			}
@@ -637,7 +638,7 @@ func (pl *planner) tableRef(t *TableRef) (op, scope, error) {
 // scan is a FROM item reading input idx of the relation, named by alias or
 // qual, with the relation's hidden columns (the last rel.Hidden) left out of
 // a star.
-func (pl *planner) scan(idx int, rel Relation, alias *Alias, qual string) (op, scope, error) {
+func (pl *planner) scan(idx int, rel Relation, alias *syntax.Alias, qual string) (op, scope, error) {
 	o, sc, err := pl.aliased(&scanOp{input: idx, out: rel.Schema}, alias, qual)
 	if err != nil || rel.Hidden == 0 || hasMarker(sc.schema) {
 		return o, sc, err
@@ -651,11 +652,11 @@ func (pl *planner) scan(idx int, rel Relation, alias *Alias, qual string) (op, s
 
 // ctesBefore is the CTE scopes as they stood when c was defined: the scopes
 // around it, and in its own WITH the CTEs before it.
-func (pl *planner) ctesBefore(c *CTE) []map[string]*CTE {
+func (pl *planner) ctesBefore(c *syntax.CTE) []map[string]*syntax.CTE {
 	for i := len(pl.ctes) - 1; i >= 0; i-- {
 		if pl.ctes[i][strings.ToLower(c.Name.Name)] == c {
-			out := append([]map[string]*CTE{}, pl.ctes[:i]...)
-			own := map[string]*CTE{}
+			out := append([]map[string]*syntax.CTE{}, pl.ctes[:i]...)
+			own := map[string]*syntax.CTE{}
 			for k, v := range pl.ctes[i] {
 				if before(v.Pos, c.Pos) {
 					own[k] = v
@@ -667,9 +668,9 @@ func (pl *planner) ctesBefore(c *CTE) []map[string]*CTE {
 	return pl.ctes
 }
 
-func before(a, b Pos) bool { return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col) }
+func before(a, b syntax.Pos) bool { return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col) }
 
-func (pl *planner) input(rel Relation, stream bool, wm *Watermark, p Pos) int {
+func (pl *planner) input(rel Relation, stream bool, wm *syntax.Watermark, p syntax.Pos) int {
 	for i, in := range pl.inputs {
 		if in.Name == rel.Name && in.Stream == stream {
 			return i
@@ -679,7 +680,7 @@ func (pl *planner) input(rel Relation, stream bool, wm *Watermark, p Pos) int {
 	return len(pl.inputs) - 1
 }
 
-func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
+func (pl *planner) tableFunc(t *syntax.TableFunc) (op, scope, error) {
 	name := strings.ToLower(t.Func.Name.Last().Name)
 	if name == "range" && !t.Stream {
 		o, err := pl.rangeOp(t.Func)
@@ -700,7 +701,7 @@ func (pl *planner) tableFunc(t *TableFunc) (op, scope, error) {
 
 // rangeOp is range(end), range(start, end) or range(start, end, step): a
 // column id of bigint.
-func (pl *planner) rangeOp(f *FuncCall) (op, error) {
+func (pl *planner) rangeOp(f *syntax.FuncCall) (op, error) {
 	if len(f.Args) < 1 || len(f.Args) > 3 {
 		return nil, wrongArgs(f, "range", "1 to 3")
 	}
@@ -730,7 +731,7 @@ func (pl *planner) rangeOp(f *FuncCall) (op, error) {
 	return &rangeOp{start: start, end: end, step: step, out: domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeInt64})}, nil
 }
 
-func (pl *planner) join(j *Join) (op, scope, error) {
+func (pl *planner) join(j *syntax.Join) (op, scope, error) {
 	l, ls, err := pl.from(j.Left)
 	if err != nil {
 		return nil, scope{}, err
@@ -746,11 +747,11 @@ func (pl *planner) join(j *Join) (op, scope, error) {
 	if j.Natural {
 		for _, lf := range ls.schema.Fields {
 			if rs.schema.Index(lf.Name) >= 0 {
-				using = append(using, &Ident{Pos: j.Pos, Name: lf.Name})
+				using = append(using, &syntax.Ident{Pos: j.Pos, Name: lf.Name})
 			}
 		}
 	}
-	var cond Expr = j.On
+	var cond syntax.Expr = j.On
 	if len(using) > 0 {
 		// USING (a): l.a = r.a, and the output holds a once
 		lw := len(ls.schema.Fields)
@@ -840,28 +841,28 @@ func (pl *planner) join(j *Join) (op, scope, error) {
 // equiKeys splits a join condition into equalities between a left and a right
 // expression, which the join hashes, and the rest, which it checks on each
 // candidate pair.
-func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
+func (pl *planner) equiKeys(jo *joinOp, cond syntax.Expr, ls, rs, both scope) error {
 	lw := len(ls.schema.Fields)
 	for k := range jo.usingL {
 		li, ri := jo.usingL[k], jo.usingR[k]
 		lt, rt := both.schema.Fields[li].Type, both.schema.Fields[ri].Type
 		t, ok := commonType(lt, rt, true)
 		if !ok {
-			err := planErr(domain.CodeDatatypeMismatch, Pos{}, "USING column %s is %s on the left and %s on the right", both.schema.Fields[li].Name, lt, rt)
+			err := planErr(domain.CodeDatatypeMismatch, syntax.Pos{}, "USING column %s is %s on the left and %s on the right", both.schema.Fields[li].Name, lt, rt)
 			if !pl.report(err) {
 				return err
 			}
 			t = unknownType
 		}
-		jo.lkeys = append(jo.lkeys, implicit(&colNode{idx: li, t: lt}, t, Pos{}))
-		jo.rkeys = append(jo.rkeys, implicit(&colNode{idx: ri - lw, t: rt}, t, Pos{}))
+		jo.lkeys = append(jo.lkeys, implicit(&colNode{idx: li, t: lt}, t, syntax.Pos{}))
+		jo.rkeys = append(jo.rkeys, implicit(&colNode{idx: ri - lw, t: rt}, t, syntax.Pos{}))
 	}
 	if cond == nil {
 		return nil
 	}
-	var rest []Expr
+	var rest []syntax.Expr
 	for _, c := range conjuncts(cond) {
-		if b, ok := c.(*Binary); ok && (b.Op == "=" || b.Op == "==") {
+		if b, ok := c.(*syntax.Binary); ok && (b.Op == "=" || b.Op == "==") {
 			lk, rk, ok := pl.sides(b, ls, rs)
 			if ok {
 				jo.lkeys = append(jo.lkeys, lk)
@@ -876,7 +877,7 @@ func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
 	}
 	residual := rest[0]
 	for _, r := range rest[1:] {
-		residual = &Binary{Pos: r.Position(), Op: "AND", L: residual, R: r}
+		residual = &syntax.Binary{Pos: r.Position(), Op: "AND", L: residual, R: r}
 	}
 	mark := pl.mark()
 	c, err := pl.compile(residual, both, nil)
@@ -895,8 +896,8 @@ func (pl *planner) equiKeys(jo *joinOp, cond Expr, ls, rs, both scope) error {
 
 // sides compiles l = r as a key on each side of a join, when one operand
 // reads only the left and the other only the right.
-func (pl *planner) sides(b *Binary, ls, rs scope) (node, node, bool) {
-	try := func(a, c Expr) (node, node, bool) {
+func (pl *planner) sides(b *syntax.Binary, ls, rs scope) (node, node, bool) {
+	try := func(a, c syntax.Expr) (node, node, bool) {
 		la, err := pl.trial(a, ls)
 		if err != nil {
 			return nil, nil, false
@@ -920,10 +921,10 @@ func (pl *planner) sides(b *Binary, ls, rs scope) (node, node, bool) {
 	return try(b.R, b.L)
 }
 
-func readsColumns(e Expr) bool {
+func readsColumns(e syntax.Expr) bool {
 	found := false
-	Inspect(e, func(n Node) bool {
-		if _, ok := n.(*ColumnRef); ok {
+	syntax.Inspect(e, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.ColumnRef); ok {
 			found = true
 		}
 		return !found
@@ -931,21 +932,21 @@ func readsColumns(e Expr) bool {
 	return found
 }
 
-func conjuncts(e Expr) []Expr {
-	if p, ok := e.(*Paren); ok {
+func conjuncts(e syntax.Expr) []syntax.Expr {
+	if p, ok := e.(*syntax.Paren); ok {
 		return conjuncts(p.X)
 	}
-	if b, ok := e.(*Binary); ok && b.Op == "AND" {
+	if b, ok := e.(*syntax.Binary); ok && b.Op == "AND" {
 		return append(conjuncts(b.L), conjuncts(b.R)...)
 	}
-	return []Expr{e}
+	return []syntax.Expr{e}
 }
 
 // ---- subqueries in expressions ----
 
 // subquery compiles a scalar subquery, IN (subquery) or EXISTS; other
 // expressions are left to the compiler.
-func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
+func (pl *planner) subquery(e syntax.Expr, c *compiler) (node, error) {
 	if pl.errs != nil {
 		// the columns the subquery could not resolve, recorded as it was
 		// planned, may be the enclosing query's
@@ -953,7 +954,7 @@ func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
 		n, err := pl.subqueryNode(e, c)
 		kept := pl.errs.list[:from] // filtered in place
 		for _, found := range pl.errs.list[from:] {
-			if se, ok := found.(*Error); ok && se.Code == domain.CodeUnresolvedColumn {
+			if se, ok := found.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
 				switch outer, unknown := correlated(e, se.Pos, c); {
 				case unknown:
 					continue // a column of a relation that failed, maybe
@@ -967,7 +968,7 @@ func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
 		return n, err
 	}
 	n, err := pl.subqueryNode(e, c)
-	if se, ok := err.(*Error); ok && se.Code == domain.CodeUnresolvedColumn {
+	if se, ok := err.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
 		if found, _ := correlated(e, se.Pos, c); found {
 			return nil, correlatedErr(se.Pos)
 		}
@@ -975,16 +976,16 @@ func (pl *planner) subquery(e Expr, c *compiler) (node, error) {
 	return n, err
 }
 
-func correlatedErr(p Pos) error {
+func correlatedErr(p syntax.Pos) error {
 	return planErr(domain.CodeNotImplemented, p, "this subquery reads a column of the query around it (a correlated subquery), which sluice does not run yet; join the two instead")
 }
 
 // correlated reports whether the column reference at p, which the subquery
 // e could not resolve, names a column of the enclosing query, and whether
 // that column is one of a relation that failed to plan (PlanQueryAll).
-func correlated(e Expr, p Pos, outer *compiler) (found, unknown bool) {
-	Inspect(e, func(n Node) bool {
-		if ref, ok := n.(*ColumnRef); ok && !found {
+func correlated(e syntax.Expr, p syntax.Pos, outer *compiler) (found, unknown bool) {
+	syntax.Inspect(e, func(n syntax.Node) bool {
+		if ref, ok := n.(*syntax.ColumnRef); ok && !found {
 			for _, part := range ref.Parts {
 				if part.Pos == p {
 					idx, _, err := outer.lookupColumn(ref.Parts)
@@ -998,9 +999,9 @@ func correlated(e Expr, p Pos, outer *compiler) (found, unknown bool) {
 	return found, unknown
 }
 
-func (pl *planner) subqueryNode(e Expr, c *compiler) (node, error) {
+func (pl *planner) subqueryNode(e syntax.Expr, c *compiler) (node, error) {
 	switch e := e.(type) {
-	case *Subquery:
+	case *syntax.Subquery:
 		o, err := pl.query(e.Query)
 		if err != nil {
 			return nil, err
@@ -1010,14 +1011,14 @@ func (pl *planner) subqueryNode(e Expr, c *compiler) (node, error) {
 		}
 		pl.subqueries = append(pl.subqueries, o)
 		return &subqueryNode{kind: "scalar", o: o, run: pl.run, t: o.schema().Fields[0].Type, pos: e.Pos}, nil
-	case *Exists:
+	case *syntax.Exists:
 		o, err := pl.query(e.Query)
 		if err != nil {
 			return nil, err
 		}
 		pl.subqueries = append(pl.subqueries, o)
 		return &subqueryNode{kind: "exists", o: o, run: pl.run, t: domain.TypeBool, pos: e.Pos}, nil
-	case *In:
+	case *syntax.In:
 		if e.Query == nil {
 			return nil, nil
 		}
@@ -1049,26 +1050,26 @@ func (pl *planner) subqueryNode(e Expr, c *compiler) (node, error) {
 // ---- output naming ----
 
 // outputName is the column name Spark gives a select item without an alias.
-func outputName(e Expr) string {
+func outputName(e syntax.Expr) string {
 	switch e := e.(type) {
-	case *ColumnRef:
+	case *syntax.ColumnRef:
 		return e.Parts[len(e.Parts)-1].Name
-	case *FieldAccess:
+	case *syntax.FieldAccess:
 		return e.Field.Name
-	case *Paren:
+	case *syntax.Paren:
 		return outputName(e.X)
-	case *FuncCall:
+	case *syntax.FuncCall:
 		// Spark names count(*) count(1), as it rewrites it
 		if len(e.Args) == 1 && strings.EqualFold(e.Name.Last().Name, "count") && e.Over == nil {
-			if _, star := e.Args[0].(*Star); star {
+			if _, star := e.Args[0].(*syntax.Star); star {
 				return "count(1)"
 			}
 		}
 	}
-	return Format(e)
+	return syntax.Format(e)
 }
 
-func unknownName(name string, p Pos, names []string) *Error {
+func unknownName(name string, p syntax.Pos, names []string) *syntax.Error {
 	msg := fmt.Sprintf("no column named `%s`", name)
 	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == opaqueName })
 	if s := suggestpkg.Closest(name, names); s != "" {
@@ -1157,8 +1158,8 @@ func children(o op) []op {
 // exprKey is e's text with its names in lower case (SQL names ignore case)
 // and its string literals as written: two expressions with one key are the
 // same expression, as GROUP BY matches the select list against its keys.
-func exprKey(e Expr) string {
-	s := Format(e)
+func exprKey(e syntax.Expr) string {
+	s := syntax.Format(e)
 	var b strings.Builder
 	inString := false
 	for i := 0; i < len(s); i++ {

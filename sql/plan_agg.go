@@ -6,24 +6,25 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // exprCalls collects the function calls of e that pick selects, without
 // entering subqueries (they are their own query).
-func exprCalls(e Expr, pick func(*FuncCall) bool, into *[]*FuncCall, seen map[string]bool) {
+func exprCalls(e syntax.Expr, pick func(*syntax.FuncCall) bool, into *[]*syntax.FuncCall, seen map[string]bool) {
 	if e == nil {
 		return
 	}
-	Inspect(e, func(n Node) bool {
+	syntax.Inspect(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *Subquery, *Exists:
+		case *syntax.Subquery, *syntax.Exists:
 			return false
-		case *In:
+		case *syntax.In:
 			if n.Query != nil {
 				exprCalls(n.X, pick, into, seen)
 				return false
 			}
-		case *FuncCall:
+		case *syntax.FuncCall:
 			if pick(n) {
 				if k := exprKey(n); !seen[k] {
 					seen[k] = true
@@ -39,13 +40,13 @@ func exprCalls(e Expr, pick func(*FuncCall) bool, into *[]*FuncCall, seen map[st
 	})
 }
 
-func isGroupAggregate(f *FuncCall) bool { return isAggregateCall(f) }
-func isWindowCall(f *FuncCall) bool     { return f.Over != nil }
+func isGroupAggregate(f *syntax.FuncCall) bool { return isAggregateCall(f) }
+func isWindowCall(f *syntax.FuncCall) bool     { return f.Over != nil }
 
 // aggregateCalls lists the aggregate calls of the select list, HAVING,
 // QUALIFY and ORDER BY, each once.
-func aggregateCalls(s *Select, items []item, orderBy []*OrderItem) []*FuncCall {
-	var calls []*FuncCall
+func aggregateCalls(s *syntax.Select, items []item, orderBy []*syntax.OrderItem) []*syntax.FuncCall {
+	var calls []*syntax.FuncCall
 	seen := map[string]bool{}
 	for _, it := range items {
 		exprCalls(it.expr, isGroupAggregate, &calls, seen)
@@ -56,7 +57,7 @@ func aggregateCalls(s *Select, items []item, orderBy []*OrderItem) []*FuncCall {
 		exprCalls(o.Expr, isGroupAggregate, &calls, seen)
 	}
 	// aggregates inside window calls' arguments: SUM(COUNT(*)) OVER ()
-	var wins []*FuncCall
+	var wins []*syntax.FuncCall
 	for _, it := range items {
 		exprCalls(it.expr, isWindowCall, &wins, map[string]bool{})
 	}
@@ -76,7 +77,7 @@ func aggregateCalls(s *Select, items []item, orderBy []*OrderItem) []*FuncCall {
 	return calls
 }
 
-func needsAggregate(s *Select, items []item, orderBy []*OrderItem) bool {
+func needsAggregate(s *syntax.Select, items []item, orderBy []*syntax.OrderItem) bool {
 	return s.GroupBy != nil || len(aggregateCalls(s, items, orderBy)) > 0
 }
 
@@ -86,7 +87,7 @@ func needsAggregate(s *Select, items []item, orderBy []*OrderItem) bool {
 // results; subst puts them in place of the expressions they stand for, and
 // reports a column that is neither grouped nor aggregated as
 // MISSING_AGGREGATION.
-func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src op, sc scope) (op, scope, func(Expr) (node, error), error) {
+func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.OrderItem, src op, sc scope) (op, scope, func(syntax.Expr) (node, error), error) {
 	keysMark := pl.mark()
 	keyExprs, sets, err := pl.groupKeys(s, items, sc)
 	if err != nil {
@@ -102,7 +103,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 		}
 		ag.keys = append(ag.keys, c.root)
 		name, qual := "__k"+strconv.Itoa(i), ""
-		if ref, ok := k.(*ColumnRef); ok {
+		if ref, ok := k.(*syntax.ColumnRef); ok {
 			if idx, used, err := (&compiler{in: sc.schema, quals: sc.quals}).resolveColumn(ref.Parts); err == nil && used == len(ref.Parts) && !isMarker(sc.schema.Fields[idx]) {
 				name, qual = sc.schema.Fields[idx].Name, sc.quals[idx]
 			}
@@ -134,9 +135,9 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 	ag.out = post.schema
 	pre := &compiler{in: sc.schema, quals: sc.quals}
 	postC := &compiler{in: post.schema, quals: post.quals}
-	subst := func(e Expr) (node, error) {
+	subst := func(e syntax.Expr) (node, error) {
 		switch e := e.(type) {
-		case *FuncCall:
+		case *syntax.FuncCall:
 			if i, ok := aggIndex[exprKey(e)]; ok && e.Over == nil {
 				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
 			}
@@ -147,7 +148,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 				}
 				return g, err
 			}
-		case *ColumnRef:
+		case *syntax.ColumnRef:
 			if _, _, err := postC.resolveColumn(e.Parts); err == nil {
 				return nil, nil
 			}
@@ -155,7 +156,7 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 				if isMarker(sc.schema.Fields[idx]) || doubtfulKeys {
 					return unknownValue(), nil // grouped or not, who knows
 				}
-				return nil, planErr(domain.CodeMissingAggregation, e.Pos, "`%s` is neither in GROUP BY nor inside an aggregate", Format(e))
+				return nil, planErr(domain.CodeMissingAggregation, e.Pos, "`%s` is neither in GROUP BY nor inside an aggregate", syntax.Format(e))
 			}
 			if i, ok := keyIndex[exprKey(e)]; ok && doubtfulKeys {
 				// a key that failed, reported where it is grouped by
@@ -190,15 +191,15 @@ func (pl *planner) aggregate(s *Select, items []item, orderBy []*OrderItem, src 
 // aliases stand for their items, GROUP BY ALL for every item that holds no
 // aggregate. With GROUPING SETS, ROLLUP or CUBE it also lists the sets, each
 // the indexes of the keys it groups by (nil: one set of every key).
-func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int, error) {
+func (pl *planner) groupKeys(s *syntax.Select, items []item, sc scope) ([]syntax.Expr, [][]int, error) {
 	if s.GroupBy == nil {
 		return nil, nil, nil
 	}
 	if s.GroupBy.All {
-		var keys []Expr
+		var keys []syntax.Expr
 		for _, it := range items {
-			var calls []*FuncCall
-			exprCalls(it.expr, func(f *FuncCall) bool { return isGroupAggregate(f) || isWindowCall(f) }, &calls, map[string]bool{})
+			var calls []*syntax.FuncCall
+			exprCalls(it.expr, func(f *syntax.FuncCall) bool { return isGroupAggregate(f) || isWindowCall(f) }, &calls, map[string]bool{})
 			if len(calls) == 0 {
 				keys = append(keys, it.expr)
 			}
@@ -206,7 +207,7 @@ func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int
 		return keys, nil, nil
 	}
 	g := &grouping{index: map[string]int{}}
-	resolve := func(k Expr) (Expr, error) {
+	resolve := func(k syntax.Expr) (syntax.Expr, error) {
 		if n, ok := ordinal(k); ok {
 			if n < 1 || n > len(items) {
 				err := planErr(domain.CodeGroupOrdinalRange, k.Position(), "GROUP BY %d, but the select list has %d columns", n, len(items))
@@ -228,13 +229,13 @@ func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int
 	// each item is a list of alternative sets; the sets of the clause are
 	// every combination of one alternative per item
 	sets := [][]int{{}}
-	var plain []Expr
+	var plain []syntax.Expr
 	for _, k := range s.GroupBy.Items {
-		var alts [][]Expr
+		var alts [][]syntax.Expr
 		switch k := k.(type) {
-		case *GroupingSets:
+		case *syntax.GroupingSets:
 			alts = k.Sets
-		case *FuncCall:
+		case *syntax.FuncCall:
 			switch n := strings.ToLower(k.Name.Last().Name); {
 			case n == "rollup" && len(k.Name.Parts) == 1:
 				alts = rollup(k.Args)
@@ -243,7 +244,7 @@ func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int
 			}
 		}
 		if alts == nil {
-			alts = [][]Expr{{k}}
+			alts = [][]syntax.Expr{{k}}
 			plain = append(plain, k)
 		}
 		var next [][]int
@@ -264,7 +265,7 @@ func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int
 	}
 	if s.GroupBy.With != "" {
 		// GROUP BY a, b WITH ROLLUP | CUBE is ROLLUP(a, b) | CUBE(a, b)
-		var alts [][]Expr
+		var alts [][]syntax.Expr
 		if strings.EqualFold(s.GroupBy.With, "WITH ROLLUP") || strings.EqualFold(s.GroupBy.With, "ROLLUP") {
 			alts = rollup(plain)
 		} else {
@@ -291,11 +292,11 @@ func (pl *planner) groupKeys(s *Select, items []item, sc scope) ([]Expr, [][]int
 
 // grouping collects the distinct keys of a GROUP BY.
 type grouping struct {
-	keys  []Expr
+	keys  []syntax.Expr
 	index map[string]int
 }
 
-func (g *grouping) key(e Expr) int {
+func (g *grouping) key(e syntax.Expr) int {
 	k := exprKey(e)
 	if i, ok := g.index[k]; ok {
 		return i
@@ -306,8 +307,8 @@ func (g *grouping) key(e Expr) int {
 }
 
 // rollup is ROLLUP(a, b): the sets (a, b), (a), ().
-func rollup(args []Expr) [][]Expr {
-	var out [][]Expr
+func rollup(args []syntax.Expr) [][]syntax.Expr {
+	var out [][]syntax.Expr
 	for n := len(args); n >= 0; n-- {
 		out = append(out, args[:n])
 	}
@@ -315,11 +316,11 @@ func rollup(args []Expr) [][]Expr {
 }
 
 // cube is CUBE(a, b): every subset, (a, b), (a), (b), ().
-func cube(args []Expr) [][]Expr {
-	var out [][]Expr
+func cube(args []syntax.Expr) [][]syntax.Expr {
+	var out [][]syntax.Expr
 	n := len(args)
 	for mask := (1 << n) - 1; mask >= 0; mask-- {
-		var set []Expr
+		var set []syntax.Expr
 		for i := 0; i < n; i++ {
 			if mask&(1<<(n-1-i)) != 0 {
 				set = append(set, args[i])
@@ -446,7 +447,7 @@ func groupingID(set []int, keys int) int64 {
 
 // groupingCall compiles grouping(key) (1 when the row aggregates over key)
 // and grouping_id() (the bits of every key) over the grouping id column.
-func groupingCall(e *FuncCall, name string, gid int, keyIndex map[string]int, keys int) (node, error) {
+func groupingCall(e *syntax.FuncCall, name string, gid int, keyIndex map[string]int, keys int) (node, error) {
 	if gid < 0 {
 		return nil, planErr(domain.CodeUnsupportedQuery, e.Pos, "%s needs GROUPING SETS, ROLLUP or CUBE in GROUP BY", name)
 	}
@@ -462,7 +463,7 @@ func groupingCall(e *FuncCall, name string, gid int, keyIndex map[string]int, ke
 	}
 	k, ok := keyIndex[exprKey(e.Args[0])]
 	if !ok {
-		return nil, planErr(domain.CodeUnsupportedQuery, e.Args[0].Position(), "grouping(%s): the argument must be a GROUP BY key", Format(e.Args[0]))
+		return nil, planErr(domain.CodeUnsupportedQuery, e.Args[0].Position(), "grouping(%s): the argument must be a GROUP BY key", syntax.Format(e.Args[0]))
 	}
 	shift := int64(keys - 1 - k)
 	return &fnNode{args: []node{col}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
@@ -479,9 +480,9 @@ func groupingCall(e *FuncCall, name string, gid int, keyIndex map[string]int, ke
 // With PlanQueryAll it never fails: an aggregate with errors (recorded, and
 // its arguments compiled for theirs), or whose arguments read something
 // unknown, is of unknown type.
-func (pl *planner) compileAggregate(call *FuncCall, sc scope, subst func(Expr) (node, error)) (*Aggregate, error) {
+func (pl *planner) compileAggregate(call *syntax.FuncCall, sc scope, subst func(syntax.Expr) (node, error)) (*Aggregate, error) {
 	mark := pl.mark()
-	a, err := compileAggregate(call, sc.schema, func(e Expr) (*Compiled, error) { return pl.compile(e, sc, subst) })
+	a, err := compileAggregate(call, sc.schema, func(e syntax.Expr) (*Compiled, error) { return pl.compile(e, sc, subst) })
 	if pl.errs == nil {
 		return a, err
 	}

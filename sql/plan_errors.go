@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Planning that goes on after an error (PlanQueryAll) rests on three
@@ -46,7 +47,7 @@ type opaqueOp struct{ out domain.Schema }
 
 func (o *opaqueOp) schema() domain.Schema { return o.out }
 func (o *opaqueOp) run(*runState) (*domain.Batch, error) {
-	return nil, planErr(domain.CodeUnsupportedQuery, Pos{}, "a relation that failed to plan cannot run")
+	return nil, planErr(domain.CodeUnsupportedQuery, syntax.Pos{}, "a relation that failed to plan cannot run")
 }
 
 // opaque is an opaque relation named qual.
@@ -91,7 +92,7 @@ func opaqueItems(items []item) bool {
 // reads, -1 for none: t.a reads the marker of relation t, if t is opaque,
 // and nothing if it is not; a and a.b (a not a relation) may be columns of
 // any opaque relation, and read the first marker.
-func (c *compiler) marker(parts []*Ident) int {
+func (c *compiler) marker(parts []*syntax.Ident) int {
 	named := len(parts) >= 2 && c.quals != nil && c.hasQual(parts[0].Name)
 	for i, f := range c.in.Fields {
 		if isMarker(f) && (!named || strings.EqualFold(c.quals[i], parts[0].Name)) {
@@ -104,13 +105,13 @@ func (c *compiler) marker(parts []*Ident) int {
 // problems collects the errors of a query planned by PlanQueryAll.
 type problems struct {
 	list []error
-	at   map[Pos]bool // the positions reported: one error per position
+	at   map[syntax.Pos]bool // the positions reported: one error per position
 	// doubt counts the errors met (reported or not) and the unknowns read:
 	// an error found while it grows may follow from an earlier one
 	doubt int
 	// compiled holds the expressions compiled, so that after an error the
 	// parts of an expression not compiled yet can be
-	compiled map[Expr]bool
+	compiled map[syntax.Expr]bool
 	// marks are the doubt counts when the expressions being compiled began,
 	// innermost last
 	marks []int
@@ -120,13 +121,13 @@ type problems struct {
 }
 
 func newProblems() *problems {
-	return &problems{at: map[Pos]bool{}, compiled: map[Expr]bool{}}
+	return &problems{at: map[syntax.Pos]bool{}, compiled: map[syntax.Expr]bool{}}
 }
 
 // add records err, once per position, and counts it as a doubt.
 func (p *problems) add(err error) {
 	p.doubt++
-	var e *Error
+	var e *syntax.Error
 	if errors.As(err, &e) && e.Pos.Line > 0 {
 		if p.at[e.Pos] {
 			return
@@ -171,7 +172,7 @@ func (pl *planner) doubted(mark int) bool { return pl.errs != nil && pl.errs.dou
 // value; so does an expression that reads something unknown. The parts of
 // e that the failing step had not compiled yet are compiled after it, for
 // their own errors.
-func (c *compiler) compileAll(e Expr) node {
+func (c *compiler) compileAll(e syntax.Expr) node {
 	p := c.errs
 	mark := p.doubt
 	p.compiled[e] = true
@@ -211,17 +212,17 @@ func (c *compiler) argsDoubted() bool {
 // parameters only their function knows), window specifications and
 // subqueries' own queries are left alone, and so are the FILTER and WITHIN
 // GROUP of a call, which belong to an aggregate's scope.
-func (c *compiler) compileRest(e Expr) {
+func (c *compiler) compileRest(e syntax.Expr) {
 	c.errs.rest++
 	defer func() { c.errs.rest-- }()
-	var parts []Node
-	if f, ok := e.(*FuncCall); ok {
+	var parts []syntax.Node
+	if f, ok := e.(*syntax.FuncCall); ok {
 		for _, a := range f.Args {
 			parts = append(parts, a)
 		}
 	} else {
-		Inspect(e, func(n Node) bool {
-			if n == Node(e) {
+		syntax.Inspect(e, func(n syntax.Node) bool {
+			if n == syntax.Node(e) {
 				return true
 			}
 			parts = append(parts, n)
@@ -229,20 +230,20 @@ func (c *compiler) compileRest(e Expr) {
 		})
 	}
 	for _, part := range parts {
-		Inspect(part, c.restPart)
+		syntax.Inspect(part, c.restPart)
 	}
 }
 
 // restPart compiles n, a part of a failed expression, when it is an
 // expression not compiled yet; it reports whether to look inside n.
-func (c *compiler) restPart(n Node) bool {
+func (c *compiler) restPart(n syntax.Node) bool {
 	switch n.(type) {
-	case *Lambda, *Star, *WindowSpec, *Query, *Name, *Ident, *Type, *LimitAll, *GroupingSets:
+	case *syntax.Lambda, *syntax.Star, *syntax.WindowSpec, *syntax.Query, *syntax.Name, *syntax.Ident, *syntax.Type, *syntax.LimitAll, *syntax.GroupingSets:
 		return false
-	case *NamedArg, *Aliased, *Tuple, *Paren:
+	case *syntax.NamedArg, *syntax.Aliased, *syntax.Tuple, *syntax.Paren:
 		return true
 	}
-	x, ok := n.(Expr)
+	x, ok := n.(syntax.Expr)
 	if !ok {
 		return true
 	}
@@ -254,12 +255,12 @@ func (c *compiler) restPart(n Node) bool {
 
 // sorted is the errors in source order (those without a position first).
 func (p *problems) sorted() []error {
-	pos := func(err error) Pos {
-		var e *Error
+	pos := func(err error) syntax.Pos {
+		var e *syntax.Error
 		if errors.As(err, &e) {
 			return e.Pos
 		}
-		return Pos{}
+		return syntax.Pos{}
 	}
 	out := append([]error(nil), p.list...)
 	sort.SliceStable(out, func(i, j int) bool { return before(pos(out[i]), pos(out[j])) })

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // planAllCases: a query over the test tables (orders, customers, nums,
@@ -115,11 +116,11 @@ var planAllCases = []struct{ src, want string }{
 // planAll renders the errors of PlanQueryAll for src.
 func planAll(t *testing.T, src string) string {
 	t.Helper()
-	f, err := ParseFile("q.sql", src, nil)
+	f, err := syntax.ParseFile("q.sql", src, nil)
 	if err != nil {
 		t.Fatalf("%s: parse: %v", src, err)
 	}
-	qs, ok := f.Statements[0].(*QueryStmt)
+	qs, ok := f.Statements[0].(*syntax.QueryStmt)
 	if !ok {
 		t.Fatalf("%s: not a query", src)
 	}
@@ -129,7 +130,7 @@ func planAll(t *testing.T, src string) string {
 	}
 	var got []string
 	for _, err := range errs {
-		e, ok := err.(*Error)
+		e, ok := err.(*syntax.Error)
 		if !ok || e.Message == "" {
 			t.Fatalf("%s: %v is not an *Error with a message", src, err)
 		}
@@ -179,11 +180,11 @@ func FuzzPlanAll(f *testing.F) {
 
 func checkPlanAll(t *testing.T, src string) {
 	t.Helper()
-	file, err := ParseFile("fuzz.sql", src, nil)
+	file, err := syntax.ParseFile("fuzz.sql", src, nil)
 	if err != nil || len(file.Statements) != 1 {
 		return
 	}
-	qs, ok := file.Statements[0].(*QueryStmt)
+	qs, ok := file.Statements[0].(*syntax.QueryStmt)
 	if !ok {
 		return
 	}
@@ -194,10 +195,10 @@ func checkPlanAll(t *testing.T, src string) {
 		t.Fatalf("%q: PlanQuery says %v, PlanQueryAll %d errors (plan %v)", src, err, len(errs), all != nil)
 	}
 	if err != nil {
-		first := err.(*Error)
+		first := err.(*syntax.Error)
 		found := false
 		for _, e := range errs {
-			se, ok := e.(*Error)
+			se, ok := e.(*syntax.Error)
 			if !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
 				t.Fatalf("%q: error without a known code and position: %v", src, e)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // op is one operator of a plan. run returns a batch with the operator's
@@ -602,7 +603,7 @@ type subqueryNode struct {
 	o    op
 	run  *runHolder
 	t    domain.Type
-	pos  Pos
+	pos  syntax.Pos
 }
 
 func (n *subqueryNode) typ() domain.Type { return n.t }

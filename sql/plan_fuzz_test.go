@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // FuzzPlan: any query the parser accepts plans or fails with a known code
@@ -18,18 +19,18 @@ func FuzzPlan(f *testing.F) {
 		if strings.Count(src, "JOIN")+strings.Count(src, ",") > 6 {
 			return // cross products of cross products: slow, not interesting
 		}
-		file, err := ParseFile("fuzz.sql", src, nil)
+		file, err := syntax.ParseFile("fuzz.sql", src, nil)
 		if err != nil || len(file.Statements) != 1 {
 			return
 		}
-		qs, ok := file.Statements[0].(*QueryStmt)
+		qs, ok := file.Statements[0].(*syntax.QueryStmt)
 		if !ok {
 			return
 		}
 		cat := planTables(t)
 		p, err := PlanQuery(qs.Query, cat, Session{})
 		if err != nil {
-			se, ok := err.(*Error)
+			se, ok := err.(*syntax.Error)
 			if !ok || domain.CodeMessage(se.Code) == "" || se.Pos.Line < 1 {
 				t.Fatalf("%q: planning error without a known code and position: %v", src, err)
 			}

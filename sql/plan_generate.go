@@ -4,11 +4,12 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // lateralView plans LATERAL VIEW [OUTER] generator(args) table AS cols: the
 // input's columns, then the generator's, one output row per generated row.
-func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, error) {
+func (pl *planner) lateralView(src op, sc scope, lv *syntax.LateralView) (op, scope, error) {
 	call := lv.Func
 	if lv.Outer {
 		// OUTER keeps a row whose generator makes none, as the _outer
@@ -16,7 +17,7 @@ func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, er
 		name := strings.ToLower(call.Name.Last().Name)
 		if _, ok := generators[name+"_outer"]; ok && !strings.HasSuffix(name, "_outer") {
 			c := *call
-			c.Name = &Name{Pos: call.Name.Pos, Parts: []*Ident{{Pos: call.Name.Pos, Name: name + "_outer"}}}
+			c.Name = &syntax.Name{Pos: call.Name.Pos, Parts: []*syntax.Ident{{Pos: call.Name.Pos, Name: name + "_outer"}}}
 			call = &c
 		}
 	}
@@ -32,7 +33,7 @@ func (pl *planner) lateralView(src op, sc scope, lv *LateralView) (op, scope, er
 //
 // With PlanQueryAll, a generator that fails, or that reads something
 // unknown, makes the columns of an opaque relation named qual.
-func (pl *planner) generate(src op, sc scope, call *FuncCall, names []*Ident, qual string, p Pos) (op, scope, error) {
+func (pl *planner) generate(src op, sc scope, call *syntax.FuncCall, names []*syntax.Ident, qual string, p syntax.Pos) (op, scope, error) {
 	mark := pl.mark()
 	failed := func(err error) (op, scope, error) {
 		if err != nil && !pl.keep(mark, err) {
@@ -94,7 +95,7 @@ func (o *generateOp) run(rs *runState) (*domain.Batch, error) {
 func (pl *planner) selectGenerator(src op, sc scope, items []item) (op, scope, []item, error) {
 	found := -1
 	for i, it := range items {
-		fc, ok := it.expr.(*FuncCall)
+		fc, ok := it.expr.(*syntax.FuncCall)
 		if ok && fc.Over == nil && len(fc.Name.Parts) == 1 {
 			if _, gen := generators[strings.ToLower(fc.Name.Last().Name)]; gen {
 				if found >= 0 {
@@ -121,17 +122,17 @@ func (pl *planner) selectGenerator(src op, sc scope, items []item) (op, scope, [
 	it := items[found]
 	names := it.aliases
 	if len(names) == 0 && it.name != outputName(it.expr) {
-		names = []*Ident{{Pos: it.pos, Name: it.name}} // AS alias
+		names = []*syntax.Ident{{Pos: it.pos, Name: it.name}} // AS alias
 	}
 	before := len(sc.schema.Fields)
-	src, sc, err := pl.generate(src, sc, it.expr.(*FuncCall), names, "", it.pos)
+	src, sc, err := pl.generate(src, sc, it.expr.(*syntax.FuncCall), names, "", it.pos)
 	if err != nil {
 		return nil, scope{}, nil, err
 	}
 	var gen []item
 	for i := before; i < len(sc.schema.Fields); i++ {
 		f := sc.schema.Fields[i]
-		gen = append(gen, item{expr: &ColumnRef{Pos: it.pos, Parts: []*Ident{{Pos: it.pos, Name: f.Name}}}, name: f.Name, pos: it.pos})
+		gen = append(gen, item{expr: &syntax.ColumnRef{Pos: it.pos, Parts: []*syntax.Ident{{Pos: it.pos, Name: f.Name}}}, name: f.Name, pos: it.pos})
 	}
 	out := append(append(append([]item{}, items[:found]...), gen...), items[found+1:]...)
 	return src, sc, out, nil

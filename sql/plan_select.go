@@ -5,21 +5,22 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // item is one select item after star expansion.
 type item struct {
-	expr    Expr
+	expr    syntax.Expr
 	name    string
-	pos     Pos
-	aliases []*Ident // AS (a, b): the names of a generator's columns
+	pos     syntax.Pos
+	aliases []*syntax.Ident // AS (a, b): the names of a generator's columns
 }
 
 // selectBlock plans one SELECT: FROM, LATERAL VIEW, WHERE, GROUP BY and
 // HAVING, window functions, the select list, QUALIFY, DISTINCT, and the
 // ORDER BY of the query around it (which may read columns the select list
 // drops).
-func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
+func (pl *planner) selectBlock(s *syntax.Select, orderBy []*syntax.OrderItem) (op, error) {
 	src, sc, err := pl.fromList(s.From)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 	}
 	// after aggregation the select list reads group keys and aggregate
 	// results; subst stands in for them
-	var subst func(Expr) (node, error)
+	var subst func(syntax.Expr) (node, error)
 	if needsAggregate(s, items, orderBy) {
 		if src, sc, subst, err = pl.aggregate(s, items, orderBy, src, sc); err != nil {
 			return nil, err
@@ -118,7 +119,7 @@ func (pl *planner) selectBlock(s *Select, orderBy []*OrderItem) (op, error) {
 	return out, nil
 }
 
-func asPredicate(c *Compiled, e Expr, clause string) (*Compiled, error) {
+func asPredicate(c *Compiled, e syntax.Expr, clause string) (*Compiled, error) {
 	switch c.Type().Kind {
 	case domain.KindBool:
 		return c, nil
@@ -139,10 +140,10 @@ func columnsOf(fields []domain.Field) []node {
 
 // expand turns the select list into items, expanding *, t.* and their
 // EXCEPT lists into the columns of the scope.
-func (pl *planner) expand(list []*SelectItem, sc scope) ([]item, error) {
+func (pl *planner) expand(list []*syntax.SelectItem, sc scope) ([]item, error) {
 	var out []item
 	for _, si := range list {
-		st, ok := si.Expr.(*Star)
+		st, ok := si.Expr.(*syntax.Star)
 		if !ok {
 			name := ""
 			if si.Alias != nil {
@@ -159,14 +160,14 @@ func (pl *planner) expand(list []*SelectItem, sc scope) ([]item, error) {
 				return nil, err
 			}
 			// columns not known: those of an opaque relation
-			cols = []item{{expr: &ColumnRef{Pos: st.Pos, Parts: []*Ident{{Pos: st.Pos, Name: opaqueName}}}, name: opaqueName, pos: st.Pos}}
+			cols = []item{{expr: &syntax.ColumnRef{Pos: st.Pos, Parts: []*syntax.Ident{{Pos: st.Pos, Name: opaqueName}}}, name: opaqueName, pos: st.Pos}}
 		}
 		out = append(out, cols...)
 	}
 	return out, nil
 }
 
-func starColumns(st *Star, sc scope) ([]item, error) {
+func starColumns(st *syntax.Star, sc scope) ([]item, error) {
 	qual := ""
 	if len(st.Qualifier) > 0 {
 		qual = st.Qualifier[len(st.Qualifier)-1].Name
@@ -200,19 +201,19 @@ func starColumns(st *Star, sc scope) ([]item, error) {
 		if except[strings.ToLower(f.Name)] || sc.isHidden(i) {
 			continue
 		}
-		parts := []*Ident{{Pos: st.Pos, Name: f.Name}}
+		parts := []*syntax.Ident{{Pos: st.Pos, Name: f.Name}}
 		if sc.quals != nil && sc.quals[i] != "" {
-			parts = append([]*Ident{{Pos: st.Pos, Name: sc.quals[i]}}, parts...)
+			parts = append([]*syntax.Ident{{Pos: st.Pos, Name: sc.quals[i]}}, parts...)
 		}
-		out = append(out, item{expr: &ColumnRef{Pos: st.Pos, Parts: parts}, name: f.Name, pos: st.Pos})
+		out = append(out, item{expr: &syntax.ColumnRef{Pos: st.Pos, Parts: parts}, name: f.Name, pos: st.Pos})
 	}
 	return out, nil
 }
 
 // withAlias replaces a bare name that is not a column of the scope but a
 // select-list alias by the aliased expression (GROUP BY may name an alias).
-func withAlias(e Expr, items []item, sc scope) Expr {
-	ref, ok := e.(*ColumnRef)
+func withAlias(e syntax.Expr, items []item, sc scope) syntax.Expr {
+	ref, ok := e.(*syntax.ColumnRef)
 	if !ok || len(ref.Parts) != 1 || sc.schema.Index(ref.Parts[0].Name) >= 0 {
 		return e
 	}
@@ -227,8 +228,8 @@ func withAlias(e Expr, items []item, sc scope) Expr {
 // aliasSubst lets HAVING and QUALIFY read select-list aliases anywhere in
 // their conditions: a bare name that is not a column of the scope but an
 // alias compiles as the aliased expression. inner comes first.
-func (pl *planner) aliasSubst(items []item, sc scope, inner func(Expr) (node, error)) func(Expr) (node, error) {
-	return func(e Expr) (node, error) {
+func (pl *planner) aliasSubst(items []item, sc scope, inner func(syntax.Expr) (node, error)) func(syntax.Expr) (node, error) {
+	return func(e syntax.Expr) (node, error) {
 		if inner != nil {
 			if n, err := inner(e); n != nil || err != nil {
 				return n, err
@@ -247,7 +248,7 @@ func (pl *planner) aliasSubst(items []item, sc scope, inner func(Expr) (node, er
 
 // orderKeys resolves ORDER BY items: an ordinal or an output name reads the
 // output column; anything else is computed from the scope as a hidden column.
-func (pl *planner) orderKeys(orderBy []*OrderItem, items []item, sc scope, subst func(Expr) (node, error)) ([]sortKey, []node, error) {
+func (pl *planner) orderKeys(orderBy []*syntax.OrderItem, items []item, sc scope, subst func(syntax.Expr) (node, error)) ([]sortKey, []node, error) {
 	var keys []sortKey
 	var hidden []node
 	for _, o := range orderBy {
@@ -271,7 +272,7 @@ func (pl *planner) orderKeys(orderBy []*OrderItem, items []item, sc scope, subst
 				continue
 			}
 			col = n - 1
-		} else if ref, ok := o.Expr.(*ColumnRef); ok && len(ref.Parts) == 1 {
+		} else if ref, ok := o.Expr.(*syntax.ColumnRef); ok && len(ref.Parts) == 1 {
 			for i, it := range items {
 				if strings.EqualFold(it.name, ref.Parts[0].Name) {
 					col = i
@@ -305,11 +306,11 @@ func (pl *planner) orderKeys(orderBy []*OrderItem, items []item, sc scope, subst
 
 // sortOutput sorts the output of a set operation or VALUES: ORDER BY reads
 // its columns by name or position.
-func (pl *planner) sortOutput(o op, orderBy []*OrderItem) (op, error) {
+func (pl *planner) sortOutput(o op, orderBy []*syntax.OrderItem) (op, error) {
 	sch := o.schema()
 	items := make([]item, len(sch.Fields))
 	for i, f := range sch.Fields {
-		items[i] = item{expr: &ColumnRef{Parts: []*Ident{{Name: f.Name}}}, name: f.Name}
+		items[i] = item{expr: &syntax.ColumnRef{Parts: []*syntax.Ident{{Name: f.Name}}}, name: f.Name}
 	}
 	keys, hidden, err := pl.orderKeys(orderBy, items, qualified(sch, ""), nil)
 	if err != nil {
@@ -329,9 +330,9 @@ func (pl *planner) sortOutput(o op, orderBy []*OrderItem) (op, error) {
 }
 
 // ordinal reports whether e is an integer literal (ORDER BY 1).
-func ordinal(e Expr) (int, bool) {
-	lit, ok := e.(*Literal)
-	if !ok || lit.Kind != NumberLit || lit.Suffix != "" || strings.ContainsAny(lit.Text, ".eE") {
+func ordinal(e syntax.Expr) (int, bool) {
+	lit, ok := e.(*syntax.Literal)
+	if !ok || lit.Kind != syntax.NumberLit || lit.Suffix != "" || strings.ContainsAny(lit.Text, ".eE") {
 		return 0, false
 	}
 	n, err := strconv.Atoi(lit.Text)

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // testCatalog serves the planner tests' tables from memory.
 type testCatalog map[string]*domain.Batch
 
-func (c testCatalog) Table(name *Name, stream bool) (Relation, error) {
+func (c testCatalog) Table(name *syntax.Name, stream bool) (Relation, error) {
 	n := strings.ToLower(name.Last().Name)
 	b, ok := c[n]
 	if !ok {
@@ -20,7 +21,7 @@ func (c testCatalog) Table(name *Name, stream bool) (Relation, error) {
 	return Relation{Name: n, Schema: b.Schema}, nil
 }
 
-func (c testCatalog) TableFunc(call *FuncCall, stream bool) (Relation, error) {
+func (c testCatalog) TableFunc(call *syntax.FuncCall, stream bool) (Relation, error) {
 	return Relation{}, planErr(domain.CodeUnsupportedQuery, call.Pos, "no table functions here")
 }
 
@@ -61,11 +62,11 @@ func planTables(t testing.TB) testCatalog {
 // runQuery plans and runs src over the test tables and renders the result
 // as "col,col|row;row", values by Value.String.
 func runQuery(t testing.TB, src string) (string, error) {
-	f, err := ParseFile("q.sql", src, nil)
+	f, err := syntax.ParseFile("q.sql", src, nil)
 	if err != nil {
 		t.Fatalf("%s: parse: %v", src, err)
 	}
-	qs, ok := f.Statements[0].(*QueryStmt)
+	qs, ok := f.Statements[0].(*syntax.QueryStmt)
 	if !ok {
 		t.Fatalf("%s: not a query", src)
 	}
@@ -229,7 +230,7 @@ func TestPlanQueries(t *testing.T) {
 	for _, tc := range planCases {
 		got, err := runQuery(t, tc.src)
 		if err != nil {
-			var e *Error
+			var e *syntax.Error
 			var de *domain.Error
 			switch {
 			case errors.As(err, &e):

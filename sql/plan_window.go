@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // windowCalls lists the window function calls (f(...) OVER ...) of the
 // select list, QUALIFY and ORDER BY, each once.
-func windowCalls(items []item, qualify Expr, orderBy []*OrderItem) []*FuncCall {
-	var calls []*FuncCall
+func windowCalls(items []item, qualify syntax.Expr, orderBy []*syntax.OrderItem) []*syntax.FuncCall {
+	var calls []*syntax.FuncCall
 	seen := map[string]bool{}
 	for _, it := range items {
 		exprCalls(it.expr, isWindowCall, &calls, seen)
@@ -31,8 +32,8 @@ var rankingFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank
 
 // windows plans the window calls: each becomes a column appended to the
 // scope, and subst puts the column in place of the call.
-func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst func(Expr) (node, error)) (op, scope, func(Expr) (node, error), error) {
-	named := map[string]*WindowSpec{}
+func (pl *planner) windows(s *syntax.Select, calls []*syntax.FuncCall, src op, sc scope, subst func(syntax.Expr) (node, error)) (op, scope, func(syntax.Expr) (node, error), error) {
+	named := map[string]*syntax.WindowSpec{}
 	for _, w := range s.Windows {
 		named[strings.ToLower(w.Name.Name)] = w.Spec
 	}
@@ -58,8 +59,8 @@ func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst
 		out.quals = append(out.quals, "")
 	}
 	wo.out = out.schema
-	next := func(e Expr) (node, error) {
-		if f, ok := e.(*FuncCall); ok && f.Over != nil {
+	next := func(e syntax.Expr) (node, error) {
+		if f, ok := e.(*syntax.FuncCall); ok && f.Over != nil {
 			if i, ok := index[exprKey(f)]; ok {
 				return &colNode{idx: i, t: out.schema.Fields[i].Type}, nil
 			}
@@ -73,7 +74,7 @@ func (pl *planner) windows(s *Select, calls []*FuncCall, src op, sc scope, subst
 }
 
 // resolveWindow merges OVER w or OVER (w ...) with the WINDOW clause.
-func resolveWindow(spec *WindowSpec, named map[string]*WindowSpec) (*WindowSpec, error) {
+func resolveWindow(spec *syntax.WindowSpec, named map[string]*syntax.WindowSpec) (*syntax.WindowSpec, error) {
 	if spec.Name == nil {
 		return spec, nil
 	}
@@ -110,7 +111,7 @@ type windowFunc struct {
 	// ignoreNulls: lag, lead and nth_value skip NULL values (IGNORE NULLS)
 	ignoreNulls bool
 	t           domain.Type
-	pos         Pos
+	pos         syntax.Pos
 }
 
 // frame is the rows an aggregate sees for the current row: ROWS offsets,
@@ -130,7 +131,7 @@ type frame struct {
 // windowFunc compiles a window call over its window. With PlanQueryAll it
 // never fails: its errors are recorded, and a call with errors, or that
 // reads something unknown, is of unknown type.
-func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst func(Expr) (node, error)) (*windowFunc, error) {
+func (pl *planner) windowFunc(call *syntax.FuncCall, spec *syntax.WindowSpec, sc scope, subst func(syntax.Expr) (node, error)) (*windowFunc, error) {
 	name := strings.ToLower(call.Name.Last().Name)
 	wf := &windowFunc{name: name, pos: call.Pos}
 	mark := pl.mark()
@@ -217,7 +218,7 @@ func (pl *planner) windowFunc(call *FuncCall, spec *WindowSpec, sc scope, subst 
 	return wf, nil
 }
 
-func windowFrame(spec *WindowSpec, orderTypes []domain.Type) (frame, error) {
+func windowFrame(spec *syntax.WindowSpec, orderTypes []domain.Type) (frame, error) {
 	f := frame{startUnbounded: true, endUnbounded: len(spec.OrderBy) == 0}
 	if spec.Frame == nil {
 		return f, nil
@@ -225,11 +226,11 @@ func windowFrame(spec *WindowSpec, orderTypes []domain.Type) (frame, error) {
 	f.rows = strings.EqualFold(spec.Frame.Unit, "ROWS")
 	end := spec.Frame.End
 	if end == nil {
-		end = &FrameBound{Kind: "CURRENT ROW"}
+		end = &syntax.FrameBound{Kind: "CURRENT ROW"}
 	}
 	// bound reads one bound: unbounded, the current row, a number of rows
 	// (ROWS) or a distance in the order key (RANGE)
-	bound := func(b *FrameBound) (unbounded, isRange bool, off int64, dist float64, err error) {
+	bound := func(b *syntax.FrameBound) (unbounded, isRange bool, off int64, dist float64, err error) {
 		switch b.Kind {
 		case "UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING":
 			return true, false, 0, 0, nil
@@ -263,7 +264,7 @@ func windowFrame(spec *WindowSpec, orderTypes []domain.Type) (frame, error) {
 // rangeDistance is the distance of a RANGE frame bound, in the units of the
 // one order key: a number for a numeric key, a day-time interval for a
 // timestamp (in microseconds) or a date (in days).
-func rangeDistance(b *FrameBound, orderTypes []domain.Type) (float64, error) {
+func rangeDistance(b *syntax.FrameBound, orderTypes []domain.Type) (float64, error) {
 	if len(orderTypes) != 1 {
 		return 0, planErr(domain.CodeDatatypeMismatch, b.Pos, "a RANGE frame with an offset needs exactly one ORDER BY key, found %d", len(orderTypes))
 	}
@@ -300,7 +301,7 @@ func rangeDistance(b *FrameBound, orderTypes []domain.Type) (float64, error) {
 	return d, nil
 }
 
-func (pl *planner) rankingArgs(wf *windowFunc, call *FuncCall, sc scope, subst func(Expr) (node, error)) error {
+func (pl *planner) rankingArgs(wf *windowFunc, call *syntax.FuncCall, sc scope, subst func(syntax.Expr) (node, error)) error {
 	want := map[string][2]int{"row_number": {0, 0}, "rank": {0, 0}, "dense_rank": {0, 0}, "percent_rank": {0, 0},
 		"cume_dist": {0, 0}, "ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "nth_value": {2, 2}}[wf.name]
 	if n := len(call.Args); n < want[0] || n > want[1] {

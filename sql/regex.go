@@ -3,11 +3,12 @@ package sql
 import (
 	"errors"
 	"regexp"
-	"regexp/syntax"
+	resyntax "regexp/syntax"
 	"strconv"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // javaRegex is a Spark (Java) regular expression run by Go's RE2 engine.
@@ -42,29 +43,29 @@ type javaRegex struct {
 
 // compileJavaRegex compiles a Java pattern; the error is UNSUPPORTED_REGEX
 // for Java-only syntax, INVALID_PARAMETER_VALUE.PATTERN for a bad pattern.
-func compileJavaRegex(pat string, pos Pos) (*javaRegex, error) {
+func compileJavaRegex(pat string, pos syntax.Pos) (*javaRegex, error) {
 	goPat, why := translateJavaRegex(pat)
 	if why != "" {
 		return nil, exprErr(domain.CodeUnsupportedRegex, pos, "the pattern '%s' uses %s, which Java has and RE2 does not", pat, why)
 	}
 	re, err := regexp.Compile(goPat)
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && se.Code == syntax.ErrInvalidCharRange && (strings.HasPrefix(se.Expr, `\p`) || strings.HasPrefix(se.Expr, `\P`)) {
+		var se *resyntax.Error
+		if errors.As(err, &se) && se.Code == resyntax.ErrInvalidCharRange && (strings.HasPrefix(se.Expr, `\p`) || strings.HasPrefix(se.Expr, `\P`)) {
 			return nil, exprErr(domain.CodeUnsupportedRegex, pos, "the pattern '%s' uses the character class %s, which Java has and RE2 does not", pat, se.Expr)
 		}
 		return nil, exprErr(domain.CodeInvalidPattern, pos, "the pattern '%s' is not a valid regular expression: %v", pat, err)
 	}
 	r := &javaRegex{re: re, src: pat}
-	tree, err := syntax.Parse(goPat, syntax.Perl)
+	tree, err := resyntax.Parse(goPat, resyntax.Perl)
 	if err == nil {
 		r.emptyToo = canMatchEmpty(tree) && canMatchText(tree)
-		walkRegex(tree, func(t *syntax.Regexp) {
+		walkRegex(tree, func(t *resyntax.Regexp) {
 			switch t.Op {
-			case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			case resyntax.OpBeginLine, resyntax.OpEndLine, resyntax.OpBeginText, resyntax.OpEndText, resyntax.OpWordBoundary, resyntax.OpNoWordBoundary:
 				r.anchored = true
 			}
-			if t.Op == syntax.OpEndText && t.Flags&syntax.WasDollar != 0 {
+			if t.Op == resyntax.OpEndText && t.Flags&resyntax.WasDollar != 0 {
 				r.dollarEnd = true
 			}
 		})
@@ -72,31 +73,31 @@ func compileJavaRegex(pat string, pos Pos) (*javaRegex, error) {
 	return r, nil
 }
 
-func walkRegex(t *syntax.Regexp, f func(*syntax.Regexp)) {
+func walkRegex(t *resyntax.Regexp, f func(*resyntax.Regexp)) {
 	f(t)
 	for _, s := range t.Sub {
 		walkRegex(s, f)
 	}
 }
 
-func canMatchEmpty(t *syntax.Regexp) bool {
+func canMatchEmpty(t *resyntax.Regexp) bool {
 	switch t.Op {
-	case syntax.OpLiteral:
+	case resyntax.OpLiteral:
 		return len(t.Rune) == 0
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+	case resyntax.OpCharClass, resyntax.OpAnyChar, resyntax.OpAnyCharNotNL, resyntax.OpNoMatch:
 		return false
-	case syntax.OpCapture, syntax.OpPlus:
+	case resyntax.OpCapture, resyntax.OpPlus:
 		return canMatchEmpty(t.Sub[0])
-	case syntax.OpRepeat:
+	case resyntax.OpRepeat:
 		return t.Min == 0 || canMatchEmpty(t.Sub[0])
-	case syntax.OpConcat:
+	case resyntax.OpConcat:
 		for _, s := range t.Sub {
 			if !canMatchEmpty(s) {
 				return false
 			}
 		}
 		return true
-	case syntax.OpAlternate:
+	case resyntax.OpAlternate:
 		for _, s := range t.Sub {
 			if canMatchEmpty(s) {
 				return true
@@ -107,15 +108,15 @@ func canMatchEmpty(t *syntax.Regexp) bool {
 	return true // empty match, anchors, star, quest
 }
 
-func canMatchText(t *syntax.Regexp) bool {
+func canMatchText(t *resyntax.Regexp) bool {
 	switch t.Op {
-	case syntax.OpLiteral:
+	case resyntax.OpLiteral:
 		return len(t.Rune) > 0
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+	case resyntax.OpCharClass, resyntax.OpAnyChar, resyntax.OpAnyCharNotNL:
 		return true
-	case syntax.OpRepeat:
+	case resyntax.OpRepeat:
 		return t.Max != 0 && canMatchText(t.Sub[0])
-	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpConcat, syntax.OpAlternate:
+	case resyntax.OpCapture, resyntax.OpStar, resyntax.OpPlus, resyntax.OpQuest, resyntax.OpConcat, resyntax.OpAlternate:
 		for _, s := range t.Sub {
 			if canMatchText(s) {
 				return true
@@ -298,7 +299,7 @@ func (r *javaRegex) matches(s string) bool {
 
 // findAll is every match of Java's Matcher.find() loop, as submatch
 // indexes.
-func (r *javaRegex) findAll(s string, pos Pos) ([][]int, error) {
+func (r *javaRegex) findAll(s string, pos syntax.Pos) ([][]int, error) {
 	if err := r.checkInput(s, pos); err != nil {
 		return nil, err
 	}
@@ -331,7 +332,7 @@ func (r *javaRegex) findAll(s string, pos Pos) ([][]int, error) {
 
 // checkInput refuses an input the functions returning matches cannot treat
 // as Java does: a $ pattern on an input ending with a line terminator.
-func (r *javaRegex) checkInput(s string, pos Pos) error {
+func (r *javaRegex) checkInput(s string, pos syntax.Pos) error {
 	if r.dollarEnd && javaTerminator(s) > 0 {
 		return exprErr(domain.CodeUnsupportedRegex, pos, "the pattern '%s' has $, which in Java also matches before the line break that ends the input; RE2 does not: trim the input, or use \\z or (?m)", r.src)
 	}

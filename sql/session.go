@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // Session is what an expression's meaning depends on besides its input: the
@@ -95,7 +96,7 @@ var shortZoneIDs = map[string]string{
 var errBadZone = domain.Errorf(domain.CodeInvalidTimeZone, "not a time zone")
 
 // CompileSession is Compile under a session: its time zone and its now.
-func CompileSession(e Expr, in domain.Schema, s Session) (*Compiled, error) {
+func CompileSession(e syntax.Expr, in domain.Schema, s Session) (*Compiled, error) {
 	return compileWith(e, in, s.resolved())
 }
 

@@ -2,13 +2,14 @@ package sql
 
 import (
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // DomainType is the type sluice stores a SQL type as: integers of every
 // width as bigint, decimals and floats as double, strings of every kind as
 // string; arrays and structs of those. A type sluice cannot store is
 // DATATYPE_MISMATCH (or NOT_IMPLEMENTED for the types still to come).
-func DomainType(t *Type) (domain.Type, error) {
+func DomainType(t *syntax.Type) (domain.Type, error) {
 	switch t.Name {
 	case "ARRAY":
 		if len(t.Elems) != 1 {
@@ -64,53 +65,21 @@ func ParseSchema(name, src string) (domain.Schema, error) {
 		return domain.Schema{}, err
 	}
 	if t.Kind != domain.KindStruct {
-		return domain.Schema{}, exprErr(domain.CodeInvalidSchema, Pos{Line: 1, Col: 1}, "a schema is a list of columns, not %s", t)
+		return domain.Schema{}, exprErr(domain.CodeInvalidSchema, syntax.Pos{Line: 1, Col: 1}, "a schema is a list of columns, not %s", t)
 	}
 	return domain.NewSchema(t.Fields...), nil
 }
 
-// parseTypeText reads a type given as text: a column list ('a INT, b
-// STRING', a struct of those columns) or a type ('STRUCT<a: INT>',
-// 'ARRAY<INT>', 'MAP<STRING, INT>'), as schemas are given to read_files and
-// from_json.
+// parseTypeText reads a type given as text, as syntax.ParseType does, and
+// gives the type sluice stores it as.
 func parseTypeText(name, text string) (domain.Type, error) {
-	s := newSource(name, text)
-	toks, err := s.lex(text, nil)
+	t, err := syntax.ParseType(name, text)
 	if err != nil {
 		return domain.Type{}, err
 	}
-	p := &parser{s: s, text: text, toks: toks}
-	var t *Type
-	if perr := p.run(func() {
-		if p.peek().kind == tIdent && p.isOpAt(1, "<") {
-			t = p.dataType()
-		} else {
-			t = &Type{Pos: p.pos(), Name: "STRUCT"}
-			for {
-				f := &StructField{Pos: p.pos(), Name: p.ident("a column name")}
-				p.acceptOp(":")
-				f.Type = p.dataType()
-				if p.acceptKws("NOT", "NULL") {
-					f.NotNull = true
-				}
-				if p.acceptKws("COMMENT") {
-					f.Comment = p.stringLit("a comment")
-				}
-				t.Fields = append(t.Fields, f)
-				if !p.acceptOp(",") {
-					break
-				}
-			}
-		}
-		if p.peek().kind != tEOF {
-			p.fail("`,` or the end of the schema")
-		}
-	}); perr != nil {
-		return domain.Type{}, perr
-	}
 	dt, terr := DomainType(t)
 	if terr != nil {
-		return domain.Type{}, Locate(terr, name, text)
+		return domain.Type{}, syntax.Locate(terr, name, text)
 	}
 	return dt, nil
 }

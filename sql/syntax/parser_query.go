@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 // queryStart reports whether a query starts n tokens ahead: SELECT, WITH,
 // VALUES, or parentheses around one.

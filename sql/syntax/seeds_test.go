@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // reference pages in ../shared/seeds. The pages are read where they are, not
 // copied into the project; the test is skipped when they are absent.
 func TestSeedPipelines(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "seeds")
+	dir := filepath.Join("..", "..", "..", "shared", "seeds")
 	pages, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if len(pages) == 0 {
 		t.Skip("no reference pages in " + dir)
@@ -70,7 +70,7 @@ func sqlBlocks(page string) []sqlBlock {
 }
 
 func TestSeedBlocksFound(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "seeds", "best-practices.pt.txt"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "seeds", "best-practices.pt.txt"))
 	if err != nil {
 		t.Skip("reference pages absent")
 	}

@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"errors"
@@ -71,7 +71,7 @@ func TestLexKeywordsAnyCase(t *testing.T) {
 
 func TestLexPositions(t *testing.T) {
 	toks := lexAll(t, "a\n  é  b\n\tc")
-	want := []Pos{{1, 1}, {2, 3}, {2, 6}, {3, 2}}
+	want := []Pos{{"lex.sql", 1, 1}, {"lex.sql", 2, 3}, {"lex.sql", 2, 6}, {"lex.sql", 3, 2}}
 	for i, w := range want {
 		if toks[i].pos != w {
 			t.Errorf("token %d %q at %v, want %v", i, toks[i].text, toks[i].pos, w)
@@ -84,12 +84,12 @@ func TestLexErrors(t *testing.T) {
 		in  string
 		pos Pos
 	}{
-		{"'abc", Pos{1, 1}},
-		{"x \"abc\\\"", Pos{1, 3}},
-		{"a\n`b", Pos{2, 1}},
-		{"/* a /* b */", Pos{1, 1}},
-		{"a # b", Pos{1, 3}},
-		{"a\n  $", Pos{2, 3}},
+		{"'abc", Pos{"lex.sql", 1, 1}},
+		{"x \"abc\\\"", Pos{"lex.sql", 1, 3}},
+		{"a\n`b", Pos{"lex.sql", 2, 1}},
+		{"/* a /* b */", Pos{"lex.sql", 1, 1}},
+		{"a # b", Pos{"lex.sql", 1, 3}},
+		{"a\n  $", Pos{"lex.sql", 2, 3}},
 	}
 	for _, c := range cases {
 		s := newSource("lex.sql", c.in)
@@ -132,10 +132,10 @@ func TestSubstitute(t *testing.T) {
 	// offsets after a substitution map back to the original
 	s := newSource("p.sql", "${nl} zz")
 	out, _ := s.substitute(s.orig, conf)
-	if i := strings.Index(out, "zz"); s.pos(i) != (Pos{1, 7}) {
+	if i := strings.Index(out, "zz"); s.pos(i) != (Pos{"p.sql", 1, 7}) {
 		t.Errorf("zz at %v", s.pos(i))
 	}
-	if s.pos(2) != (Pos{1, 1}) {
+	if s.pos(2) != (Pos{"p.sql", 1, 1}) {
 		t.Errorf("inside the value at %v, want the ${", s.pos(2))
 	}
 }
@@ -143,7 +143,7 @@ func TestSubstitute(t *testing.T) {
 func TestSubstituteUnknown(t *testing.T) {
 	_, err := ParseFile("p.sql", "SELECT 1;\nSELECT '${x.y}'", map[string]string{"x": "1"})
 	var e *Error
-	if !errors.As(err, &e) || e.Code != domain.CodeUnboundParameter || e.Pos != (Pos{2, 9}) || !strings.Contains(e.Error(), "x.y") {
+	if !errors.As(err, &e) || e.Code != domain.CodeUnboundParameter || e.Pos != (Pos{"p.sql", 2, 9}) || !strings.Contains(e.Error(), "x.y") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestLongLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	items := f.Statements[0].(*QueryStmt).Query.Body.(*Select).Items
-	if got := items[len(items)-1].Pos; got != (Pos{1, 8 + 3*100000}) {
+	if got := items[len(items)-1].Pos; got != (Pos{"long.sql", 1, 8 + 3*100000}) {
 		t.Fatalf("last item at %v", got)
 	}
 }

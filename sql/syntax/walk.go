@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 // Inspect walks the tree below n in source order, calling f for each node
 // (n first). When f returns false, the children of that node are skipped.

@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"errors"
@@ -139,7 +139,7 @@ func TestErrorIsDomainError(t *testing.T) {
 		t.Fatalf("code %q, want %q", got, domain.CodeUnboundParameter)
 	}
 	var e *Error
-	if !errors.As(err, &e) || e.Pos != (Pos{1, 8}) {
+	if !errors.As(err, &e) || e.Pos != (Pos{"x.sql", 1, 8}) {
 		t.Fatalf("error %#v", err)
 	}
 	_, err = ParseFile("x.sql", "SELECT FROM", nil)

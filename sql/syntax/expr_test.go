@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"errors"
@@ -96,14 +96,14 @@ func TestPositions(t *testing.T) {
 			t.Errorf("%s at %v, want %v", what, got, want)
 		}
 	}
-	check("statement 1", f.Statements[0].Position(), Pos{7, 1})
-	check("substituted literal", s1.Items[0].Expr.Position(), Pos{7, 8})
-	check("b after the substitution", s1.Items[1].Expr.Position(), Pos{7, 17})
-	check("substituted table", s1.From[0].(*TableRef).Name.Pos, Pos{8, 8})
-	check("alias after it", s1.From[0].(*TableRef).Alias.Pos, Pos{8, 15})
-	check("statement 2", f.Statements[1].Position(), Pos{11, 1})
-	check("column after a tab", s2.Items[0].Expr.Position(), Pos{11, 8})
-	if len(f.Notes) != 1 || f.Notes[0].Pos != (Pos{2, 1}) {
+	check("statement 1", f.Statements[0].Position(), Pos{"nb.sql", 7, 1})
+	check("substituted literal", s1.Items[0].Expr.Position(), Pos{"nb.sql", 7, 8})
+	check("b after the substitution", s1.Items[1].Expr.Position(), Pos{"nb.sql", 7, 17})
+	check("substituted table", s1.From[0].(*TableRef).Name.Pos, Pos{"nb.sql", 8, 8})
+	check("alias after it", s1.From[0].(*TableRef).Alias.Pos, Pos{"nb.sql", 8, 15})
+	check("statement 2", f.Statements[1].Position(), Pos{"nb.sql", 11, 1})
+	check("column after a tab", s2.Items[0].Expr.Position(), Pos{"nb.sql", 11, 8})
+	if len(f.Notes) != 1 || f.Notes[0].Pos != (Pos{"nb.sql", 2, 1}) {
 		t.Errorf("notes %v", f.Notes)
 	}
 }
@@ -117,7 +117,7 @@ func TestClausePositions(t *testing.T) {
 	s := q.Body.(*Select)
 	got := []Pos{s.FromPos, s.WherePos, s.GroupBy.Pos, s.HavingPos, s.QualifyPos, s.WindowPos, q.OrderByPos, q.LimitPos, q.OffsetPos}
 	for i, p := range got {
-		if p != (Pos{i + 2, 1}) {
+		if p != (Pos{"c.sql", i + 2, 1}) {
 			t.Errorf("clause %d at %v, want line %d", i, p, i+2)
 		}
 	}

@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 // The syntax tree. Every node records the position of its first token in the
 // original file. The tree keeps every clause as written (including the older

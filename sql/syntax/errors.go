@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"fmt"
@@ -8,12 +8,18 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// Pos is a position in the original source file: 1-based line, and 1-based
-// column counted in characters (runes), not bytes.
+// Pos is a position in the original source file: the file's name as it was
+// given to the parser, 1-based line, and 1-based column counted in
+// characters (runes), not bytes. Every node the parser makes carries its
+// file, so an error found while planning or running a query knows the file
+// it comes from without searching the statements again. A Pos made by hand
+// may leave File empty.
 type Pos struct {
+	File      string
 	Line, Col int
 }
 
+// String is line:col, without the file.
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
 // Error is a lexing, substitution or parsing error. It names the file, the
@@ -175,7 +181,7 @@ func (s *source) posOrig(off int) Pos {
 	}
 	col += utf8.RuneCountInString(s.orig[from:off])
 	s.lastLine, s.lastOff, s.lastCol = line, off, col
-	return Pos{Line: line + 1, Col: col}
+	return Pos{File: s.name, Line: line + 1, Col: col}
 }
 
 // pos is the position in the original text of an offset of the substituted text.

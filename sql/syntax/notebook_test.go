@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestNotebookCRLFAndBOM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Statements) != 2 || f.Statements[1].Position() != (Pos{9, 1}) {
+	if len(f.Statements) != 2 || f.Statements[1].Position() != (Pos{"nb.sql", 9, 1}) {
 		t.Fatalf("statements %v", f.Statements)
 	}
 	if len(f.Notes) != 1 || !strings.Contains(f.Notes[0].Text, "%md") || f.Notes[0].Pos.Line != 5 {

@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 import (
 	suggestpkg "github.com/sluicehq/sluice/internal/suggest"

@@ -1,4 +1,4 @@
-package sql
+package syntax
 
 // tokKind is the class of a token. Keywords are not a class of their own:
 // they are identifiers, recognised by the parser where it expects them, so a
