@@ -443,8 +443,10 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 			seq++
 		}
 	}
-	s.queue.push(committed)
+	// Readers see the new last seq before the bus delivers its events: a
+	// subscriber may Get what it was told of.
 	s.advance(seq - 1)
+	s.queue.push(committed)
 	if s.cfg.syncWrites {
 		// With sync writes off, a machine crash can lose these commits, so
 		// the marker takes the last seq only at Close.
