@@ -205,7 +205,8 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *syntax.FuncCall, fn string, m
 		// As Databricks: with the schema inferred, records that do not fit
 		// are rescued into _rescued_data; with a schema given, only when
 		// rescuedDataColumn asks for it.
-		fo.RescueBadRecords = schema == nil || rescueAs != ""
+		// DROPMALFORMED and FAILFAST rescue nothing: no such column then.
+		fo.RescueBadRecords = (schema == nil || rescueAs != "") && (fo.Mode == "" || fo.Mode == "PERMISSIVE")
 		fo.RescuedDataColumn = rescueAs
 	}
 	if fo.Format == "csv" {

@@ -114,7 +114,13 @@ func (p *csvParser) record() error {
 			if r == d.delim || r == '\n' {
 				break
 			}
-			if quoted && r != '\r' {
+			if quoted {
+				// only the line break may follow a closing quote (or the
+				// delimiter, above): a CR of CRLF is no part of the field
+				if r == '\r' && (p.pos+n == len(p.data) || p.data[p.pos+n] == '\n') {
+					p.pos += n
+					continue
+				}
 				p.skipLine()
 				return errCSVAfterQuote
 			}

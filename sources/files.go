@@ -682,27 +682,109 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 // csvScanner is a record scanner for the source's files; header says the
 // first record that is not blank names the columns.
 func (s *fileSource) csvScanner(header bool) recordScanner {
-	sc := recordScanner{header: header, blank: s.opts.Format != "text"} // blank lines are no rows but in text
-	if d := s.opts.dialect(); s.opts.Format == "csv" && d.multiLine && d.quote > 0 {
+	sc := recordScanner{header: header, blank: s.opts.Format != "text", csv: s.opts.Format == "csv", fieldStart: true}
+	if d := s.opts.dialect(); sc.csv && d.multiLine && d.quote > 0 {
 		sc.quote = byte(d.quote)
 		if d.escape > 0 {
 			sc.escape = byte(d.escape)
 		}
+		sc.delim = []byte(string(d.delim))
 	}
 	return sc
 }
 
 // recordScanner finds the ends of records: line breaks, but in multi-line
-// CSV those inside quotes. Its state carries over from one chunk of a file
-// to the next.
+// CSV those inside quoted fields, read by the rules of csvParser: a quote
+// opens a field only at its start, "" inside quotes is a quote, and after a
+// closing quote anything but the delimiter or the line break spoils the
+// rest of the line. Its state carries over from one chunk of a file to the
+// next.
 type recordScanner struct {
 	header, blank bool
-	// quote and escape are multi-line CSV's (0: records are lines)
+	csv           bool // blank lines are empty (or a CR): spaces make a record
+	// quote, escape and delim are multi-line CSV's (quote 0: records are lines)
 	quote, escape byte
-	inQuote       bool
-	escaped       bool  // the previous byte, inside quotes, was the escape
-	nonBlank      bool  // the record so far has a non-blank byte
-	lines         int64 // line breaks of the record so far
+	delim         []byte
+	matched       int // bytes of a delimiter of several matched so far
+
+	fieldStart bool  // the next byte starts a field
+	inQuote    bool  // inside a quoted field
+	quoteSeen  bool  // inside quotes, a quote that may be the first of ""
+	escaped    bool  // inside quotes, the previous byte was the escape
+	afterQuote bool  // a quoted field closed: the delimiter or a line break must follow
+	crSeen     bool  // after a closing quote, a CR: a line break must follow
+	spoiled    bool  // the rest of the line is a bad record's
+	nonBlank   bool  // the record so far has a non-blank byte
+	lines      int64 // line breaks of the record so far
+}
+
+// step reads one byte of multi-line CSV other than a line break.
+func (sc *recordScanner) step(c byte) {
+	// the delimiter, of one byte or of several (a UTF-8 rune, whose first
+	// byte is never inside another rune)
+	isDelim, partial := len(sc.delim) == 1 && c == sc.delim[0], false
+	if len(sc.delim) > 1 {
+		switch {
+		case c == sc.delim[sc.matched]:
+			sc.matched++
+		case c == sc.delim[0]:
+			sc.matched = 1
+		default:
+			sc.matched = 0
+		}
+		isDelim, partial = sc.matched == len(sc.delim), sc.matched > 0 && sc.matched < len(sc.delim)
+		if isDelim {
+			sc.matched = 0
+		}
+	}
+	if sc.quoteSeen {
+		sc.quoteSeen = false
+		if c == sc.quote {
+			return // "" is a quote
+		}
+		sc.inQuote, sc.afterQuote = false, true // the field closed
+	}
+	switch {
+	case sc.spoiled:
+	case sc.escaped:
+		sc.escaped = false
+	case sc.inQuote:
+		if c == sc.escape && sc.escape != sc.quote {
+			sc.escaped = true
+		} else if c == sc.quote {
+			sc.quoteSeen, sc.matched = true, 0
+		}
+	case sc.crSeen:
+		sc.spoiled = true
+	case sc.afterQuote:
+		switch {
+		case isDelim:
+			sc.afterQuote, sc.fieldStart = false, true
+		case partial:
+		case c == '\r':
+			sc.crSeen = true
+		default:
+			sc.spoiled = true
+		}
+	case sc.fieldStart && c == sc.quote:
+		sc.inQuote, sc.fieldStart = true, false
+	default:
+		sc.fieldStart = isDelim
+	}
+}
+
+// lineBreak reads a line break of multi-line CSV; it reports whether the
+// record goes on past it (inside a quoted field).
+func (sc *recordScanner) lineBreak() (goesOn bool) {
+	if sc.quoteSeen { // the quote before the line break closed the field
+		sc.quoteSeen, sc.inQuote = false, false
+	}
+	if sc.inQuote {
+		sc.escaped = false
+		return true
+	}
+	sc.fieldStart, sc.afterQuote, sc.crSeen, sc.spoiled, sc.matched = true, false, false, false, 0
+	return false
 }
 
 // next finds the end of the record that p continues: the index of its line
@@ -712,33 +794,22 @@ func (sc *recordScanner) next(p []byte) (i int, isRow, ok bool) {
 	start := 0
 	for {
 		j := bytes.IndexByte(p[start:], '\n')
+		end := len(p)
+		if j >= 0 {
+			end = start + j
+		}
 		if sc.quote != 0 {
-			end := len(p)
-			if j >= 0 {
-				end = start + j
-			}
-			sc.nonBlank = sc.nonBlank || !blankBytes(p[start:end])
 			for _, c := range p[start:end] {
-				switch {
-				case sc.escaped:
-					sc.escaped = false
-				case sc.inQuote && c == sc.escape && sc.escape != sc.quote:
-					sc.escaped = true
-				case c == sc.quote:
-					sc.inQuote = !sc.inQuote // "" inside quotes toggles twice
-				}
+				sc.step(c)
 			}
 		}
+		sc.nonBlank = sc.nonBlank || !sc.blankText(p[start:end])
 		if j < 0 {
-			sc.nonBlank = sc.nonBlank || !blankBytes(p[start:])
 			return 0, false, false
 		}
-		j += start
 		sc.lines++
-		sc.nonBlank = sc.nonBlank || !blankBytes(p[start:j])
-		if sc.inQuote {
-			sc.escaped = false
-			start = j + 1
+		if sc.quote != 0 && sc.lineBreak() {
+			start = end + 1
 			continue
 		}
 		isRow = sc.nonBlank || !sc.blank
@@ -746,8 +817,17 @@ func (sc *recordScanner) next(p []byte) (i int, isRow, ok bool) {
 			sc.header, isRow = false, false
 		}
 		sc.nonBlank = false
-		return j, isRow, true
+		return end, isRow, true
 	}
+}
+
+// blankText reports whether p, part of a line, is blank: for CSV empty but
+// for a CR (as csvParser skips lines), for JSON whitespace.
+func (sc *recordScanner) blankText(p []byte) bool {
+	if sc.csv {
+		return len(bytes.Trim(p, "\r")) == 0
+	}
+	return blankBytes(p)
 }
 
 // blankBytes reports whether p holds spaces, tabs and carriage returns only.
@@ -828,10 +908,11 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 		wg.Wait()
 		if errors.Join(errs...) == nil {
 			if out, err := domain.Concat(parts...); err == nil {
+				var rescued, malformed int64 // Concat may return one of parts itself
 				for _, p := range parts {
-					out.Rescued += p.Rescued
-					out.Malformed += p.Malformed
+					rescued, malformed = rescued+p.Rescued, malformed+p.Malformed
 				}
+				out.Rescued, out.Malformed = rescued, malformed
 				return out, nil
 			}
 		}
@@ -869,7 +950,7 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
 		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", full, info.Size(), f.Size).
 			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
-	} else if id := fileIdentity(info); err == nil && f.ID != "" && id != "" && id != f.ID {
+	} else if err == nil && f.ID != "" && fileIdentity(info) != "" && fileIdentity(info) != f.ID {
 		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s is another file than the one the micro-batch was planned on (it was replaced)", full).
 			WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
 	}
@@ -1033,7 +1114,11 @@ func (s *fileSource) csvHeaderText(fh *os.File) (string, int, error) {
 				if _, err := fh.ReadAt(head, 0); err != nil {
 					return "", 0, domain.Wrap(domain.CodeFileUnreadable, err, fh.Name()).AsRetriable()
 				}
-				return strings.TrimPrefix(string(head), utf8BOM), strings.Count(string(head), "\n"), nil
+				text := string(head)
+				if s.opts.Encoding == "latin1" {
+					text = latin1ToUTF8(head)
+				}
+				return strings.TrimPrefix(text, utf8BOM), strings.Count(text, "\n"), nil
 			}
 		}
 		if err != nil {

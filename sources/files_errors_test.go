@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -521,5 +522,111 @@ func TestMultiLineJSON(t *testing.T) {
 	r := rescued(t, b)
 	if got := fmt.Sprint(column(t, b, "id")); got != "[1 2 3 NULL NULL]" || r[3] == nil || r[4]["_corrupt_record"] != "{\"id\": 5,\n oops" || r[4]["_line"] != float64(7) {
 		t.Errorf("ids %s, rescued %v", got, r)
+	}
+}
+
+// TestCSVSplitAsWhole: a CSV file planned in micro-batches of one record
+// gives the rows it gives read whole, for the forms where planning and
+// decoding could disagree on the ends of records (quotes inside fields, text
+// after a closing quote, CRLF, blank lines of spaces, a delimiter of several
+// bytes, escapes).
+func TestCSVSplitAsWhole(t *testing.T) {
+	for _, tt := range []struct {
+		name, content string
+		opts          FileOptions
+	}{
+		{"quote inside a field", "id,name\n1,b\"c\n\"x\ny\",z\n", FileOptions{MultiLine: true}},
+		{"text after a closing quote", "id,name\n1,\"a\"b\"c\n2,\"d\ne\"\n3,f\n", FileOptions{MultiLine: true}},
+		{"CRLF and quoted header", "\"id\",\"name\"\r\n1,\"ann\"\r\n2,\"b\r\nob\"\r\n3,cy\r\n", FileOptions{MultiLine: true}},
+		{"CR after a closing quote", "id,name\n1,\"x\"\r,y\n2,z\n", FileOptions{MultiLine: true}},
+		{"blank lines of spaces", "  \nid,name\n1,a\n\n2,b\n", FileOptions{}},
+		{"delimiter of two bytes", "id§name\n1§\"a§\nb\"\n2§\"c\"\n", FileOptions{MultiLine: true, Delimiter: '§'}},
+		{"escapes", "id,name\n1,\"a\\\"\nb\"\n2,\"c\\\\\"\n3,d\n", FileOptions{MultiLine: true}},
+		{"doubled quotes over lines", "id,name\n1,\"a\"\"\n\"\"b\"\n2,c\n", FileOptions{MultiLine: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "a.csv", tt.content, baseTime)
+			// declared, as read_files declares what it inferred: a
+			// micro-batch of bad records alone has the columns too
+			declared := domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeString, Nullable: true}, domain.Field{Name: "name", Type: domain.TypeString, Nullable: true})
+			opts := tt.opts
+			opts.Format, opts.Header, opts.RescueBadRecords, opts.Schema = "csv", true, true, &declared
+			whole := readOnce(t, newFiles(t, dir, opts))
+			opts.MaxRowsPerTrigger = 1
+			var rows []string
+			for _, s := range drain(t, newFiles(t, dir, opts), nil, domain.ReadLimit{}) {
+				for _, r := range s.batch.Rows() {
+					rows = append(rows, rowText(s.batch, r))
+				}
+			}
+			var want []string
+			for _, r := range whole.Rows() {
+				want = append(want, rowText(whole, r))
+			}
+			if !cmp.Equal(rows, want) {
+				t.Errorf("split:\n%q\nwhole:\n%q", rows, want)
+			}
+		})
+	}
+}
+
+// rowText renders a row for comparisons, the rescued data without its line
+// (a split read numbers lines as the whole one does, but the test compares
+// values).
+func rowText(b *domain.Batch, r []domain.Value) string {
+	var parts []string
+	for i, v := range r {
+		if b.Schema.Fields[i].Name == RescuedDataColumn && !v.IsNull() {
+			var m map[string]any
+			_ = json.Unmarshal([]byte(v.AsString()), &m)
+			parts = append(parts, fmt.Sprint(m["_corrupt_record"], "@", m["_line"]))
+			continue
+		}
+		parts = append(parts, b.Schema.Fields[i].Name+"="+v.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestCSVCRLFQuoted: in a CRLF file, a quoted last field and a quoted header
+// keep no CR.
+func TestCSVCRLFQuoted(t *testing.T) {
+	declared := domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeString, Nullable: true}, domain.Field{Name: "name", Type: domain.TypeString, Nullable: true})
+	dir := t.TempDir()
+	writeFile(t, dir, "a.csv", "\"id\",\"name\"\r\n1,\"ann\"\r\n", baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true, Schema: &declared, Mode: "PERMISSIVE"}))
+	if got := fmt.Sprint(b.Rows()); got != "[[1 ann]]" {
+		t.Errorf("rows %s", got)
+	}
+}
+
+// TestLatin1HeaderInLaterBatches: a Latin-1 header names the columns of
+// every micro-batch alike.
+func TestLatin1HeaderInLaterBatches(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.csv", "id,Gr\xf6\xdfe\n1,a\n2,b\n", baseTime)
+	for _, s := range drain(t, newFiles(t, dir, FileOptions{Format: "csv", Header: true, Encoding: "ISO-8859-1", MaxRowsPerTrigger: 1}), nil, domain.ReadLimit{}) {
+		if got := s.batch.Schema.Names(); !cmp.Equal(got, []string{"id", "Größe"}) {
+			t.Errorf("columns %q", got)
+		}
+	}
+}
+
+// TestCountsOfParallelRuns: the counts of a micro-batch decoded in parallel
+// runs are their sum, also when one run has every row.
+func TestCountsOfParallelRuns(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	dir := t.TempDir()
+	var good, bad strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&good, "{\"id\": %d}\n", i)
+		bad.WriteString("garbage\n")
+	}
+	good.WriteString(strings.Repeat("junk\n", 1000))
+	writeFile(t, dir, "a.json", good.String(), baseTime)
+	writeFile(t, dir, "b.json", bad.String(), baseTime.Add(time.Second))
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "json", Mode: "DROPMALFORMED"}))
+	if b.Len() != 100_000 || b.Malformed != 101_000 {
+		t.Errorf("%d rows, %d malformed; want 100000, 101000", b.Len(), b.Malformed)
 	}
 }
