@@ -88,6 +88,8 @@ itself: it cannot run beside sluice run.`,
 			// of the store as reopened: Badger keeps the old versions of
 			// values until the store that wrote them closes.
 			if err := eventstore.Reclaim(a.ctx, proj.Storage, eventstore.WithLogger(a.logger())); err != nil {
+				// The rows are gone already; only their space waits.
+				fmt.Fprintf(a.stderr, "the rows above were removed, but their space is not given back yet: run sluice vacuum again to compact the storage\n")
 				return fail(ExitFailed, err)
 			}
 			fmt.Fprintf(a.stdout, "storage %s: %s before, %s after\n", proj.Storage, mib(before), mib(dirSize(proj.Storage)))
