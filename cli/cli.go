@@ -344,7 +344,7 @@ func (a *app) pipeline() (*pipeline.Project, *pipeline.Pipeline, error) {
 		}
 	}
 	p, more := a.load(proj)
-	if problems = append(problems, more...); len(problems) > 0 {
+	if problems = append(problems, pipeline.AllProblems(p, more)...); len(problems) > 0 {
 		return proj, nil, fail(ExitInvalid, problems)
 	}
 	if p == nil {

@@ -57,6 +57,7 @@ const (
 	CodeMalformedRecord            Code = "MALFORMED_RECORD_IN_PARSING"
 	CodeUnknownField               Code = "UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_RECORD_WITH_FILE_PATH"
 	CodeRowsVacuumed               Code = "ROWS_VACUUMED"
+	CodePipelineIncomplete         Code = "PIPELINE_INCOMPLETE"
 	CodeFileNotExist               Code = "FAILED_READ_FILE.FILE_NOT_EXIST"
 	CodeFileUnreadable             Code = "FAILED_READ_FILE"
 	CodePathNotFound               Code = "PATH_NOT_FOUND"
@@ -175,6 +176,8 @@ var codeInfo = map[Code]codeText{
 		"wait for that process to finish, or stop it; then run the command again"},
 	CodeProjectionMismatch: {"a projection differs from the one rebuilt from the log", "rebuild the projections from the log; report the difference"},
 	CodeInvalidUpdateState: {"the stored state contradicts the log", "rebuild the projections from the log"},
+	CodePipelineIncomplete: {"the pipeline's loader reported problems, and what failed to load is missing from it",
+		"fix the problems the loader reported (sluice validate lists them)"},
 	CodeRowsVacuumed: {"the rows asked for were removed by vacuum: their generation of the table was superseded and past its retention",
 		"read a later point of the log (the table's current generation is never vacuumed), or set a longer retention (delta.deletedFileRetentionDuration) before the next vacuum"},
 	CodeUnknownField: {"a record has a field the schema does not have, and schemaEvolutionMode is failOnNewColumns",

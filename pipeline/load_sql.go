@@ -58,37 +58,30 @@ func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
 		}
 	}
 	l.declare()
-	if len(l.problems) == 0 {
-		return nil
+	if len(l.problems) > 0 {
+		l.markIncomplete()
 	}
-	// What did load is checked as a whole too (names, stream and batch
-	// reads, depends_on), so that one run reports every problem. The
-	// problems found so far stay with the pipeline: it must not resolve
-	// into a graph that runs without what failed.
-	l.markIncomplete()
-	p.problems = append(p.problems, l.problems...)
-	_, problems := p.Resolve()
-	return problems
+	return l.problems
 }
 
-// markIncomplete tells the pipeline which datasets and flows failed to load,
-// or lost a flow that did: what Resolve finds missing about them follows
-// from problems already reported.
+// markIncomplete tells the pipeline that its SQL did not load whole, and
+// which datasets are missing or lost every flow that fills them: what
+// Resolve would find missing about them follows from problems already
+// reported (see AllProblems).
 func (l *sqlLoader) markIncomplete() {
 	if l.p.incomplete == nil {
 		l.p.incomplete = map[string]bool{}
 	}
-	for _, ds := range l.order {
-		if ds.failed {
-			l.p.incomplete[ds.name] = true
+	l.p.loadFailed = true
+	filled := map[*sqlDataset]bool{}
+	for _, f := range l.flows {
+		if !f.failed && f.plan != nil && f.target != nil {
+			filled[f.target] = true
 		}
 	}
-	for _, f := range l.flows {
-		if f.failed || f.plan == nil || f.target == nil || f.target.failed {
-			l.p.incomplete[f.name] = true
-			if f.target != nil {
-				l.p.incomplete[f.target.name] = true
-			}
+	for _, ds := range l.order {
+		if ds.failed || (len(ds.flows) > 0 && !filled[ds]) {
+			l.p.incomplete[ds.name] = true
 		}
 	}
 }

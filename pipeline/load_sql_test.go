@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
+	"github.com/sluicehq/sluice/sources"
 )
 
 // loadSQL declares a pipeline from SQL files whose read_files paths are
@@ -442,7 +445,8 @@ CREATE OR REFRESH STREAMING TABLE f AS SELECT * FROM STREAM read_files('/nonexis
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, problems := loadSQL(t, t.TempDir(), c.sql)
+			p, loaded := loadSQL(t, t.TempDir(), c.sql)
+			problems := AllProblems(p, loaded)
 			if len(problems) != len(c.want) {
 				t.Fatalf("%d problems, want %d:\n%v", len(problems), len(c.want), problems)
 			}
@@ -684,5 +688,48 @@ ORDER BY bad5;`, []string{
 				t.Errorf("got\n%s\nwant\n%s\n(%v)", strings.Join(got, "\n"), strings.Join(c.want, "\n"), problems)
 			}
 		})
+	}
+}
+
+// TestProblemsOfWhatFailedAndOfTheRest: the problems of what loaded are all
+// reported beside those of what failed, even under the same names; a
+// problem is reported once; what a Go program adds after loading counts.
+func TestProblemsOfWhatFailedAndOfTheRest(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in"), "a.json", `{"id": 1}`+"\n")
+	codes := func(ps domain.Problems) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, string(p.Code))
+		}
+		return out
+	}
+	// A flow named as a dataset that failed has problems of its own.
+	p, loaded := loadSQL(t, dir, `
+CREATE MATERIALIZED VIEW x AS SELECT nope FROM read_files('in', format => 'json');
+CREATE STREAMING TABLE u (id BIGINT);
+CREATE FLOW x DEPENDS ON (typo) AS INSERT INTO u BY NAME SELECT id FROM STREAM read_files('in', format => 'json');`)
+	if got := codes(AllProblems(p, loaded)); !cmp.Equal(got, []string{"UNRESOLVED_COLUMN", "DEPENDS_ON_UNKNOWN_FLOW"}) {
+		t.Errorf("problems %v", got)
+	}
+	// A table with a failed flow and a good one keeps its own problems.
+	p, loaded = loadSQL(t, dir, `
+CREATE STREAMING TABLE t (id BIGINT, CONSTRAINT c EXPECT (id > 0), CONSTRAINT c EXPECT (id < 10));
+CREATE FLOW a AS INSERT INTO t BY NAME SELECT id FROM STREAM read_files('in', format => 'json');
+CREATE FLOW b AS INSERT INTO t BY NAME SELECT nope AS id FROM STREAM read_files('in', format => 'json');`)
+	if got := codes(AllProblems(p, loaded)); !cmp.Equal(got, []string{"UNRESOLVED_COLUMN", "PIPELINE_DUPLICATE_IDENTIFIERS"}) {
+		t.Errorf("problems %v", got)
+	}
+	// Loading reports its own problems only: a flow added in Go after it
+	// fills the table, and nothing is said twice.
+	p, loaded = loadSQL(t, dir, `
+CREATE STREAMING TABLE t (id BIGINT);
+CREATE MATERIALIZED VIEW m AS SELECT nope FROM read_files('in', format => 'json');`)
+	p.AppendFlow("t", StreamFrom(sources.Range(0, 3)), Name("go_flow"))
+	if got := codes(AllProblems(p, loaded)); !cmp.Equal(got, []string{"UNRESOLVED_COLUMN"}) {
+		t.Errorf("problems %v", got)
+	}
+	if got := codes(p.Validate()); !cmp.Equal(got, []string{"PIPELINE_INCOMPLETE"}) {
+		t.Errorf("Validate after a failed load: %v, want only PIPELINE_INCOMPLETE", got)
 	}
 }

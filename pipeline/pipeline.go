@@ -38,8 +38,11 @@ type Pipeline struct {
 	// declaredAt places the datasets and flows declared in files (by
 	// LoadSQL), for the problems Resolve finds about them
 	declaredAt map[string]place
-	// incomplete names the datasets and flows a loader could not declare
-	// whole, having reported why: Resolve says nothing more of them
+	// loadFailed says a loader reported problems: what it declared is not
+	// the whole pipeline, and Resolve refuses to make a graph of it.
+	// incomplete names the datasets that loader could not declare, or whose
+	// every flow failed: Resolve does not report them missing or unfilled.
+	loadFailed bool
 	incomplete map[string]bool
 }
 

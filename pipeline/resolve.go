@@ -12,6 +12,24 @@ import (
 	"github.com/sluicehq/sluice/internal/suggest"
 )
 
+// AllProblems returns the problems a loader reported for p, followed by
+// those resolving what it did declare finds (names, stream and batch reads
+// into tables, depends_on, expectations), so that one run reports every
+// problem. p is the pipeline as the loader returned it, nil when it
+// returned none.
+func AllProblems(p *Pipeline, loaded domain.Problems) domain.Problems {
+	if p == nil || len(loaded) == 0 {
+		return loaded
+	}
+	out := append(domain.Problems(nil), loaded...)
+	for _, e := range p.Validate() {
+		if e.Code != domain.CodePipelineIncomplete { // what loading said
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Resolve checks the pipeline and builds its graph. It reports every problem
 // at once, each a *domain.Error with its code, the names involved and a hint;
 // the graph is nil when there is any.
@@ -43,21 +61,25 @@ type resolver struct {
 	flows    map[string]*domain.Flow
 }
 
-// add records a problem, unless it is about a dataset or flow that failed
-// to load: that failure was reported, and this follows from it.
+// add records a problem, unless it says that a dataset a loader failed to
+// declare (or to fill) is missing or unfilled: that failure was reported,
+// and this follows from it.
 func (r *resolver) add(e *domain.Error) {
-	for _, name := range e.Names {
-		if r.p.incomplete[name] {
-			return
-		}
+	if (e.Code == domain.CodeUnknownDataset || e.Code == domain.CodeDatasetWithoutFlow) && len(e.Names) > 0 && r.p.incomplete[e.Names[0]] {
+		return
 	}
 	r.problems = append(r.problems, e)
 }
 
 func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
 	p := r.p
+	if p.loadFailed {
+		// Its loader's problems say what is missing; this one keeps a
+		// caller that did not look at them from running the rest.
+		r.problems = append(r.problems, domain.Errorf(domain.CodePipelineIncomplete, "pipeline %q did not load whole", p.Name))
+	}
 	if len(p.datasets) == 0 && len(p.flows) == 0 {
-		if len(p.incomplete) == 0 { // else what it declares failed to load, and said why
+		if !p.loadFailed { // else what it declares failed to load, and said why
 			r.add(domain.Errorf(domain.CodeEmptyPipeline, "pipeline %q declares no datasets and no flows", p.Name))
 		}
 		return nil, r.problems
@@ -326,7 +348,7 @@ func (r *resolver) checkDependsOn() {
 
 func (r *resolver) checkDatasetsHaveFlows() {
 	written := map[string]bool{}
-	for _, f := range r.flows {
+	for _, f := range r.p.flows { // a flow refused for its name still writes: that problem is said
 		written[f.Target] = true
 	}
 	for _, name := range sortedNames(r.datasets) {
