@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The end-to-end tests of the read commands (table, events, describe),
@@ -537,4 +539,50 @@ func completions(out string) []string {
 		got = append(got, strings.SplitN(line, "\t", 2)[0])
 	}
 	return got
+}
+
+// TestVacuumKilled kills sluice vacuum with SIGKILL at random moments,
+// while it removes rows and while it compacts: the storage is sound after
+// each kill, the current tables whole, the events all there, and a vacuum
+// run to its end afterwards removes what is left.
+func TestVacuumKilled(t *testing.T) {
+	shop := newSQLPipeline(t, "shop")
+	must(t, 0, sluice, shop, "run")
+	for range 3 {
+		must(t, 0, sluice, shop, "run", "--full-refresh-all")
+	}
+	rows := tableRows(t, shop, "orders")
+	events := lines(must(t, 0, sluice, shop, "events", "--format", "jsonl").stdout)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for trial := range 8 {
+		cmd := exec.Command(sluice, "vacuum", "--retain", "0s")
+		cmd.Dir = shop
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(60 * time.Millisecond))))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		// A killed writer leaves the storage to be recovered by the next
+		// writer: vacuum again with a retention that removes nothing.
+		must(t, 0, sluice, shop, "vacuum", "--dry-run")
+		if r := run(t, sluice, shop, "doctor"); r.code != 0 && !strings.Contains(r.stdout, "left open") {
+			t.Fatalf("trial %d: doctor after a kill:\n%s%s", trial, r.stdout, r.stderr)
+		}
+		must(t, 0, sluice, shop, "run", "--refresh", "by_country") // a writer recovers what the kill left
+		must(t, 0, sluice, shop, "replay", "--verify")
+		if got := tableRows(t, shop, "orders"); got != rows {
+			t.Fatalf("trial %d: orders after a kill:\n%s\nwant:\n%s", trial, got, rows)
+		}
+		if got := lines(must(t, 0, sluice, shop, "events", "--format", "jsonl").stdout); got < events {
+			t.Fatalf("trial %d: %d events after a kill, %d before", trial, got, events)
+		}
+	}
+	must(t, 0, sluice, shop, "vacuum", "--retain", "0s")
+	if out := must(t, 0, sluice, shop, "vacuum", "--retain", "0s").stdout; strings.Contains(out, "removed") {
+		t.Errorf("a second vacuum removed more:\n%s", out)
+	}
+	if r := must(t, 0, sluice, shop, "doctor"); !strings.Contains(r.stdout, "is sound") {
+		t.Errorf("doctor: %s", r.stdout)
+	}
 }
