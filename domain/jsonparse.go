@@ -128,11 +128,12 @@ const (
 
 // JSONNode is one JSON value of a parsed tree.
 type JSONNode struct {
-	Kind  JSONKind
-	Raw   string      // the value's text as written
-	Text  string      // a string's value; a number's or a boolean's text
-	Keys  []string    // an object's keys, in order, duplicates kept
-	Items []*JSONNode // an array's elements, an object's values
+	Kind   JSONKind
+	Raw    string      // the value's text as written
+	Offset int         // where Raw starts in the parsed text
+	Text   string      // a string's value; a number's or a boolean's text
+	Keys   []string    // an object's keys, in order, duplicates kept
+	Items  []*JSONNode // an array's elements, an object's values
 }
 
 // IsInt reports whether a number is written as an integer.
@@ -388,7 +389,7 @@ func (p *jsonScanner) node(depth int) (*JSONNode, error) {
 	default:
 		return nil, p.fail("unexpected character %q", c)
 	}
-	n.Raw = p.s[start:p.pos]
+	n.Raw, n.Offset = p.s[start:p.pos], start
 	return n, nil
 }
 

@@ -517,10 +517,10 @@ func TestModes(t *testing.T) {
 // objects, one after another; text that does not parse is one bad record.
 func TestMultiLineJSON(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "a.json", "[{\"id\": 1},\n {\"id\": 2}]\n{\n \"id\": 3\n}\n[4]\n{\"id\": 5,\n oops", baseTime)
+	writeFile(t, dir, "a.json", "[{\"id\": 1},\n {\"id\": 2}]\n{\n \"id\": 3\n}\n[\n4]\n{\"id\": 5,\n oops", baseTime)
 	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "json", MultiLine: true, RescueBadRecords: true}))
 	r := rescued(t, b)
-	if got := fmt.Sprint(column(t, b, "id")); got != "[1 2 3 NULL NULL]" || r[3] == nil || r[4]["_corrupt_record"] != "{\"id\": 5,\n oops" || r[4]["_line"] != float64(7) {
+	if got := fmt.Sprint(column(t, b, "id")); got != "[1 2 3 NULL NULL]" || r[3]["_line"] != float64(7) || r[4]["_corrupt_record"] != "{\"id\": 5,\n oops" || r[4]["_line"] != float64(8) {
 		t.Errorf("ids %s, rescued %v", got, r)
 	}
 }

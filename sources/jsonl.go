@@ -86,7 +86,7 @@ func decodeJSONDocument(b *builder, data string) error {
 			return record(n.Raw, off)
 		}
 		for _, it := range n.Items {
-			if err := record(it.Raw, off); err != nil {
+			if err := record(it.Raw, it.Offset); err != nil {
 				return err
 			}
 		}
