@@ -79,7 +79,7 @@ itself: it cannot run beside sluice run.`,
 					continue
 				}
 				fmt.Fprintf(a.stdout, "%-24s %s %s in %d %s of generation(s) %s (%s of rows; retention %s)\n", v.Table, verb,
-					plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), mib(v.Bytes), v.Retention)
+					plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), byteSize(v.Bytes), v.Retention)
 			}
 			if dryRun || batches == 0 {
 				return nil
@@ -92,7 +92,7 @@ itself: it cannot run beside sluice run.`,
 				fmt.Fprintf(a.stderr, "the rows above were removed, but their space is not given back yet: run sluice vacuum again to compact the storage\n")
 				return fail(ExitFailed, err)
 			}
-			fmt.Fprintf(a.stdout, "storage %s: %s before, %s after\n", proj.Storage, mib(before), mib(dirSize(proj.Storage)))
+			fmt.Fprintf(a.stdout, "storage %s: %s before, %s after\n", proj.Storage, byteSize(before), byteSize(dirSize(proj.Storage)))
 			return nil
 		},
 	}
@@ -115,8 +115,6 @@ func dirSize(dir string) int64 {
 	})
 	return n
 }
-
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func joinInts(xs []int64) string {
 	parts := make([]string, len(xs))

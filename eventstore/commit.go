@@ -188,18 +188,28 @@ func (s *Store) Get(seq uint64) (*domain.Event, error) {
 	}
 	var ev *domain.Event
 	err := s.view("reading an event", func(txn *badger.Txn) error {
-		item, err := txn.Get(logKey(seq))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return missingEvents(seq, seq)
-		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(v []byte) error {
-			var derr error
-			ev, derr = decodeStored(seq, copyBytes(v))
-			return derr
-		})
+		var err error
+		ev, err = readEvent(txn, seq)
+		return err
+	})
+	return ev, err
+}
+
+// readEvent reads the committed event seq in txn; a missing one means the
+// store is damaged.
+func readEvent(txn *badger.Txn, seq uint64) (*domain.Event, error) {
+	item, err := txn.Get(logKey(seq))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, missingEvents(seq, seq)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ev *domain.Event
+	err = item.Value(func(v []byte) error {
+		var derr error
+		ev, derr = decodeStored(seq, copyBytes(v))
+		return derr
 	})
 	return ev, err
 }

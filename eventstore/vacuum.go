@@ -37,20 +37,11 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 			return freed, err
 		}
 		var ev *domain.Event
-		err := s.db.View(func(txn *badger.Txn) error {
-			item, err := txn.Get(logKey(seq))
-			if err != nil {
-				return err
-			}
-			return item.Value(func(v []byte) error {
-				var derr error
-				ev, derr = decodeStored(seq, copyBytes(v))
-				return derr
-			})
+		err := s.db.View(func(txn *badger.Txn) error { // not Get: dbMu is held
+			var err error
+			ev, err = readEvent(txn, seq)
+			return err
 		})
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return freed, missingEvents(seq, seq)
-		}
 		if err != nil {
 			return freed, err
 		}

@@ -157,15 +157,16 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *syntax.FuncCall, fn string, m
 		case "nullvalue":
 			fo.NullValue = v
 		case "dateformat", "timestampformat":
-			parse, err := sql.DatetimeParser(v)
+			parser := sql.DatetimeParser
+			if key == "dateformat" {
+				parser = sql.DateParser
+			}
+			parse, err := parser(v)
 			if err != nil {
 				return fail(optPos[key], "the %s %q is not a valid datetime pattern: %s", key, v, errorMessage(err))
 			}
 			if key == "dateformat" {
-				fo.ParseDate = func(s string) (int64, bool) {
-					us, ok := parse(s)
-					return floorDiv(us, 86_400_000_000), ok
-				}
+				fo.ParseDate = parse
 			} else {
 				fo.ParseTimestamp = parse
 			}
@@ -289,14 +290,6 @@ func parseOptionTime(v string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // asStrings is an inferred schema read as Auto Loader reads JSON without

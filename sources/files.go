@@ -947,12 +947,15 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 	if f.End > f.Size || f.Start > f.End {
 		return nil, domain.Errorf(domain.CodeInvalidUpdateState, "a micro-batch of %s reads bytes %d to %d of a file of %d", full, f.Start, f.End, f.Size)
 	}
-	if info, err := fh.Stat(); err == nil && info.Size() < f.Size {
-		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", full, info.Size(), f.Size).
-			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
-	} else if err == nil && f.ID != "" && fileIdentity(info) != "" && fileIdentity(info) != f.ID {
-		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s is another file than the one the micro-batch was planned on (it was replaced)", full).
-			WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
+	if info, err := fh.Stat(); err == nil {
+		if info.Size() < f.Size {
+			return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when the micro-batch was planned", full, info.Size(), f.Size).
+				WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+		}
+		if id := fileIdentity(info); f.ID != "" && id != "" && id != f.ID {
+			return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s is another file than the one the micro-batch was planned on (it was replaced)", full).
+				WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
+		}
 	}
 	buf := make([]byte, f.End-f.Start)
 	if _, err := fh.ReadAt(buf, f.Start); err != nil {

@@ -14,3 +14,15 @@ func DatetimeParser(p string) (func(string) (int64, bool), error) {
 	}
 	return func(s string) (int64, bool) { return pat.parse(s, time.UTC) }, nil
 }
+
+// DateParser is DatetimeParser for dates: days since the epoch.
+func DateParser(p string) (func(string) (int64, bool), error) {
+	parse, err := DatetimeParser(p)
+	if err != nil {
+		return nil, err
+	}
+	return func(s string) (int64, bool) {
+		us, ok := parse(s)
+		return floorDiv(us, 86_400_000_000), ok
+	}, nil
+}
