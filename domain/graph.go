@@ -96,6 +96,10 @@ type Flow struct {
 	Comment          string
 	Conf             map[string]string
 	Query            *Query
+	// Changes is how an AUTO CDC flow (Type FlowChange) applies the rows
+	// of its query, which end with the columns ChangeSequenceColumn,
+	// ChangeDeleteColumn and ChangeTruncateColumn.
+	Changes *ChangeSpec
 	// Warnings are what loading the flow found to say (an option that has
 	// no effect here); each update records them as planning_information
 	// events.

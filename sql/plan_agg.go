@@ -390,7 +390,7 @@ func (o *aggOp) group(b *domain.Batch, keys []*domain.Column, set []int, gid int
 		index := map[string]int32{}
 		var buf []byte
 		for i := 0; i < b.Len(); i++ {
-			buf = appendRowKey(buf[:0], setKeys, i)
+			buf = AppendRowKey(buf[:0], setKeys, i)
 			g, ok := index[string(buf)]
 			if !ok {
 				g = int32(len(firsts))

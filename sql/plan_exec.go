@@ -210,10 +210,10 @@ func runBoth(rs *runState, l, r op) (*domain.Batch, *domain.Batch, error) {
 
 // ---- hashing rows ----
 
-// appendRowKey appends an encoding of row i of cols that is equal for equal
+// AppendRowKey appends an encoding of row i of cols that is equal for equal
 // rows and different otherwise (NULL equals NULL here, as GROUP BY,
 // DISTINCT and set operations treat it; -0.0 equals 0.0 and NaN equals NaN).
-func appendRowKey(buf []byte, cols []*domain.Column, i int) []byte {
+func AppendRowKey(buf []byte, cols []*domain.Column, i int) []byte {
 	for _, c := range cols {
 		buf = appendKey(buf, c, i)
 	}
@@ -326,14 +326,14 @@ func (o *joinOp) candidates(lb, rb *domain.Batch) ([]int, []int, error) {
 		if anyNullKey(rk, j) {
 			continue
 		}
-		buf = appendRowKey(buf[:0], rk, j)
+		buf = AppendRowKey(buf[:0], rk, j)
 		table[string(buf)] = append(table[string(buf)], j)
 	}
 	for i := 0; i < lb.Len(); i++ {
 		if anyNullKey(lk, i) {
 			continue
 		}
-		buf = appendRowKey(buf[:0], lk, i)
+		buf = AppendRowKey(buf[:0], lk, i)
 		for _, j := range table[string(buf)] {
 			li, ri = append(li, i), append(ri, j)
 		}
@@ -436,7 +436,7 @@ func firstOfEach(cols []*domain.Column, n int) []int {
 	var keep []int
 	var buf []byte
 	for i := 0; i < n; i++ {
-		buf = appendRowKey(buf[:0], cols, i)
+		buf = AppendRowKey(buf[:0], cols, i)
 		if !seen[string(buf)] {
 			seen[string(buf)] = true
 			keep = append(keep, i)
@@ -479,13 +479,13 @@ func (o *setOpOp) run(rs *runState) (*domain.Batch, error) {
 	counts := map[string]int{}
 	var buf []byte
 	for j := 0; j < rb.Len(); j++ {
-		buf = appendRowKey(buf[:0], rb.Columns, j)
+		buf = AppendRowKey(buf[:0], rb.Columns, j)
 		counts[string(buf)]++
 	}
 	emitted := map[string]bool{}
 	var keep []int
 	for i := 0; i < lb.Len(); i++ {
-		buf = appendRowKey(buf[:0], lb.Columns, i)
+		buf = AppendRowKey(buf[:0], lb.Columns, i)
 		k := string(buf)
 		in := counts[k] > 0
 		switch {
@@ -667,7 +667,7 @@ func (n *subqueryNode) eval(b *domain.Batch) (*domain.Column, error) {
 			hasNull = true
 			continue
 		}
-		buf = appendRowKey(buf[:0], vals, j)
+		buf = AppendRowKey(buf[:0], vals, j)
 		set[string(buf)] = true
 	}
 	out := &domain.Column{Kind: domain.KindBool, Ints: make([]int64, rows), Nulls: make([]bool, rows)}
@@ -677,7 +677,7 @@ func (n *subqueryNode) eval(b *domain.Batch) (*domain.Column, error) {
 			out.Nulls[i] = sub.Len() > 0
 			continue
 		}
-		buf = appendRowKey(buf[:0], xs, i)
+		buf = AppendRowKey(buf[:0], xs, i)
 		switch {
 		case set[string(buf)]:
 			out.Ints[i] = 1

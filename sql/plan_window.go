@@ -381,7 +381,7 @@ func (f *windowFunc) eval(b *domain.Batch) (*domain.Column, error) {
 	part := make([]string, n)
 	var buf []byte
 	for i := 0; i < n; i++ {
-		buf = appendRowKey(buf[:0], pk, i)
+		buf = AppendRowKey(buf[:0], pk, i)
 		part[i] = string(buf)
 	}
 	cmps := make([]func(i, j int) int, len(ok))

@@ -1,0 +1,299 @@
+package cdc
+
+import (
+	"container/heap"
+	"sort"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Result is what applying a micro-batch of changes did.
+type Result struct {
+	// Delta holds the changes that altered the state, in DeltaSchema: what
+	// the micro-batch records, and what Replay folds.
+	Delta *domain.Batch
+	// Upserted and Deleted count the table rows inserted or updated and
+	// deleted (SCD 1), or the changes applied as upserts and deletes (SCD 2).
+	Upserted, Deleted int64
+}
+
+// changeCols are the columns of a micro-batch of changes.
+type changeCols struct {
+	stored          []*domain.Column
+	seq, del, trunc *domain.Column
+	n               int
+}
+
+// Apply applies a micro-batch of changes at commit time now: rows of the
+// stored columns (in the state's stored schema, see Evolve) followed by
+// ChangeSequenceColumn, ChangeDeleteColumn and ChangeTruncateColumn. The
+// change with the greatest sequence wins per key whatever the arrival
+// order; of two with the same sequence, the later in the batch (or in a
+// later batch) wins; an exact duplicate changes nothing. ignore, when set,
+// names the columns whose NULL in an update keeps the stored value.
+//
+// On error the state is left as it was only up to the failing change: the
+// caller must drop the state and fold the log again.
+func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.Time) (*Result, error) {
+	c, err := s.columns(changes)
+	if err != nil {
+		return nil, err
+	}
+	var ignoreIdx []int
+	if ignore != nil {
+		ignoreIdx = ignore.Resolve(s.stored.Names())
+	}
+	order := make([]int, c.n)
+	for i := range order {
+		order[i] = i
+	}
+	truncates := false
+	for i := 0; i < c.n; i++ {
+		if c.seq.IsNull(i) {
+			return nil, s.nullSequence(c, i)
+		}
+		if c.trunc != nil && !c.trunc.IsNull(i) && c.trunc.Ints[i] != 0 {
+			truncates = true
+		}
+	}
+	if truncates || len(ignoreIdx) > 0 {
+		// A truncate, and an update filling NULLs from the row before it,
+		// depend on the changes before them in sequence order.
+		sort.SliceStable(order, func(a, b int) bool {
+			return domain.Compare(c.seq.Value(order[a]), c.seq.Value(order[b])) < 0
+		})
+	}
+	s.stamp++
+	res := &Result{Delta: domain.NewBatch(s.DeltaSchema(), 0)}
+	if s.info.SCDType == 2 {
+		err = s.apply2(c, order, ignoreIdx, res)
+	} else {
+		err = s.apply1(c, order, ignoreIdx, now, res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.collect(now)
+	return res, nil
+}
+
+func (s *State) columns(b *domain.Batch) (changeCols, error) {
+	n := len(s.stored.Fields)
+	if len(b.Columns) < n+3 {
+		return changeCols{}, domain.Errorf(domain.CodeInvalidDefinition, "a batch of changes has %d columns; the flow stores %d and adds the sequence, delete and truncate columns", len(b.Columns), n)
+	}
+	for i, f := range s.stored.Fields {
+		if g := b.Schema.Fields[i]; g.Name != f.Name || g.Type.Kind != f.Type.Kind {
+			return changeCols{}, domain.Errorf(domain.CodeInvalidDefinition, "a batch of changes has column %s %s where the stored columns have %s %s", g.Name, g.Type, f.Name, f.Type)
+		}
+	}
+	names := []string{domain.ChangeSequenceColumn, domain.ChangeDeleteColumn, domain.ChangeTruncateColumn}
+	for k, name := range names {
+		if b.Schema.Fields[n+k].Name != name {
+			return changeCols{}, domain.Errorf(domain.CodeInvalidDefinition, "a batch of changes has %s where %s belongs", b.Schema.Fields[n+k].Name, name)
+		}
+	}
+	if k := b.Columns[n].Kind; k != s.info.SequenceType.Kind && k != domain.KindNull {
+		return changeCols{}, domain.Errorf(domain.CodeCDCSequenceDrift, "the sequence is of type %s in this batch and %s in the table", b.Schema.Fields[n].Type, s.info.SequenceType)
+	}
+	c := changeCols{stored: b.Columns[:n], seq: b.Columns[n], del: b.Columns[n+1], trunc: b.Columns[n+2], n: b.Len()}
+	for _, col := range []*domain.Column{c.del, c.trunc} {
+		if col.Kind != domain.KindBool && col.Kind != domain.KindNull {
+			return changeCols{}, domain.Errorf(domain.CodeDatatypeMismatch, "APPLY AS DELETE / TRUNCATE WHEN must be a boolean condition, not %s", col.Kind)
+		}
+	}
+	if c.del.Kind == domain.KindNull {
+		c.del = nil
+	}
+	if c.trunc.Kind == domain.KindNull {
+		c.trunc = nil
+	}
+	return c, nil
+}
+
+func isTrue(c *domain.Column, i int) bool {
+	return c != nil && !c.IsNull(i) && c.Ints[i] != 0
+}
+
+func (s *State) nullSequence(c changeCols, i int) error {
+	what := "a truncate"
+	if !isTrue(c.trunc, i) {
+		if _, null := s.keyAt(c.stored, s.keyIdx, i); null < 0 {
+			what = "the change of " + s.describeKey(pick(rowAt(c.stored, len(c.stored), i), s.keyIdx))
+		} else {
+			what = "a change"
+		}
+	}
+	return domain.Errorf(domain.CodeCDCNullSequence, "%s (row %d of the batch) has a NULL sequence", what, i+1)
+}
+
+func (s *State) nullKey(c changeCols, i, col int) error {
+	return domain.Errorf(domain.CodeCDCNullKey, "key column %s is NULL in row %d of the batch", s.info.Keys[col], i+1).WithNames(s.info.Keys[col])
+}
+
+// appendDelta records one change in the result's delta.
+func (s *State) appendDelta(res *Result, row []domain.Value, seq domain.Value, op int64) {
+	vals := make([]domain.Value, 0, len(row)+2)
+	if row == nil {
+		vals = append(vals, make([]domain.Value, len(s.stored.Fields))...)
+	} else {
+		vals = append(vals, row...)
+	}
+	vals = append(vals, seq, domain.Int(op))
+	if err := res.Delta.AppendRow(vals...); err != nil {
+		panic(err) // the row was made in the delta's schema
+	}
+}
+
+// touched1 is an SCD 1 key a batch touched, with its state before.
+type touched1 struct {
+	e       *entry
+	before  entry
+	existed bool
+}
+
+func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time, res *Result) error {
+	var touched []touched1
+	var truncSeqs []domain.Value
+	touch := func(e *entry, existed bool) {
+		if e.stamp != s.stamp {
+			touched = append(touched, touched1{e: e, before: *e, existed: existed})
+			e.stamp = s.stamp
+		}
+	}
+	nStored := len(c.stored)
+	for _, i := range order {
+		seq := c.seq.Value(i)
+		if isTrue(c.trunc, i) {
+			if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
+				truncSeqs = append(truncSeqs, seq)
+				s.truncate(seq, touch)
+			}
+			continue // a truncate no newer than the last one removes nothing more
+		}
+		key, null := s.keyAt(c.stored, s.keyIdx, i)
+		if null >= 0 {
+			return s.nullKey(c, i, null)
+		}
+		if !s.floor.IsNull() && domain.Compare(seq, s.floor) < 0 {
+			continue // older than a truncate that came after it
+		}
+		del := isTrue(c.del, i)
+		e := s.one[key]
+		cmp := 1
+		if e != nil {
+			if cmp = domain.Compare(seq, e.seq); cmp < 0 {
+				continue // older than what the key holds
+			}
+		}
+		var row []domain.Value
+		if !del {
+			row = rowAt(c.stored, nStored, i)
+			if e != nil && e.row != nil {
+				for _, j := range ignoreIdx {
+					if row[j].IsNull() {
+						row[j] = e.row[j]
+					}
+				}
+			}
+		}
+		if e != nil && cmp == 0 && (e.row == nil) == del && rowsEqual(e.row, row) {
+			continue // an exact duplicate
+		}
+		if e == nil {
+			e = &entry{key: pick(rowAt(c.stored, nStored, i), s.keyIdx)}
+			s.one[key] = e
+			touch(e, false)
+		} else {
+			touch(e, true)
+		}
+		e.seq, e.row, e.gone = seq, row, false
+	}
+	for _, seq := range truncSeqs {
+		s.noteSeq(seq)
+		s.appendDelta(res, nil, seq, domain.ChangeTruncate)
+	}
+	for _, t := range touched {
+		e := t.e
+		hadRow := t.existed && t.before.row != nil && !t.before.gone
+		if t.existed && !e.gone && domain.Compare(e.seq, t.before.seq) == 0 && (e.row == nil) == (t.before.row == nil) && rowsEqual(e.row, t.before.row) {
+			continue // the batch changed it and changed it back
+		}
+		switch {
+		case e.gone:
+			if hadRow {
+				res.Deleted++
+			}
+			continue
+		case e.row == nil:
+			if hadRow {
+				res.Deleted++
+			}
+			s.appendDelta(res, keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
+			s.bury(e, now)
+		default:
+			if !hadRow || !rowsEqual(t.before.row, e.row) {
+				res.Upserted++
+			}
+			s.appendDelta(res, e.row, e.seq, domain.ChangeUpsert)
+		}
+		s.noteSeq(e.seq)
+	}
+	return nil
+}
+
+// keyRow is a row of the stored columns holding only the key.
+func keyRow(n int, keyIdx []int, key []domain.Value) []domain.Value {
+	row := make([]domain.Value, n)
+	for k, j := range keyIdx {
+		row[j] = key[k]
+	}
+	return row
+}
+
+// bury records a tombstone for collection.
+func (s *State) bury(e *entry, now time.Time) {
+	e.gcAt = s.gcMeasure(e.seq, now)
+	heap.Push(&s.tombs, tomb{at: e.gcAt, key: s.encodeKey(e.key)})
+}
+
+// encodeKey encodes key values as keyAt encodes a row's.
+func (s *State) encodeKey(key []domain.Value) string {
+	cols := make([]*domain.Column, len(key))
+	for i, v := range key {
+		cols[i] = &domain.Column{Kind: v.Kind()}
+		if err := cols[i].Append(v); err != nil {
+			panic(err)
+		}
+	}
+	idx := make([]int, len(key))
+	for i := range idx {
+		idx[i] = i
+	}
+	k, _ := s.keyAt(cols, idx, 0)
+	return k
+}
+
+// truncate removes every key whose sequence is older than seq, and makes
+// changes older than seq ignored from now on.
+func (s *State) truncate(seq domain.Value, touch func(*entry, bool)) {
+	if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
+		s.floor = seq
+	}
+	var gone []string
+	for k, e := range s.one {
+		if domain.Compare(e.seq, s.floor) < 0 {
+			gone = append(gone, k)
+		}
+	}
+	sort.Strings(gone) // the batch touches them in a stable order
+	for _, k := range gone {
+		e := s.one[k]
+		if touch != nil {
+			touch(e, true)
+		}
+		e.gone = true
+		delete(s.one, k)
+	}
+}

@@ -1,0 +1,325 @@
+package cdc
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// A generated change: key, sequence, values, operation.
+type genChange struct {
+	key, seq    int64
+	name, city  string
+	del, trunc  bool
+	sourceIndex int
+}
+
+var stored = domain.NewSchema(
+	domain.Field{Name: "id", Type: domain.TypeInt64},
+	domain.Field{Name: "name", Type: domain.TypeString, Nullable: true},
+	domain.Field{Name: "city", Type: domain.TypeString, Nullable: true},
+)
+
+func changeSchema() domain.Schema {
+	return domain.NewSchema(append(append([]domain.Field(nil), stored.Fields...),
+		domain.Field{Name: domain.ChangeSequenceColumn, Type: domain.TypeInt64},
+		domain.Field{Name: domain.ChangeDeleteColumn, Type: domain.TypeBool},
+		domain.Field{Name: domain.ChangeTruncateColumn, Type: domain.TypeBool})...)
+}
+
+func batchOf(t testing.TB, cs []genChange) *domain.Batch {
+	t.Helper()
+	b := domain.NewBatch(changeSchema(), len(cs))
+	for _, c := range cs {
+		if err := b.AppendRow(domain.Int(c.key), domain.String(c.name), domain.String(c.city), domain.Int(c.seq), domain.Bool(c.del), domain.Bool(c.trunc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// genStream makes a random change stream: keys from a small set, sequences
+// mostly distinct, some repeated (exact duplicates and conflicting ties),
+// deletes, and truncates when allowed; then shuffled.
+func genStream(r *rand.Rand, n int, truncates bool) []genChange {
+	names := []string{"ann", "bob", "cid"}
+	cities := []string{"oslo", "rome"}
+	var out []genChange
+	for i := 0; i < n; i++ {
+		c := genChange{key: int64(r.Intn(8)), seq: int64(r.Intn(n * 2)), name: names[r.Intn(3)], city: cities[r.Intn(2)]}
+		switch x := r.Intn(20); {
+		case x < 3:
+			c.del = true
+		case x == 3 && truncates:
+			c.trunc = true
+		case x < 6 && len(out) > 0:
+			c = out[r.Intn(len(out))] // an exact duplicate
+		}
+		out = append(out, c)
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	for i := range out {
+		out[i].sourceIndex = i
+	}
+	return out
+}
+
+// sortedBySeq returns the changes in sequence order, ties in source order.
+func sortedBySeq(cs []genChange) []genChange {
+	out := append([]genChange(nil), cs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// refSCD1 folds the sorted changes: the table the stream must give.
+func refSCD1(cs []genChange) [][]domain.Value {
+	type st struct {
+		seq  int64
+		row  []domain.Value
+		live bool
+	}
+	m := map[int64]*st{}
+	floor, hasFloor := int64(0), false
+	for _, c := range sortedBySeq(cs) {
+		if c.trunc {
+			floor, hasFloor = c.seq, true
+			for k, e := range m {
+				if e.seq < floor {
+					delete(m, k)
+				}
+			}
+			continue
+		}
+		if hasFloor && c.seq < floor {
+			continue
+		}
+		e := m[c.key]
+		if e != nil && c.seq < e.seq {
+			continue
+		}
+		m[c.key] = &st{seq: c.seq, live: !c.del, row: []domain.Value{domain.Int(c.key), domain.String(c.name), domain.String(c.city)}}
+	}
+	var keys []int64
+	for k, e := range m {
+		if e.live {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var rows [][]domain.Value
+	for _, k := range keys {
+		rows = append(rows, m[k].row)
+	}
+	return rows
+}
+
+// refSCD2 builds each key's history from its sorted changes, one per
+// sequence (the later in source order), with history tracked on tracked
+// (column indexes; nil for all).
+func refSCD2(cs []genChange, tracked []int) [][]domain.Value {
+	byKey := map[int64][]genChange{}
+	for _, c := range sortedBySeq(cs) {
+		l := byKey[c.key]
+		if n := len(l); n > 0 && l[n-1].seq == c.seq {
+			l[n-1] = c
+		} else {
+			l = append(l, c)
+		}
+		byKey[c.key] = l
+	}
+	if tracked == nil {
+		tracked = []int{0, 1, 2}
+	}
+	var keys []int64
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var rows [][]domain.Value
+	for _, k := range keys {
+		var vs [][]domain.Value
+		open := -1
+		for _, c := range byKey[k] {
+			row := []domain.Value{domain.Int(c.key), domain.String(c.name), domain.String(c.city)}
+			switch {
+			case c.del:
+				if open >= 0 {
+					vs[open][4] = domain.Int(c.seq)
+					open = -1
+				}
+			case open >= 0 && sameAt(vs[open], row, tracked):
+				copy(vs[open], row)
+			default:
+				if open >= 0 {
+					vs[open][4] = domain.Int(c.seq)
+				}
+				vs = append(vs, append(row, domain.Int(c.seq), domain.Null()))
+				open = len(vs) - 1
+			}
+		}
+		rows = append(rows, vs...)
+	}
+	return rows
+}
+
+func sameAt(a, b []domain.Value, idx []int) bool {
+	for _, j := range idx {
+		if !a[j].Equal(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func tableRows(t testing.TB, s *State) [][]domain.Value {
+	t.Helper()
+	var rows [][]domain.Value
+	if err := s.Rows(3, func(b *domain.Batch) error {
+		rows = append(rows, b.Rows()...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// foldFeed applies a feed to a table kept by row identity (key, and the
+// version's start for SCD 2), as a downstream reader of the feed would.
+func foldFeed(t testing.TB, table map[string][]domain.Value, feed *domain.Batch, scd int) {
+	t.Helper()
+	for _, row := range feed.Rows() {
+		vals, typ := row[:len(row)-1], row[len(row)-1].AsString()
+		id := vals[0].String()
+		if scd == 2 {
+			id += "@" + vals[3].String()
+		}
+		switch typ {
+		case Insert, UpdatePostimage:
+			table[id] = vals
+		case Delete, UpdatePreimage:
+			if !rowsEqual(table[id], vals) {
+				t.Fatalf("feed %s of %v, but the table holds %v", typ, vals, table[id])
+			}
+			if typ == Delete {
+				delete(table, id)
+			}
+		}
+	}
+}
+
+func sortedTable(table map[string][]domain.Value) [][]domain.Value {
+	var rows [][]domain.Value
+	for _, r := range table {
+		rows = append(rows, r)
+	}
+	// in table order: by key, then (SCD 2) by __START_AT
+	sort.Slice(rows, func(i, j int) bool {
+		if c := domain.Compare(rows[i][0], rows[j][0]); c != 0 || len(rows[i]) < 4 {
+			return c < 0
+		}
+		return domain.Compare(rows[i][3], rows[j][3]) < 0
+	})
+	return rows
+}
+
+var valueCmp = cmp.Comparer(func(a, b domain.Value) bool { return a.Equal(b) })
+
+// TestApplyEqualsSortedFold: for random change streams split into random
+// batches, the table equals the fold of the sorted changes; replaying the
+// recorded deltas gives the same table; the change feed, folded, gives it
+// too; and applying a batch again changes nothing.
+func TestApplyEqualsSortedFold(t *testing.T) {
+	cases := []struct {
+		name    string
+		scd     int
+		tracked []string
+	}{
+		{"scd1", 1, nil},
+		{"scd2", 2, nil},
+		{"scd2 tracked on name", 2, []string{"name"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for trial := 0; trial < 300; trial++ {
+				r := rand.New(rand.NewSource(int64(trial)))
+				stream := genStream(r, 1+r.Intn(60), tc.scd == 1)
+				info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: tc.scd, SequenceType: domain.TypeInt64, Tracked: tc.tracked, TombstoneGCSeconds: 1 << 40}
+				live, err := New(info, stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				replayed, _ := New(info, stored)
+				feedTable := map[string][]domain.Value{}
+				now := time.Unix(1_700_000_000, 0)
+				for rest := stream; len(rest) > 0; {
+					n := 1 + r.Intn(len(rest))
+					batch := batchOf(t, rest[:n])
+					rest = rest[n:]
+					res, err := live.Apply(batch, nil, now)
+					if err != nil {
+						t.Fatalf("trial %d: %v", trial, err)
+					}
+					feed, err := replayed.Replay(res.Delta, now, true)
+					if err != nil {
+						t.Fatalf("trial %d: replay: %v", trial, err)
+					}
+					foldFeed(t, feedTable, feed, tc.scd)
+					again, err := live.Apply(batch, nil, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if again.Delta.Len() != 0 {
+						t.Fatalf("trial %d: applying a batch twice recorded %d more changes", trial, again.Delta.Len())
+					}
+				}
+				var want [][]domain.Value
+				if tc.scd == 1 {
+					want = refSCD1(stream)
+				} else {
+					var tracked []int
+					for _, c := range tc.tracked {
+						tracked = append(tracked, stored.Index(c))
+					}
+					want = refSCD2(stream, tracked)
+				}
+				got := tableRows(t, live)
+				if diff := cmp.Diff(want, got, valueCmp); diff != "" {
+					t.Fatalf("trial %d: table differs from the sorted fold (-want +got):\n%s\nstream: %+v", trial, diff, stream)
+				}
+				if diff := cmp.Diff(got, tableRows(t, replayed), valueCmp); diff != "" {
+					t.Fatalf("trial %d: replayed table differs (-live +replayed):\n%s", trial, diff)
+				}
+				if diff := cmp.Diff(got, sortedTable(feedTable), valueCmp); diff != "" {
+					t.Fatalf("trial %d: the folded feed differs from the table (-table +feed):\n%s", trial, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestNewRefusesBadSpecs(t *testing.T) {
+	cases := []struct {
+		info domain.ChangeInfo
+		code domain.Code
+	}{
+		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 3, SequenceType: domain.TypeInt64}, domain.CodeCDCInvalidClause},
+		{domain.ChangeInfo{SCDType: 1, SequenceType: domain.TypeInt64}, domain.CodeCDCInvalidClause},
+		{domain.ChangeInfo{Keys: []string{"nope"}, SCDType: 1, SequenceType: domain.TypeInt64}, domain.CodeCDCUnknownColumn},
+		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64, Tracked: []string{"zip"}}, domain.CodeCDCUnknownColumn},
+		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 1, SequenceType: domain.MapOf(domain.TypeString, domain.TypeInt64)}, domain.CodeCDCSequenceType},
+	}
+	for i, tc := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := New(tc.info, stored)
+			if domain.CodeOf(err) != tc.code {
+				t.Fatalf("got %v, want %s", err, tc.code)
+			}
+		})
+	}
+}

@@ -1,0 +1,204 @@
+package cdc
+
+import (
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// The change types of a table's change feed, as Delta's change data feed
+// names them.
+const (
+	Insert          = "insert"
+	UpdatePreimage  = "update_preimage"
+	UpdatePostimage = "update_postimage"
+	Delete          = "delete"
+)
+
+// ChangeTypeColumn is the feed's column with the change type.
+const ChangeTypeColumn = "_change_type"
+
+// FeedSchema is the schema of a table's change feed: the table's columns and
+// the change type.
+func (s *State) FeedSchema() domain.Schema {
+	fields := append([]domain.Field(nil), s.TableSchema().Fields...)
+	fields = append(fields, domain.Field{Name: ChangeTypeColumn, Type: domain.TypeString})
+	return domain.NewSchema(fields...)
+}
+
+// Replay folds the changes a micro-batch recorded (a Result's Delta), at
+// its commit time now. With feed set it also returns what the micro-batch
+// did to the table's rows, in FeedSchema: inserts, updates (the row before,
+// then after) and deletes.
+func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.Batch, error) {
+	if err := s.Evolve(StoredOf(delta.Schema)); err != nil {
+		return nil, err
+	}
+	n := len(s.stored.Fields)
+	if len(delta.Columns) != n+2 || delta.Schema.Fields[n].Name != domain.ChangeSequenceColumn || delta.Schema.Fields[n+1].Name != domain.ChangeOpColumn ||
+		delta.Columns[n+1].Kind != domain.KindInt64 {
+		return nil, domain.Errorf(domain.CodeBatchCodec, "a recorded batch of changes has the columns %v, not the stored columns, %s and %s",
+			delta.Schema.Names(), domain.ChangeSequenceColumn, domain.ChangeOpColumn)
+	}
+	var out *domain.Batch
+	if feed {
+		out = domain.NewBatch(s.FeedSchema(), 0)
+	}
+	s.stamp++
+	cols := delta.Columns[:n]
+	seqs, ops := delta.Columns[n], delta.Columns[n+1]
+	var touched []*history
+	for i := 0; i < delta.Len(); i++ {
+		seq, op := seqs.Value(i), ops.Ints[i]
+		if seq.IsNull() || op < domain.ChangeUpsert || op > domain.ChangeTruncate {
+			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has sequence %s and operation %d", i+1, seq, op)
+		}
+		s.noteSeq(seq)
+		if op == domain.ChangeTruncate {
+			if s.info.SCDType != 1 {
+				return nil, domain.Errorf(domain.CodeBatchCodec, "a recorded batch of changes of an SCD type 2 table holds a truncate")
+			}
+			if out != nil {
+				s.feedTruncate(out, seq)
+			}
+			s.truncate(seq, nil)
+			continue
+		}
+		key, null := s.keyAt(cols, s.keyIdx, i)
+		if null >= 0 {
+			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has a NULL key", i+1)
+		}
+		row := rowAt(cols, n, i)
+		if s.info.SCDType == 2 {
+			h := s.two[key]
+			if h == nil {
+				h = &history{key: pick(row, s.keyIdx)}
+				s.two[key] = h
+			}
+			if out != nil && h.stamp != s.stamp {
+				h.stamp, h.before = s.stamp, s.versions(h)
+				touched = append(touched, h)
+			}
+			c := change{seq: seq, del: op == domain.ChangeDelete}
+			if !c.del {
+				c.row = row
+			}
+			h.put(c, nil)
+			continue
+		}
+		e := s.one[key]
+		if e == nil {
+			e = &entry{key: pick(row, s.keyIdx)}
+			s.one[key] = e
+		}
+		before := e.row
+		e.seq = seq
+		if op == domain.ChangeDelete {
+			e.row = nil
+			s.bury(e, now)
+			if out != nil && before != nil {
+				feedRow(out, before, Delete)
+			}
+			continue
+		}
+		e.row = row
+		if out == nil {
+			continue
+		}
+		if before != nil {
+			feedRow(out, before, UpdatePreimage)
+			feedRow(out, row, UpdatePostimage)
+		} else {
+			feedRow(out, row, Insert)
+		}
+	}
+	for _, h := range touched {
+		s.feedVersions(out, h.before, s.versions(h))
+		h.before = nil
+	}
+	s.collect(now)
+	return out, nil
+}
+
+func feedRow(out *domain.Batch, row []domain.Value, typ string) {
+	vals := append(append(make([]domain.Value, 0, len(row)+1), row...), domain.String(typ))
+	if err := out.AppendRow(vals...); err != nil {
+		panic(err) // made in the feed's schema
+	}
+}
+
+// feedTruncate records the deletes of the rows a truncate at seq removes.
+func (s *State) feedTruncate(out *domain.Batch, seq domain.Value) {
+	for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
+		if e := s.one[k]; e.row != nil && domain.Compare(e.seq, seq) < 0 {
+			feedRow(out, e.row, Delete)
+		}
+	}
+}
+
+// feedVersions records how a key's versions changed: a version is known by
+// its start.
+func (s *State) feedVersions(out *domain.Batch, before, after []version) {
+	i, j := 0, 0
+	for i < len(before) || j < len(after) {
+		switch {
+		case j == len(after) || (i < len(before) && domain.Compare(before[i].start, after[j].start) < 0):
+			feedRow(out, versionRow(before[i]), Delete)
+			i++
+		case i == len(before) || domain.Compare(after[j].start, before[i].start) < 0:
+			feedRow(out, versionRow(after[j]), Insert)
+			j++
+		default:
+			b, a := versionRow(before[i]), versionRow(after[j])
+			if !rowsEqual(b, a) {
+				feedRow(out, b, UpdatePreimage)
+				feedRow(out, a, UpdatePostimage)
+			}
+			i++
+			j++
+		}
+	}
+}
+
+func versionRow(v version) []domain.Value {
+	return append(append(make([]domain.Value, 0, len(v.row)+2), v.row...), v.start, v.end)
+}
+
+// Rows calls fn with the table's rows in key order (and for SCD 2, each
+// key's versions in order), chunk rows at a time, in TableSchema.
+func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
+	schema := s.TableSchema()
+	b := domain.NewBatch(schema, 0)
+	emit := func(vals []domain.Value) error {
+		if err := b.AppendRow(vals...); err != nil {
+			return err
+		}
+		if b.Len() < chunk {
+			return nil
+		}
+		full := b
+		b = domain.NewBatch(schema, 0)
+		return fn(full)
+	}
+	if s.info.SCDType == 2 {
+		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
+			for _, v := range s.versions(s.two[k]) {
+				if err := emit(versionRow(v)); err != nil {
+					return err
+				}
+			}
+		}
+	} else {
+		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
+			if e := s.one[k]; e.row != nil {
+				if err := emit(e.row); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if b.Len() > 0 {
+		return fn(b)
+	}
+	return nil
+}

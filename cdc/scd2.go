@@ -1,0 +1,179 @@
+package cdc
+
+import (
+	"sort"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// history is an SCD 2 key's state: its changes in sequence order, one per
+// sequence. Its versions are the fold of them (versions): each change whose
+// tracked columns differ from the current version's begins a version and
+// ends the one before; a change to untracked columns only updates the
+// current version; a delete ends it. Keeping the changes, not only the
+// versions, is what lets a late change be spliced in exactly where it
+// belongs: the history is always the one the sorted changes give.
+type history struct {
+	key     []domain.Value
+	changes []change
+	stamp   uint64
+	// batchSeqs are the sequences the batch stamped stamp changed (Apply);
+	// before, the versions before it (Replay with a feed).
+	batchSeqs []domain.Value
+	before    []version
+}
+
+type change struct {
+	seq domain.Value
+	del bool
+	row []domain.Value // nil for a delete
+}
+
+// version is one row of an SCD 2 table: the stored columns, valid from
+// start until end (NULL while current).
+type version struct {
+	start, end domain.Value
+	row        []domain.Value
+}
+
+// versions folds a key's changes into its versions.
+func (s *State) versions(h *history) []version {
+	var out []version
+	open := -1
+	for _, c := range h.changes {
+		switch {
+		case c.del:
+			if open >= 0 {
+				out[open].end = c.seq
+				open = -1
+			}
+		case open >= 0 && s.sameTracked(out[open].row, c.row):
+			out[open].row = c.row
+		default:
+			if open >= 0 {
+				out[open].end = c.seq
+			}
+			out = append(out, version{start: c.seq, row: c.row})
+			open = len(out) - 1
+		}
+	}
+	return out
+}
+
+func (s *State) sameTracked(a, b []domain.Value) bool {
+	for _, j := range s.trackIdx {
+		if !a[j].Equal(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// put places a change among a key's changes: it replaces the change of the
+// same sequence (the later wins) or is inserted at its place. It reports
+// false for an exact duplicate, which changes nothing. ignoreIdx, for an
+// update, fills those columns' NULLs from the change before it.
+func (h *history) put(c change, ignoreIdx []int) bool {
+	n := len(h.changes)
+	pos := n
+	if n > 0 && domain.Compare(h.changes[n-1].seq, c.seq) >= 0 {
+		pos = sort.Search(n, func(j int) bool { return domain.Compare(h.changes[j].seq, c.seq) >= 0 })
+	}
+	if !c.del && len(ignoreIdx) > 0 && pos > 0 && !h.changes[pos-1].del {
+		prev := h.changes[pos-1].row
+		for _, j := range ignoreIdx {
+			if c.row[j].IsNull() {
+				c.row[j] = prev[j]
+			}
+		}
+	}
+	if pos < n && domain.Compare(h.changes[pos].seq, c.seq) == 0 {
+		old := h.changes[pos]
+		if old.del == c.del && rowsEqual(old.row, c.row) {
+			return false
+		}
+		h.changes[pos] = c
+		return true
+	}
+	h.changes = append(h.changes, change{})
+	copy(h.changes[pos+1:], h.changes[pos:])
+	h.changes[pos] = c
+	return true
+}
+
+// pending2 is a (key, sequence) a batch changed, with the change it
+// replaced: what the batch records is the last change of each.
+type pending2 struct {
+	h    *history
+	seq  domain.Value
+	orig change
+	had  bool
+}
+
+func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
+	nStored := len(c.stored)
+	var pend []pending2
+	for _, i := range order {
+		if isTrue(c.trunc, i) {
+			return domain.Errorf(domain.CodeCDCInvalidClause, "row %d of the batch is a truncate, which an SCD type 2 table does not take", i+1)
+		}
+		key, null := s.keyAt(c.stored, s.keyIdx, i)
+		if null >= 0 {
+			return s.nullKey(c, i, null)
+		}
+		seq := c.seq.Value(i)
+		ch := change{seq: seq, del: isTrue(c.del, i)}
+		row := rowAt(c.stored, nStored, i)
+		if !ch.del {
+			ch.row = row
+		}
+		h := s.two[key]
+		if h == nil {
+			h = &history{key: pick(row, s.keyIdx)}
+			s.two[key] = h
+		}
+		if h.firstInBatch(s.stamp, seq) {
+			p := pending2{h: h, seq: seq}
+			if j := s.find(h, seq); j < len(h.changes) && domain.Compare(h.changes[j].seq, seq) == 0 {
+				p.orig, p.had = h.changes[j], true
+			}
+			pend = append(pend, p)
+		}
+		h.put(ch, ignoreIdx)
+	}
+	for _, p := range pend {
+		final := p.h.changes[s.find(p.h, p.seq)]
+		if p.had && final.del == p.orig.del && rowsEqual(final.row, p.orig.row) {
+			continue // the batch changed it and changed it back
+		}
+		if final.del {
+			res.Deleted++
+			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), p.seq, domain.ChangeDelete)
+		} else {
+			res.Upserted++
+			s.appendDelta(res, final.row, p.seq, domain.ChangeUpsert)
+		}
+		s.noteSeq(p.seq)
+	}
+	return nil
+}
+
+// firstInBatch reports whether the batch stamped stamp had not yet changed
+// the key's change at seq, and notes that it has.
+func (h *history) firstInBatch(stamp uint64, seq domain.Value) bool {
+	if h.stamp != stamp {
+		h.stamp, h.batchSeqs = stamp, h.batchSeqs[:0]
+	}
+	for _, x := range h.batchSeqs {
+		if domain.Compare(x, seq) == 0 {
+			return false
+		}
+	}
+	h.batchSeqs = append(h.batchSeqs, seq)
+	return true
+}
+
+// find returns the index of the change of sequence seq, which h holds.
+func (s *State) find(h *history, seq domain.Value) int {
+	return sort.Search(len(h.changes), func(j int) bool { return domain.Compare(h.changes[j].seq, seq) >= 0 })
+}

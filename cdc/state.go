@@ -1,0 +1,336 @@
+package cdc
+
+import (
+	"container/heap"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql"
+)
+
+// State is the keyed state of a table an AUTO CDC flow writes: for SCD type
+// 1, every key's current row (or, for a deleted key, a tombstone) with the
+// sequence of the change that made it; for SCD type 2, every key's changes in
+// sequence order, from which its versions follow. It is a fold of the
+// table's recorded changes (Replay) and is kept in memory by whoever folds
+// them: the flow writing the table, and readers of the table.
+//
+// A State is not safe for concurrent use.
+type State struct {
+	info     domain.ChangeInfo
+	stored   domain.Schema // the columns the flow stores, in table order
+	keyIdx   []int         // the keys among stored
+	trackIdx []int         // SCD 2: the tracked columns among stored
+
+	one map[string]*entry   // SCD 1
+	two map[string]*history // SCD 2
+
+	floor  domain.Value // the sequence of the newest truncate; NULL when none
+	maxSeq domain.Value // the greatest recorded sequence (for time-based GC)
+	tombs  tombHeap     // SCD 1 tombstones by when they may be collected
+
+	stamp  uint64 // counts the batches folded; marks what a batch touched
+	keyBuf []byte
+}
+
+// entry is an SCD 1 key's state.
+type entry struct {
+	key   []domain.Value
+	seq   domain.Value
+	row   []domain.Value // nil: the key was deleted (a tombstone)
+	gcAt  int64          // a tombstone's collection measure (see gcMeasure)
+	stamp uint64         // the batch that last touched it
+	gone  bool           // removed by a truncate in the batch that touched it
+}
+
+// New returns the empty state of a table whose changes info describes and
+// whose flow stores the columns stored (the table's columns, without
+// __START_AT and __END_AT).
+func New(info domain.ChangeInfo, stored domain.Schema) (*State, error) {
+	if info.SCDType != 1 && info.SCDType != 2 {
+		return nil, domain.Errorf(domain.CodeCDCInvalidClause, "STORED AS SCD TYPE %d: the type is 1 or 2", info.SCDType)
+	}
+	if len(info.Keys) == 0 {
+		return nil, domain.Errorf(domain.CodeCDCInvalidClause, "an AUTO CDC flow needs at least one key column (KEYS (...))")
+	}
+	if !Orderable(info.SequenceType) {
+		return nil, domain.Errorf(domain.CodeCDCSequenceType, "the sequence is of type %s, which cannot be ordered", info.SequenceType)
+	}
+	s := &State{info: info, one: map[string]*entry{}, two: map[string]*history{}}
+	if err := s.setStored(stored); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Orderable reports whether values of t can sequence changes: scalars, and
+// structs and arrays of orderable values (compared field by field, element
+// by element). Maps cannot.
+func Orderable(t domain.Type) bool {
+	switch t.Kind {
+	case domain.KindMap, domain.KindNull:
+		return false
+	case domain.KindStruct:
+		for _, f := range t.Fields {
+			if !Orderable(f.Type) {
+				return false
+			}
+		}
+	case domain.KindList:
+		return t.Elem != nil && Orderable(*t.Elem)
+	}
+	return true
+}
+
+// Info returns what the state was built with.
+func (s *State) Info() domain.ChangeInfo { return s.info }
+
+// Stored returns the stored columns.
+func (s *State) Stored() domain.Schema { return s.stored }
+
+// setStored sets the stored columns, carrying the rows held to a new schema
+// (columns added at the end read NULL, a bigint widened to double is
+// converted).
+func (s *State) setStored(stored domain.Schema) error {
+	keyIdx, err := indexes(stored, s.info.Keys, "key")
+	if err != nil {
+		return err
+	}
+	var trackIdx []int
+	if s.info.SCDType == 2 {
+		if len(s.info.Tracked) == 0 {
+			for i := range stored.Fields {
+				trackIdx = append(trackIdx, i)
+			}
+		} else if trackIdx, err = indexes(stored, s.info.Tracked, "tracked"); err != nil {
+			return err
+		}
+	}
+	old := s.stored
+	s.stored, s.keyIdx, s.trackIdx = stored, keyIdx, trackIdx
+	if len(old.Fields) == 0 || old.Equal(stored) {
+		return nil
+	}
+	from := make([]int, len(stored.Fields)) // new column -> old column, -1 when new
+	for i, f := range stored.Fields {
+		from[i] = old.Index(f.Name)
+	}
+	carry := func(row []domain.Value) []domain.Value {
+		if row == nil {
+			return nil
+		}
+		out := make([]domain.Value, len(from))
+		for i, j := range from {
+			if j < 0 {
+				continue
+			}
+			v := row[j]
+			if stored.Fields[i].Type.Kind == domain.KindFloat64 && v.Kind() == domain.KindInt64 {
+				v = domain.Float(float64(v.AsInt()))
+			}
+			out[i] = v
+		}
+		return out
+	}
+	for _, e := range s.one {
+		e.row = carry(e.row)
+	}
+	for _, h := range s.two {
+		for i := range h.changes {
+			h.changes[i].row = carry(h.changes[i].row)
+		}
+	}
+	return nil
+}
+
+func indexes(stored domain.Schema, names []string, what string) ([]int, error) {
+	out := make([]int, len(names))
+	for i, n := range names {
+		j := stored.Index(n)
+		if j < 0 {
+			return nil, domain.Errorf(domain.CodeCDCUnknownColumn, "the %s column %s is not among the stored columns (%s)", what, n, strings.Join(stored.Names(), ", ")).WithNames(n)
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// Evolve takes the stored columns a new batch has: the schema the table's
+// columns evolved to.
+func (s *State) Evolve(stored domain.Schema) error {
+	if s.stored.Equal(stored) {
+		return nil
+	}
+	return s.setStored(stored)
+}
+
+// TableSchema is the table's schema: the stored columns, and for SCD type 2
+// __START_AT and __END_AT of the sequence's type.
+func (s *State) TableSchema() domain.Schema {
+	if s.info.SCDType == 1 {
+		return s.stored
+	}
+	return TableSchema(s.stored, s.info)
+}
+
+// TableSchema is the schema of a table storing the columns stored.
+func TableSchema(stored domain.Schema, info domain.ChangeInfo) domain.Schema {
+	if info.SCDType != 2 {
+		return stored
+	}
+	fields := append([]domain.Field(nil), stored.Fields...)
+	fields = append(fields,
+		domain.Field{Name: domain.SCDStartColumn, Type: info.SequenceType, Nullable: true},
+		domain.Field{Name: domain.SCDEndColumn, Type: info.SequenceType, Nullable: true})
+	return domain.NewSchema(fields...)
+}
+
+// DeltaSchema is the schema of the changes a batch records: the stored
+// columns, the sequence and the operation.
+func (s *State) DeltaSchema() domain.Schema {
+	fields := append([]domain.Field(nil), s.stored.Fields...)
+	fields = append(fields,
+		domain.Field{Name: domain.ChangeSequenceColumn, Type: s.info.SequenceType, Nullable: true},
+		domain.Field{Name: domain.ChangeOpColumn, Type: domain.TypeInt64})
+	return domain.NewSchema(fields...)
+}
+
+// StoredOf returns the stored part of a delta schema.
+func StoredOf(delta domain.Schema) domain.Schema {
+	var fields []domain.Field
+	for _, f := range delta.Fields {
+		if f.Name != domain.ChangeSequenceColumn && f.Name != domain.ChangeOpColumn {
+			fields = append(fields, f)
+		}
+	}
+	return domain.NewSchema(fields...)
+}
+
+// Keys returns how many keys the table holds: with SCD 1, the rows and
+// tombstones; with SCD 2, the keys with a history.
+func (s *State) Keys() int { return len(s.one) + len(s.two) }
+
+// describeKey renders a key for messages: "userId=5, region='eu'".
+func (s *State) describeKey(key []domain.Value) string {
+	parts := make([]string, len(key))
+	for i, v := range key {
+		parts[i] = s.info.Keys[i] + "=" + v.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// keyAt encodes row i's key, or reports the first NULL key column.
+func (s *State) keyAt(cols []*domain.Column, idx []int, i int) (string, int) {
+	s.keyBuf = s.keyBuf[:0]
+	for n, j := range idx {
+		if cols[j].IsNull(i) {
+			return "", n
+		}
+	}
+	kc := make([]*domain.Column, len(idx))
+	for n, j := range idx {
+		kc[n] = cols[j]
+	}
+	s.keyBuf = sql.AppendRowKey(s.keyBuf, kc, i)
+	return string(s.keyBuf), -1
+}
+
+func rowAt(cols []*domain.Column, n, i int) []domain.Value {
+	row := make([]domain.Value, n)
+	for j := 0; j < n; j++ {
+		row[j] = cols[j].Value(i)
+	}
+	return row
+}
+
+func pick(row []domain.Value, idx []int) []domain.Value {
+	out := make([]domain.Value, len(idx))
+	for n, j := range idx {
+		out[n] = row[j]
+	}
+	return out
+}
+
+func rowsEqual(a, b []domain.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// gcMeasure is where a tombstone stands for collection: its sequence in
+// microseconds when the sequence is a time, else its commit time.
+func (s *State) gcMeasure(seq domain.Value, now time.Time) int64 {
+	switch seq.Kind() {
+	case domain.KindTimestamp:
+		return seq.AsInt()
+	case domain.KindDate:
+		return seq.AsInt() * 86_400_000_000
+	}
+	return now.UnixMicro()
+}
+
+// collect forgets the tombstones past the threshold: by the greatest
+// sequence recorded when the sequence is a time, else by now.
+func (s *State) collect(now time.Time) {
+	if len(s.tombs) == 0 {
+		return
+	}
+	limit := s.gcMeasure(s.maxSeq, now) - s.info.TombstoneGCSeconds*1_000_000
+	for len(s.tombs) > 0 && s.tombs[0].at < limit {
+		t := heap.Pop(&s.tombs).(tomb)
+		if e := s.one[t.key]; e != nil && e.row == nil && e.gcAt == t.at {
+			delete(s.one, t.key)
+		}
+	}
+}
+
+type tomb struct {
+	at  int64
+	key string
+}
+
+type tombHeap []tomb
+
+func (h tombHeap) Len() int           { return len(h) }
+func (h tombHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h tombHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *tombHeap) Push(x any)        { *h = append(*h, x.(tomb)) }
+func (h *tombHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}
+
+// noteSeq keeps the greatest recorded sequence.
+func (s *State) noteSeq(seq domain.Value) {
+	if s.maxSeq.IsNull() || domain.Compare(seq, s.maxSeq) > 0 {
+		s.maxSeq = seq
+	}
+}
+
+// sortedKeys returns the state's keys in the order of their values.
+func sortedKeys[T any](m map[string]T, keyOf func(T) []domain.Value) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keyOf(m[keys[i]]), keyOf(m[keys[j]])
+		for n := range a {
+			if c := domain.Compare(a[n], b[n]); c != 0 {
+				return c < 0
+			}
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
