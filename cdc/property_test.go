@@ -249,7 +249,10 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 			for trial := 0; trial < 300; trial++ {
 				r := rand.New(rand.NewSource(int64(trial)))
 				stream := genStream(r, 1+r.Intn(60), tc.scd == 1)
-				info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: tc.scd, SequenceType: domain.TypeInt64, Tracked: tc.tracked, TombstoneGCSeconds: 1 << 40}
+				info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: tc.scd, SequenceType: domain.TypeInt64, TombstoneGCSeconds: 1 << 40}
+				if tc.tracked != nil {
+					info.TrackHistory = &domain.ColumnSet{Columns: tc.tracked}
+				}
 				live, err := New(info, stored)
 				if err != nil {
 					t.Fatal(err)
@@ -311,7 +314,7 @@ func TestNewRefusesBadSpecs(t *testing.T) {
 		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 3, SequenceType: domain.TypeInt64}, domain.CodeCDCInvalidClause},
 		{domain.ChangeInfo{SCDType: 1, SequenceType: domain.TypeInt64}, domain.CodeCDCInvalidClause},
 		{domain.ChangeInfo{Keys: []string{"nope"}, SCDType: 1, SequenceType: domain.TypeInt64}, domain.CodeCDCUnknownColumn},
-		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64, Tracked: []string{"zip"}}, domain.CodeCDCUnknownColumn},
+		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64, TrackHistory: &domain.ColumnSet{Columns: []string{"zip"}}}, domain.CodeCDCUnknownColumn},
 		{domain.ChangeInfo{Keys: []string{"id"}, SCDType: 1, SequenceType: domain.MapOf(domain.TypeString, domain.TypeInt64)}, domain.CodeCDCSequenceType},
 	}
 	for i, tc := range cases {

@@ -100,12 +100,14 @@ func (s *State) setStored(stored domain.Schema) error {
 	}
 	var trackIdx []int
 	if s.info.SCDType == 2 {
-		if len(s.info.Tracked) == 0 {
+		if t := s.info.TrackHistory; t == nil {
 			for i := range stored.Fields {
 				trackIdx = append(trackIdx, i)
 			}
-		} else if trackIdx, err = indexes(stored, s.info.Tracked, "tracked"); err != nil {
+		} else if _, err = indexes(stored, t.Columns, "tracked"); err != nil {
 			return err
+		} else {
+			trackIdx = t.Resolve(stored.Names())
 		}
 	}
 	old := s.stored

@@ -269,7 +269,7 @@ func TestSQLValidateProblems(t *testing.T) {
 	for code, at := range map[string]string{
 		"UNRESOLVED_COLUMN":       "ingest.sql:3:15",
 		"TABLE_OR_VIEW_NOT_FOUND": "ingest.sql:7:39",
-		"NOT_IMPLEMENTED":         "ingest.sql:11:1",
+		"AUTOCDC_UNKNOWN_COLUMN":  "ingest.sql:13:1",
 		"PARSE_SYNTAX_ERROR":      "syntax.sql:3:1",
 		"DATATYPE_MISMATCH":       "types.sql:3:21",
 		"WRONG_NUM_ARGS":          "types.sql:7:8",
@@ -302,7 +302,7 @@ func TestSQLValidateProblems(t *testing.T) {
 		t.Errorf("a bad pipeline.yaml field: %+v", problems)
 	}
 	// ... and the SQL files are checked in the same run.
-	if len(problems) != 7 || problems[3].Code != "UNRESOLVED_COLUMN" {
+	if len(problems) != 7 || problems[2].Code != "UNRESOLVED_COLUMN" {
 		t.Errorf("with a bad pipeline.yaml field, the SQL files' problems are not all reported: %+v", problems)
 	}
 }

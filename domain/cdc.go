@@ -58,8 +58,29 @@ type ChangeSpec struct {
 
 // ColumnSet is a list of columns, or every column but a list (Except).
 type ColumnSet struct {
-	Except  bool
-	Columns []string
+	Except  bool     `json:"except,omitempty"`
+	Columns []string `json:"columns"`
+}
+
+// Same reports whether two sets name the same columns (in any order and
+// case); nil is every column.
+func (c *ColumnSet) Same(o *ColumnSet) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	if c.Except != o.Except || len(c.Columns) != len(o.Columns) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, n := range c.Columns {
+		seen[strings.ToLower(n)] = true
+	}
+	for _, n := range o.Columns {
+		if !seen[strings.ToLower(n)] {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolve returns the indexes of the set's columns among names (every one
@@ -86,9 +107,9 @@ type ChangeInfo struct {
 	Keys         []string `json:"keys"`
 	SCDType      int      `json:"scd_type"`
 	SequenceType Type     `json:"sequence_type"`
-	// Tracked are the columns an SCD type 2 table tracks history on; empty
-	// for every column.
-	Tracked []string `json:"track_history,omitempty"`
+	// TrackHistory are the columns an SCD type 2 table tracks history on;
+	// nil for every column.
+	TrackHistory *ColumnSet `json:"track_history,omitempty"`
 	// TombstoneGCSeconds is how long an SCD type 1 table remembers a
 	// deleted key: by the sequence when the sequence is a timestamp, else
 	// by commit time.

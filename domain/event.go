@@ -214,9 +214,6 @@ type FlowProgress struct {
 	Attempt     int          `json:"attempt,omitempty"`
 	Metrics     *FlowMetrics `json:"metrics,omitempty"`
 	DataQuality *DataQuality `json:"data_quality,omitempty"`
-	// Changes is set on the batches of an AUTO CDC flow: the batch's data
-	// holds changes to fold, not rows to append.
-	Changes *ChangeInfo `json:"changes,omitempty"`
 }
 
 // FlowMetrics counts what a flow did.
@@ -299,6 +296,9 @@ type BatchInfo struct {
 	// DataQuality counts the batch's expectation results, when the target
 	// has expectations.
 	DataQuality *DataQuality `json:"data_quality,omitempty"`
+	// Changes is set on the batches of an AUTO CDC flow: the batch's data
+	// holds changes to fold, not rows to append.
+	Changes *ChangeInfo `json:"changes,omitempty"`
 }
 
 // SinkBatchDelivered records that a sink acknowledged a batch.

@@ -165,6 +165,8 @@ type sqlFlow struct {
 	// a target named before its CREATE: looked up once all files are parsed
 	pendingTarget *syntax.Name
 	pendingOwn    bool
+	// cdc are the clauses of an AUTO CDC flow, nil for others
+	cdc *changeClauses
 }
 
 type sqlFile struct {
@@ -226,8 +228,11 @@ func (l *sqlLoader) parse(in SQLFile) {
 		case *syntax.CreateFlow:
 			l.createFlow(f, st, conf, ns)
 		case *syntax.AutoCDC:
-			l.cdcTarget(st, ns)
-			l.problemAt(f, st.Pos, domain.CodeNotImplemented, "APPLY CHANGES INTO (AUTO CDC) does not run yet")
+			name := ""
+			if st.Target != nil {
+				name = st.Target.Last().Name
+			}
+			l.autoCDCFlow(f, name, st, nil, conf, ns)
 		case *syntax.QueryStmt:
 			l.problemAt(f, st.Pos, domain.CodeInvalidDefinition, "a query on its own defines nothing; write CREATE MATERIALIZED VIEW name AS before it")
 		default:
@@ -367,9 +372,8 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *syntax.CreateFlow, conf map[strin
 	ins, ok := st.Body.(*syntax.InsertInto)
 	if !ok {
 		if cdc, ok := st.Body.(*syntax.AutoCDC); ok {
-			l.cdcTarget(cdc, ns)
+			l.autoCDCFlow(f, name, cdc, st, conf, ns)
 		}
-		l.problemAt(f, st.Pos, domain.CodeNotImplemented, "AUTO CDC flows do not run yet")
 		return
 	}
 	fl := &sqlFlow{name: name, query: ins.Query, file: f, pos: st.Pos, once: ins.Once, conf: conf, ns: ns}
@@ -387,18 +391,74 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *syntax.CreateFlow, conf map[strin
 			fl.dependsOn = append(fl.dependsOn, d.Last().Name)
 		}
 	}
-	target, own := ns.ownName(ins.Target)
+	l.attach(fl, ins.Target)
+}
+
+// attach adds a flow, with the target it names (which may be declared
+// later, in this file or another).
+func (l *sqlLoader) attach(fl *sqlFlow, targetName *syntax.Name) {
+	target, own := fl.ns.ownName(targetName)
 	ds := l.datasets[strings.ToLower(target)]
+	l.flows = append(l.flows, fl)
 	if !own || ds == nil {
-		// the target may be declared later, in this file or another
-		l.flows = append(l.flows, fl)
-		fl.target = &sqlDataset{name: nameText(ins.Target)}
-		fl.targetRef(ins.Target, own)
+		fl.target = &sqlDataset{name: nameText(targetName)}
+		fl.targetRef(targetName, own)
 		return
 	}
 	fl.target = ds
 	ds.flows = append(ds.flows, fl)
-	l.flows = append(l.flows, fl)
+}
+
+// autoCDCFlow declares an AUTO CDC flow: a CREATE FLOW name AS AUTO CDC
+// ..., or an APPLY CHANGES INTO on its own (st nil), named after its
+// target. Its query reads the source whole (SELECT *); the clauses are
+// compiled against the source's columns.
+func (l *sqlLoader) autoCDCFlow(f *sqlFile, name string, a *syntax.AutoCDC, st *syntax.CreateFlow, conf map[string]string, ns namespace) {
+	if a.Snapshot {
+		l.cdcTarget(a, ns)
+		l.problemAt(f, a.Pos, domain.CodeNotImplemented, "AUTO CDC FROM SNAPSHOT does not run yet")
+		return
+	}
+	if st == nil {
+		// APPLY CHANGES INTO t on its own: a flow named t, or t_2, t_3...
+		// for the next ones into t
+		base, n := name, 1
+		for l.flowNamed(name) {
+			n++
+			name = fmt.Sprintf("%s_%d", base, n)
+		}
+	}
+	c := sqlChangeClauses(a, name, f.Path, conf)
+	for _, err := range c.checkClauses() {
+		l.problem(f, err)
+	}
+	q := &syntax.Query{Pos: a.Pos, Body: &syntax.Select{Pos: a.Pos,
+		Items: []*syntax.SelectItem{{Pos: a.Pos, Expr: &syntax.Star{Pos: a.Pos}}},
+		From:  []syntax.FromItem{a.Source}}}
+	pos := a.Pos
+	fl := &sqlFlow{name: name, query: q, file: f, pos: pos, once: a.Once, conf: conf, ns: ns, cdc: c}
+	if st != nil {
+		fl.pos = st.Pos
+		if st.Comment != nil {
+			fl.comment = st.Comment.Value
+		}
+		if st.DependsOn != nil {
+			for _, d := range st.DependsOn.Flows {
+				fl.dependsOn = append(fl.dependsOn, d.Last().Name)
+			}
+		}
+	}
+	l.attach(fl, a.Target)
+}
+
+// flowNamed reports whether a flow of that name was declared.
+func (l *sqlLoader) flowNamed(name string) bool {
+	for _, f := range l.flows {
+		if strings.EqualFold(f.name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // cdcTarget remembers the target of an AUTO CDC flow.
@@ -452,7 +512,11 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		}
 		if ds.declared != nil {
 			// the flow's columns must fit the declared ones
-			if _, err := domain.EvolveSchema(ds.name, *ds.declared, withoutComputed(f.plan.Schema, ds.computed), true); err != nil {
+			declared, out := *ds.declared, withoutComputed(f.outSchema(), ds.computed)
+			if f.cdc != nil {
+				declared, out = withoutSCDColumns(declared), withoutSCDColumns(out)
+			}
+			if _, err := domain.EvolveSchema(ds.name, declared, out, true); err != nil {
 				l.problemAt(f.file, f.query.Pos, domain.CodeOf(err), "the query of %s does not fit the columns declared for %s: %s", f.name, ds.name, errorMessage(err))
 				f.failed = true
 			}
@@ -460,7 +524,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		}
 		// several flows: the table takes the columns of all of them, as
 		// its schema evolves when their batches come
-		s := f.plan.Schema
+		s := f.outSchema()
 		if ds.schema != nil {
 			evolved, err := domain.EvolveSchema(ds.name, *ds.schema, s, false)
 			if err != nil {
@@ -523,7 +587,28 @@ func (l *sqlLoader) planFlow(f *sqlFlow) {
 		f.failed = true
 		return
 	}
+	if f.cdc != nil {
+		if _, err := f.cdc.compile(p.Schema); err != nil {
+			l.problem(f.file, err)
+			f.failed = true
+			return
+		}
+	}
 	f.plan, f.views = p, views
+}
+
+// outSchema is the columns a planned flow writes into its target: its
+// query's, or for an AUTO CDC flow the stored columns (and __START_AT and
+// __END_AT for SCD type 2).
+func (f *sqlFlow) outSchema() domain.Schema {
+	if f.cdc == nil {
+		return f.plan.Schema
+	}
+	s, err := f.cdc.tableSchema(f.plan.Schema)
+	if err != nil {
+		return f.plan.Schema // reported when planned
+	}
+	return s
 }
 
 // planQuery plans a query of a file against the pipeline's datasets. It
@@ -680,13 +765,25 @@ func (l *sqlLoader) declare() {
 			continue
 		}
 		streaming := f.target.kind == syntax.StreamingTable && !f.once
+		if f.cdc != nil && f.target.kind != syntax.StreamingTable {
+			l.problemAt(f.file, f.pos, domain.CodeInvalidFlowTarget, "AUTO CDC flow %s writes into %s, which is not a streaming table; declare it with CREATE OR REFRESH STREAMING TABLE %s", f.name, f.target.name, f.target.name)
+			f.failed = true
+			continue
+		}
 		q, err := l.query(f, streaming)
 		if err != nil {
 			l.problem(f.file, err)
 			f.failed = true
 			continue
 		}
-		if len(f.target.computed) > 0 {
+		if f.cdc != nil {
+			if len(f.target.computed) > 0 {
+				l.problemAt(f.target.file, f.target.stmt.Pos, domain.CodeNotImplemented, "generated and DEFAULT columns of the target of an AUTO CDC flow do not run yet; compute them in the flow's source")
+				f.failed = true
+				continue
+			}
+			q = q.with(f.cdc.transform())
+		} else if len(f.target.computed) > 0 {
 			t, err := computeColumns(f.target.name, f.target.computed, f.plan.Schema, f.conf)
 			if err != nil {
 				l.problem(f.target.file, err)
@@ -696,6 +793,10 @@ func (l *sqlLoader) declare() {
 			q = q.with(t)
 		}
 		fl := domain.Flow{Name: f.name, Target: f.target.name, Once: f.once, DependsOn: f.dependsOn, Comment: f.comment}
+		if f.cdc != nil {
+			f.cdc.target = f.target.name
+			fl.Type, fl.Changes = domain.FlowChange, &f.cdc.spec
+		}
 		for _, in := range f.plan.Inputs {
 			fl.Warnings = append(fl.Warnings, l.sourceNotes[in.Name]...)
 		}

@@ -109,7 +109,7 @@ SELECT 1;
 		"f1.sql:2": "UNRESOLVED_COLUMN",
 		"f1.sql:3": "TABLE_OR_VIEW_NOT_FOUND",
 		"f2.sql:2": "PIPELINE_DUPLICATE_IDENTIFIERS",
-		"f2.sql:3": "NOT_IMPLEMENTED",
+		"f2.sql:3": "TABLE_OR_VIEW_NOT_FOUND",
 		"f2.sql:5": "INVALID_DEFINITION",
 	}
 	for k, v := range want {
@@ -304,8 +304,8 @@ CREATE MATERIALIZED VIEW c AS SELECT * FROM customers;
 	}
 }
 
-// The target of an AUTO CDC flow, which does not run yet, is reported once:
-// NOT_IMPLEMENTED, not also as a dataset without a flow.
+// The target of an AUTO CDC flow that failed is reported once, with the
+// flow's problem, not also as a dataset without a flow.
 func TestLoadSQLAutoCDCTargetReportedOnce(t *testing.T) {
 	_, probs := loadSQL(t, t.TempDir(), `
 CREATE OR REFRESH STREAMING TABLE changes;
@@ -318,7 +318,7 @@ CREATE OR REFRESH STREAMING TABLE lonely;
 	for _, p := range probs {
 		got = append(got, fmt.Sprintf("%d:%s", p.Line, p.Code))
 	}
-	if want := "3:NOT_IMPLEMENTED 5:NOT_IMPLEMENTED 6:PIPELINE_DATASET_WITHOUT_FLOW"; strings.Join(got, " ") != want {
+	if want := "3:TABLE_OR_VIEW_NOT_FOUND 5:TABLE_OR_VIEW_NOT_FOUND 6:PIPELINE_DATASET_WITHOUT_FLOW"; strings.Join(got, " ") != want {
 		t.Errorf("problems %v, want %s", probs, want)
 	}
 }

@@ -86,6 +86,7 @@ func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
 	}
 	r.collectNames()
 	r.checkTargets()
+	r.checkChangeTargets()
 	inputs := r.resolveInputs()
 	r.checkDependsOn()
 	r.checkDatasetsHaveFlows()
@@ -187,9 +188,16 @@ func (r *resolver) checkTargets() {
 			r.add(r.unknownDataset(fmt.Sprintf("flow %q writes to", f.Name), f.Target))
 			continue
 		}
+		if f.Changes != nil && ds.Type != domain.StreamingTable {
+			r.add(domain.Errorf(domain.CodeInvalidFlowTarget, "AUTO CDC flow %q writes to %s %q; AUTO CDC flows write streaming tables", f.Name, strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " ")), ds.Name).WithNames(f.Name, ds.Name))
+			continue
+		}
 		switch ds.Type {
 		case domain.StreamingTable:
 			f.Type = domain.FlowAppend
+			if f.Changes != nil {
+				f.Type = domain.FlowChange
+			}
 		case domain.SinkDataset:
 			f.Type = domain.FlowSink
 			if f.Once {
@@ -206,6 +214,56 @@ func (r *resolver) checkTargets() {
 			}
 		}
 	}
+}
+
+// checkChangeTargets checks the tables AUTO CDC flows write: every flow
+// into one applies changes by the same keys, into the same SCD type, and
+// none reads it as a stream (its rows are updated and deleted, not
+// appended).
+func (r *resolver) checkChangeTargets() {
+	first := map[string]*domain.Flow{}
+	for _, f := range r.sortedFlows() {
+		if f.Changes != nil {
+			if first[f.Target] == nil {
+				first[f.Target] = f
+			}
+		}
+	}
+	for _, f := range r.sortedFlows() {
+		cf := first[f.Target]
+		switch {
+		case cf == nil:
+		case f.Changes == nil:
+			r.add(domain.Errorf(domain.CodeInvalidFlowTarget, "flow %q appends to %q, which AUTO CDC flow %q writes by key", f.Name, f.Target, cf.Name).
+				WithHint("make the flow an AUTO CDC flow too, or write into another table").WithNames(f.Name, f.Target))
+		case !sameKeys(f.Changes.Keys, cf.Changes.Keys):
+			r.add(domain.Errorf(domain.CodeCDCKeyDrift, "AUTO CDC flows %q and %q write %q by different keys (%s and %s)", cf.Name, f.Name, f.Target,
+				strings.Join(cf.Changes.Keys, ", "), strings.Join(f.Changes.Keys, ", ")).WithHint("give every flow into a table the same keys").WithNames(f.Name, f.Target))
+		case f.Changes.SCDType != cf.Changes.SCDType:
+			r.add(domain.Errorf(domain.CodeCDCStoredAsDrift, "AUTO CDC flows %q and %q store %q as SCD type %d and %d", cf.Name, f.Name, f.Target, cf.Changes.SCDType, f.Changes.SCDType).
+				WithHint("store every flow into a table as the same SCD type").WithNames(f.Name, f.Target))
+		}
+		if f.Query == nil {
+			continue
+		}
+		for _, in := range f.Query.Inputs() {
+			if in.Streaming && in.Dataset != "" && first[in.Dataset] != nil {
+				r.add(domain.Errorf(domain.CodeCDCTargetNotStream, "flow %q reads %q as a stream, but AUTO CDC flow %q updates and deletes its rows", f.Name, in.Dataset, first[in.Dataset].Name).WithNames(f.Name, in.Dataset))
+			}
+		}
+	}
+}
+
+func sameKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveInputs finds the stored datasets each flow reads, looking through

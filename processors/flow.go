@@ -20,6 +20,9 @@ type flowRun struct {
 	in     *flowInputs
 
 	rows, batches int64 // committed in this update
+	// upserted and deleted count what an AUTO CDC flow's committed
+	// batches did to its target in this update
+	upserted, deleted int64
 
 	checker domain.Checker      // the target's expectations, nil without
 	quality *domain.DataQuality // their counts over this update
@@ -163,7 +166,11 @@ func retriable(err error) bool {
 }
 
 func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
-	ev := r.u.flowProgress(r.f, st, "", &domain.FlowMetrics{NumOutputRows: r.rows, NumBatches: r.batches})
+	m := &domain.FlowMetrics{NumOutputRows: r.rows, NumBatches: r.batches}
+	if r.f.Type == domain.FlowChange {
+		m.NumOutputRows, m.NumUpsertedRows, m.NumDeletedRows = r.upserted+r.deleted, r.upserted, r.deleted
+	}
+	ev := r.u.flowProgress(r.f, st, "", m)
 	ev.Details.FlowProgress.DataQuality = r.quality
 	if err != nil {
 		ev.Level, ev.Error = domain.LevelError, domain.ErrorInfoOf(err)
@@ -535,6 +542,20 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			evs = append(evs, ev)
 		}
 		info.TableGeneration = gen
+		if f.Type == domain.FlowChange {
+			changed, err := r.commitChanges(ctx, &info, gen, rows)
+			if err != nil {
+				return err
+			}
+			if changed != nil {
+				if err := u.append(ctx, append(evs, changed...)...); err != nil {
+					r.s.changes[f.Target].loaded = false // folded again from the log
+					return err
+				}
+				return nil
+			}
+			rows = &domain.Batch{} // no change yet, nor a sequence type: the checkpoint moves on
+		}
 		if rows, err = r.fitSchema(&info, rows); err != nil {
 			return err
 		}

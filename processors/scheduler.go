@@ -25,6 +25,7 @@ type scheduler struct {
 	reason map[string]string
 
 	tableLocks map[string]*sync.Mutex // stored dataset -> held while a batch commits to it
+	changes    map[string]*changeTable // stored dataset -> its keyed state, when AUTO CDC flows write it
 
 	readers map[string][]string      // stored dataset -> flows that stream from it
 	wake    map[string]chan struct{} // flow -> its wake-up signal (continuous)
@@ -40,9 +41,11 @@ func newScheduler(u *update, plan *updatePlan) *scheduler {
 		readers:    map[string][]string{},
 		wake:       map[string]chan struct{}{},
 		tableLocks: map[string]*sync.Mutex{},
+		changes:    map[string]*changeTable{},
 	}
 	for name := range u.g.Datasets {
 		s.tableLocks[name] = &sync.Mutex{}
+		s.changes[name] = &changeTable{}
 	}
 	for _, name := range u.runnableFlows() {
 		f := u.g.Flows[name]

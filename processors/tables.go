@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 )
@@ -147,9 +148,13 @@ func readBatches(ctx context.Context, store *eventstore.Store, table string, fro
 }
 
 // scanBatches calls fn with the rows of each of the table's batches of
-// generation gen committed in [from, to], in commit order.
+// generation gen committed in [from, to], in commit order. The rows of a
+// table AUTO CDC flows write are the fold of its changes: fn gets them in
+// key order, tableChunk rows at a time, once every batch is folded; such a
+// table is read whole, from its first batch.
 func scanBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64, fn func(*domain.Batch) error) error {
-	return store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+	var state *cdc.State
+	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
 			if bc == nil || bc.TableGeneration != gen {
@@ -166,9 +171,28 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 			if err != nil {
 				return err
 			}
-			return fn(b)
+			if bc.Changes == nil {
+				return fn(b)
+			}
+			if from > 1 {
+				return domain.Errorf(domain.CodeCDCTargetNotStream, "table %q is written by an AUTO CDC flow; its rows are updated and deleted, so it cannot be read from event %d on", table, from).WithNames(table)
+			}
+			if state == nil {
+				if state, err = cdc.New(*bc.Changes, cdc.StoredOf(b.Schema)); err != nil {
+					return err
+				}
+			}
+			_, err = state.Replay(b, ev.Timestamp, false)
+			return err
 		})
+	if err != nil || state == nil {
+		return err
+	}
+	return state.Rows(tableChunk, fn)
 }
+
+// tableChunk is how many rows of a folded table a reader gets at a time.
+const tableChunk = 65536
 
 // ReadTable returns the rows of a stored table as of a log position: the
 // batches of the generation current at asOf, committed at or before it.

@@ -1,4 +1,4 @@
--- An unknown column, an unknown table, an AUTO CDC flow.
+-- An unknown column, an unknown table, an AUTO CDC flow keyed by a column the source lacks.
 CREATE OR REFRESH STREAMING TABLE orders
 AS SELECT id, custmer, qty
 FROM STREAM read_files('data/orders', format => 'json');
@@ -10,5 +10,5 @@ CREATE OR REFRESH STREAMING TABLE changes;
 
 APPLY CHANGES INTO changes
 FROM STREAM read_files('data/orders', format => 'json')
-KEYS (id)
+KEYS (idd)
 SEQUENCE BY id;

@@ -1,0 +1,277 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+)
+
+// A table that AUTO CDC flows write holds, in each batch_committed event,
+// the changes that batch made to the table's keyed state (see package cdc),
+// not rows to append. Its rows are the fold of those changes: the flows
+// writing it keep the fold in memory for the update (changeTable), and
+// readers fold the log up to the point they read.
+
+// changeTable is the keyed state of a table AUTO CDC flows write, shared by
+// those flows for the update and guarded by the table's commit lock.
+type changeTable struct {
+	gen    int64
+	state  *cdc.State // nil before the table's first change
+	loaded bool
+}
+
+// foldChanges folds the changes recorded for a table in generation gen,
+// committed in [1, to]: nil when there are none.
+func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen int64, to uint64) (*cdc.State, error) {
+	var state *cdc.State
+	err := scanChangeBatches(ctx, store, table, 1, to, gen, func(ev *domain.Event, delta *domain.Batch) error {
+		var err error
+		if state == nil {
+			if state, err = cdc.New(*ev.Details.BatchCommitted.Changes, cdc.StoredOf(delta.Schema)); err != nil {
+				return err
+			}
+		}
+		_, err = state.Replay(delta, ev.Timestamp, false)
+		return err
+	})
+	return state, err
+}
+
+// scanChangeBatches calls fn with each batch of changes recorded for a table
+// in generation gen, committed in [from, to], in commit order.
+func scanChangeBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64, fn func(*domain.Event, *domain.Batch) error) error {
+	return store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			bc := ev.Details.BatchCommitted
+			if bc == nil || bc.TableGeneration != gen || bc.Changes == nil || len(ev.Data) == 0 {
+				return nil
+			}
+			if bc.RowsRemoved != nil {
+				return domain.Errorf(domain.CodeRowsVacuumed, "the changes of %s as of event %d (generation %d) were removed by vacuum", table, ev.Seq, gen).WithNames(table)
+			}
+			delta, err := domain.DecodeBatch(ev.Data)
+			if err != nil {
+				return err
+			}
+			return fn(ev, delta)
+		})
+}
+
+// changeState returns the keyed state of the flow's target in generation
+// gen, folding the log when the update has not yet.
+func (r *flowRun) changeState(ctx context.Context, gen int64) (*changeTable, error) {
+	t := r.s.changes[r.f.Target]
+	if t.loaded && t.gen == gen {
+		return t, nil
+	}
+	state, err := foldChanges(ctx, r.u.store, r.f.Target, gen, r.u.store.LastSeq())
+	if err != nil {
+		return nil, err
+	}
+	t.gen, t.state, t.loaded = gen, state, true
+	return t, nil
+}
+
+// changeInfo is what the flow records of how it applies changes, for the
+// sequence type of this batch.
+func (r *flowRun) changeInfo(seq domain.Type) (domain.ChangeInfo, error) {
+	spec := r.f.Changes
+	info := domain.ChangeInfo{Keys: spec.Keys, SCDType: spec.SCDType, SequenceType: seq, TrackHistory: spec.TrackHistory, TombstoneGCSeconds: domain.DefaultTombstoneGCSeconds}
+	if v, ok := r.target.Properties[domain.PropTombstoneGC]; ok {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return info, domain.Errorf(domain.CodeInvalidDefinition, "table %q sets %s to %q, not a whole number of seconds", r.target.Name, domain.PropTombstoneGC, v).WithNames(r.target.Name)
+		}
+		info.TombstoneGCSeconds = n
+	}
+	return info, nil
+}
+
+// checkDrift refuses a batch whose flow applies changes otherwise than the
+// table was built with.
+func (r *flowRun) checkDrift(have, want domain.ChangeInfo) error {
+	table := r.f.Target
+	switch {
+	case !sameNames(have.Keys, want.Keys):
+		return domain.Errorf(domain.CodeCDCKeyDrift, "flow %q applies changes to %q by the keys (%s); the table was built by (%s)", r.f.Name, table,
+			strings.Join(want.Keys, ", "), strings.Join(have.Keys, ", ")).WithNames(r.f.Name, table)
+	case have.SCDType != want.SCDType || !have.TrackHistory.Same(want.TrackHistory):
+		return domain.Errorf(domain.CodeCDCStoredAsDrift, "flow %q stores %q as SCD type %d%s; the table was built as SCD type %d%s", r.f.Name, table,
+			want.SCDType, tracked(want.TrackHistory), have.SCDType, tracked(have.TrackHistory)).WithNames(r.f.Name, table)
+	case want.SequenceType.Kind != domain.KindNull && !have.SequenceType.Equal(want.SequenceType):
+		return domain.Errorf(domain.CodeCDCSequenceDrift, "flow %q sequences its changes by a %s; the table %q was built with a %s sequence", r.f.Name,
+			want.SequenceType, table, have.SequenceType).WithNames(r.f.Name, table)
+	}
+	return nil
+}
+
+func tracked(c *domain.ColumnSet) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Except:
+		return " tracking history on * EXCEPT (" + strings.Join(c.Columns, ", ") + ")"
+	}
+	return " tracking history on (" + strings.Join(c.Columns, ", ") + ")"
+}
+
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// commitChanges applies a micro-batch of changes to the flow's target and
+// commits what changed, in one append with the batch's flow_progress: the
+// changes that altered the table's keyed state go into the batch_committed
+// event, so that folding the log gives the table. The caller holds the
+// table's commit lock. On any error the table's state is dropped, to be
+// folded again from the log.
+func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen int64, rows *domain.Batch) (evs []*domain.Event, err error) {
+	t, err := r.changeState(ctx, gen)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			t.loaded, t.state = false, nil
+		}
+	}()
+	n := len(rows.Schema.Fields) - 3
+	if n < 0 {
+		return nil, domain.Errorf(domain.CodeInvalidDefinition, "flow %q gave a batch without the sequence, delete and truncate columns of an AUTO CDC flow", r.f.Name).WithNames(r.f.Name)
+	}
+	want, err := r.changeInfo(rows.Schema.Fields[n].Type)
+	if err != nil {
+		return nil, err
+	}
+	incoming := domain.NewSchema(rows.Schema.Fields[:n]...)
+	var declared *domain.Schema
+	if r.target.Schema != nil {
+		d := storedColumns(*r.target.Schema)
+		declared = &d
+	}
+	base := declared
+	if t.state != nil {
+		if err := r.checkDrift(t.state.Info(), want); err != nil {
+			return nil, err
+		}
+		s := t.state.Stored()
+		base = &s
+	}
+	stored := incoming
+	if base != nil {
+		if stored, err = domain.EvolveSchema(r.f.Target, *base, incoming, declared != nil); err != nil {
+			return nil, err
+		}
+	}
+	if t.state == nil {
+		if want.SequenceType.Kind == domain.KindNull {
+			if rows.Len() > 0 {
+				return nil, domain.Errorf(domain.CodeCDCNullSequence, "flow %q: every change of batch %d has a NULL sequence", r.f.Name, info.BatchID).WithNames(r.f.Name)
+			}
+			return nil, nil // nothing to apply, nor a type to build the table with
+		}
+		if t.state, err = cdc.New(want, stored); err != nil {
+			return nil, err
+		}
+	} else if err := t.state.Evolve(stored); err != nil {
+		return nil, err
+	}
+	changes, err := conformChanges(r.f.Target, rows, stored)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	res, err := t.state.Apply(changes, r.f.Changes.IgnoreNullUpdates, now)
+	if err != nil {
+		return nil, r.changeError(err, info.BatchID)
+	}
+	applied := t.state.Info()
+	applied.NumUpserted, applied.NumDeleted = res.Upserted, res.Deleted
+	info.Changes = &applied
+	info.NumRows = int64(res.Delta.Len())
+	schema := t.state.TableSchema()
+	cur, err := r.u.store.TableSchema(r.f.Target)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil || !cur.Equal(schema) {
+		info.Schema = &schema
+	}
+	ev := r.batchEvent(domain.EventBatchCommitted, *info)
+	ev.Timestamp = now // the fold collects tombstones by the commit's time
+	ev.Message = fmt.Sprintf("Flow %q committed batch %d to %q: %d rows upserted, %d deleted.", r.f.Name, info.BatchID, r.f.Target, res.Upserted, res.Deleted)
+	ev.Details.BatchCommitted = info
+	if ev.Data, err = domain.EncodeBatch(res.Delta); err != nil {
+		return nil, err
+	}
+	progress := r.u.flowProgress(r.f, domain.FlowRunning, "", &domain.FlowMetrics{NumOutputRows: res.Upserted + res.Deleted, NumUpsertedRows: res.Upserted, NumDeletedRows: res.Deleted})
+	id := info.BatchID
+	progress.Origin.BatchID = &id
+	progress.Level = domain.LevelMetrics
+	progress.Details.FlowProgress.DataQuality = info.DataQuality
+	r.upserted += res.Upserted
+	r.deleted += res.Deleted
+	return []*domain.Event{ev, progress}, nil
+}
+
+// changeError names the flow and the batch in an error applying changes.
+func (r *flowRun) changeError(err error, batch int64) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		out := *de
+		out.Message = fmt.Sprintf("flow %q, batch %d: %s", r.f.Name, batch, de.Message)
+		out.Names = append([]string{r.f.Name, r.f.Target}, de.Names...)
+		return &out
+	}
+	return err
+}
+
+// storedColumns is a table's schema less __START_AT and __END_AT.
+func storedColumns(s domain.Schema) domain.Schema {
+	var fields []domain.Field
+	for _, f := range s.Fields {
+		if !strings.EqualFold(f.Name, domain.SCDStartColumn) && !strings.EqualFold(f.Name, domain.SCDEndColumn) {
+			fields = append(fields, f)
+		}
+	}
+	return domain.NewSchema(fields...)
+}
+
+// conformChanges returns a batch of changes with its stored columns in the
+// stored schema (and its order), the three change columns after them.
+func conformChanges(table string, rows *domain.Batch, stored domain.Schema) (*domain.Batch, error) {
+	n := len(rows.Schema.Fields) - 3
+	part, err := domain.BatchOf(domain.NewSchema(rows.Schema.Fields[:n]...), rows.Columns[:n])
+	if err != nil {
+		return nil, err
+	}
+	if part, err = domain.Conform(table, part, stored); err != nil {
+		return nil, err
+	}
+	fields := append(append([]domain.Field(nil), part.Schema.Fields...), rows.Schema.Fields[n:]...)
+	cols := append(append([]*domain.Column(nil), part.Columns...), rows.Columns[n:]...)
+	if rows.Len() == 0 {
+		// an empty batch has columns of NULL kind: give the sequence its type
+		for i := range fields[n:] {
+			if cols[len(part.Columns)+i].Kind != fields[len(part.Columns)+i].Type.Kind {
+				cols[len(part.Columns)+i] = domain.NewColumn(fields[len(part.Columns)+i].Type.Kind, 0)
+			}
+		}
+	}
+	return domain.BatchOf(domain.NewSchema(fields...), cols)
+}
