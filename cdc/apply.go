@@ -119,7 +119,7 @@ func isTrue(c *domain.Column, i int) bool {
 func (s *State) nullSequence(c changeCols, i int) error {
 	what := "a truncate"
 	if !isTrue(c.trunc, i) {
-		if _, null := s.keyAt(c.stored, s.keyIdx, i); null < 0 {
+		if _, null := s.keyAt(s.keyColumns(c.stored), i); null < 0 {
 			what = "the change of " + s.describeKey(pick(rowAt(c.stored, len(c.stored), i), s.keyIdx))
 		} else {
 			what = "a change"
@@ -132,16 +132,14 @@ func (s *State) nullKey(c changeCols, i, col int) error {
 	return domain.Errorf(domain.CodeCDCNullKey, "key column %s is NULL in row %d of the batch", s.info.Keys[col], i+1).WithNames(s.info.Keys[col])
 }
 
-// appendDelta records one change in the result's delta.
+// appendDelta records one change in the result's delta: row (nil for
+// none), seq and op.
 func (s *State) appendDelta(res *Result, row []domain.Value, seq domain.Value, op int64) {
-	vals := make([]domain.Value, 0, len(row)+2)
+	s.vals = append(append(append(s.vals[:0], row...), seq), domain.Int(op))
 	if row == nil {
-		vals = append(vals, make([]domain.Value, len(s.stored.Fields))...)
-	} else {
-		vals = append(vals, row...)
+		s.vals = append(append(append(s.vals[:0], make([]domain.Value, len(s.stored.Fields))...), seq), domain.Int(op))
 	}
-	vals = append(vals, seq, domain.Int(op))
-	if err := res.Delta.AppendRow(vals...); err != nil {
+	if err := res.Delta.AppendRow(s.vals...); err != nil {
 		panic(err) // the row was made in the delta's schema
 	}
 }
@@ -163,6 +161,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		}
 	}
 	nStored := len(c.stored)
+	keyCols := s.keyColumns(c.stored)
 	for _, i := range order {
 		seq := c.seq.Value(i)
 		if isTrue(c.trunc, i) {
@@ -172,7 +171,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			}
 			continue // a truncate no newer than the last one removes nothing more
 		}
-		key, null := s.keyAt(c.stored, s.keyIdx, i)
+		key, null := s.keyAt(keyCols, i)
 		if null >= 0 {
 			return s.nullKey(c, i, null)
 		}
@@ -180,7 +179,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			continue // older than a truncate that came after it
 		}
 		del := isTrue(c.del, i)
-		e := s.one[key]
+		e := s.one[string(key)]
 		cmp := 1
 		if e != nil {
 			if cmp = domain.Compare(seq, e.seq); cmp < 0 {
@@ -202,8 +201,8 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			continue // an exact duplicate
 		}
 		if e == nil {
-			e = &entry{key: pick(rowAt(c.stored, nStored, i), s.keyIdx)}
-			s.one[key] = e
+			e = &entry{key: keyValues(keyCols, i)}
+			s.one[string(key)] = e
 			touch(e, false)
 		} else {
 			touch(e, true)
@@ -267,12 +266,8 @@ func (s *State) encodeKey(key []domain.Value) string {
 			panic(err)
 		}
 	}
-	idx := make([]int, len(key))
-	for i := range idx {
-		idx[i] = i
-	}
-	k, _ := s.keyAt(cols, idx, 0)
-	return k
+	k, _ := s.keyAt(cols, 0)
+	return string(k)
 }
 
 // truncate removes every key whose sequence is older than seq, and makes

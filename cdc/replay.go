@@ -46,6 +46,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 	}
 	s.stamp++
 	cols := delta.Columns[:n]
+	keyCols := s.keyColumns(cols)
 	seqs, ops := delta.Columns[n], delta.Columns[n+1]
 	var touched []*history
 	for i := 0; i < delta.Len(); i++ {
@@ -64,16 +65,16 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			s.truncate(seq, nil)
 			continue
 		}
-		key, null := s.keyAt(cols, s.keyIdx, i)
+		key, null := s.keyAt(keyCols, i)
 		if null >= 0 {
 			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has a NULL key", i+1)
 		}
 		row := rowAt(cols, n, i)
 		if s.info.SCDType == 2 {
-			h := s.two[key]
+			h := s.two[string(key)]
 			if h == nil {
 				h = &history{key: pick(row, s.keyIdx)}
-				s.two[key] = h
+				s.two[string(key)] = h
 			}
 			if out != nil && h.stamp != s.stamp {
 				h.stamp, h.before = s.stamp, s.versions(h)
@@ -86,10 +87,10 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			h.put(c, nil)
 			continue
 		}
-		e := s.one[key]
+		e := s.one[string(key)]
 		if e == nil {
 			e = &entry{key: pick(row, s.keyIdx)}
-			s.one[key] = e
+			s.one[string(key)] = e
 		}
 		before := e.row
 		e.seq = seq

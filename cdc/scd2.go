@@ -70,10 +70,11 @@ func (s *State) sameTracked(a, b []domain.Value) bool {
 }
 
 // put places a change among a key's changes: it replaces the change of the
-// same sequence (the later wins) or is inserted at its place. It reports
-// false for an exact duplicate, which changes nothing. ignoreIdx, for an
-// update, fills those columns' NULLs from the change before it.
-func (h *history) put(c change, ignoreIdx []int) bool {
+// same sequence (the later wins), returned as orig with had set, or is
+// inserted at its place. It reports false for an exact duplicate, which
+// changes nothing. ignoreIdx, for an update, fills those columns' NULLs
+// from the change before it.
+func (h *history) put(c change, ignoreIdx []int) (orig change, had, changed bool) {
 	n := len(h.changes)
 	pos := n
 	if n > 0 && domain.Compare(h.changes[n-1].seq, c.seq) >= 0 {
@@ -90,15 +91,19 @@ func (h *history) put(c change, ignoreIdx []int) bool {
 	if pos < n && domain.Compare(h.changes[pos].seq, c.seq) == 0 {
 		old := h.changes[pos]
 		if old.del == c.del && rowsEqual(old.row, c.row) {
-			return false
+			return old, true, false
 		}
 		h.changes[pos] = c
-		return true
+		return old, true, true
+	}
+	if pos == n {
+		h.changes = append(h.changes, c)
+		return change{}, false, true
 	}
 	h.changes = append(h.changes, change{})
 	copy(h.changes[pos+1:], h.changes[pos:])
 	h.changes[pos] = c
-	return true
+	return change{}, false, true
 }
 
 // pending2 is a (key, sequence) a batch changed, with the change it
@@ -112,34 +117,33 @@ type pending2 struct {
 
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
 	nStored := len(c.stored)
+	keyCols := s.keyColumns(c.stored)
 	var pend []pending2
 	for _, i := range order {
 		if isTrue(c.trunc, i) {
 			return domain.Errorf(domain.CodeCDCInvalidClause, "row %d of the batch is a truncate, which an SCD type 2 table does not take", i+1)
 		}
-		key, null := s.keyAt(c.stored, s.keyIdx, i)
+		key, null := s.keyAt(keyCols, i)
 		if null >= 0 {
 			return s.nullKey(c, i, null)
 		}
 		seq := c.seq.Value(i)
 		ch := change{seq: seq, del: isTrue(c.del, i)}
-		row := rowAt(c.stored, nStored, i)
 		if !ch.del {
-			ch.row = row
+			ch.row = rowAt(c.stored, nStored, i)
 		}
-		h := s.two[key]
+		h := s.two[string(key)]
 		if h == nil {
-			h = &history{key: pick(row, s.keyIdx)}
-			s.two[key] = h
+			h = &history{key: keyValues(keyCols, i)}
+			s.two[string(key)] = h
 		}
-		if h.firstInBatch(s.stamp, seq) {
-			p := pending2{h: h, seq: seq}
-			if j := s.find(h, seq); j < len(h.changes) && domain.Compare(h.changes[j].seq, seq) == 0 {
-				p.orig, p.had = h.changes[j], true
-			}
-			pend = append(pend, p)
+		first := h.firstInBatch(s.stamp, seq)
+		orig, had, changed := h.put(ch, ignoreIdx)
+		if first && changed {
+			pend = append(pend, pending2{h: h, seq: seq, orig: orig, had: had})
+		} else if first {
+			h.batchSeqs = h.batchSeqs[:len(h.batchSeqs)-1] // an exact duplicate: not the batch's change
 		}
-		h.put(ch, ignoreIdx)
 	}
 	for _, p := range pend {
 		final := p.h.changes[s.find(p.h, p.seq)]
@@ -175,5 +179,8 @@ func (h *history) firstInBatch(stamp uint64, seq domain.Value) bool {
 
 // find returns the index of the change of sequence seq, which h holds.
 func (s *State) find(h *history, seq domain.Value) int {
+	if n := len(h.changes); n > 0 && domain.Compare(h.changes[n-1].seq, seq) == 0 {
+		return n - 1
+	}
 	return sort.Search(len(h.changes), func(j int) bool { return domain.Compare(h.changes[j].seq, seq) >= 0 })
 }

@@ -33,6 +33,7 @@ type State struct {
 
 	stamp  uint64 // counts the batches folded; marks what a batch touched
 	keyBuf []byte
+	vals   []domain.Value // appendDelta's row
 }
 
 // entry is an SCD 1 key's state.
@@ -223,20 +224,34 @@ func (s *State) describeKey(key []domain.Value) string {
 	return strings.Join(parts, ", ")
 }
 
-// keyAt encodes row i's key, or reports the first NULL key column.
-func (s *State) keyAt(cols []*domain.Column, idx []int, i int) (string, int) {
-	s.keyBuf = s.keyBuf[:0]
-	for n, j := range idx {
-		if cols[j].IsNull(i) {
-			return "", n
+// keyAt encodes row i's key (key holds the key columns), or reports the
+// first NULL key column. The bytes are valid until the next call.
+func (s *State) keyAt(key []*domain.Column, i int) ([]byte, int) {
+	for n, c := range key {
+		if c.IsNull(i) {
+			return nil, n
 		}
 	}
-	kc := make([]*domain.Column, len(idx))
-	for n, j := range idx {
-		kc[n] = cols[j]
+	s.keyBuf = sql.AppendRowKey(s.keyBuf[:0], key, i)
+	return s.keyBuf, -1
+}
+
+// keyColumns picks the key columns of a batch's stored columns.
+func (s *State) keyColumns(stored []*domain.Column) []*domain.Column {
+	out := make([]*domain.Column, len(s.keyIdx))
+	for n, j := range s.keyIdx {
+		out[n] = stored[j]
 	}
-	s.keyBuf = sql.AppendRowKey(s.keyBuf, kc, i)
-	return string(s.keyBuf), -1
+	return out
+}
+
+// keyValues returns row i's key values.
+func keyValues(key []*domain.Column, i int) []domain.Value {
+	out := make([]domain.Value, len(key))
+	for n, c := range key {
+		out[n] = c.Value(i)
+	}
+	return out
 }
 
 func rowAt(cols []*domain.Column, n, i int) []domain.Value {
