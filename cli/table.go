@@ -20,9 +20,11 @@ import (
 
 func (a *app) tableCommand() *cobra.Command {
 	var (
-		format string
-		asOf   string
-		limit  int
+		format  string
+		asOf    string
+		limit   int
+		changes bool
+		since   uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "table NAME",
@@ -33,6 +35,14 @@ now or as of a point of the event log.
 --as-of SEQ reads the table as it was after event SEQ; --as-of TIMESTAMP
 (RFC 3339, e.g. 2026-12-01T10:00:00Z, or a date 2026-12-01 for its midnight
 UTC) as it was after the last event at or before that time.
+
+--changes prints what each committed batch did to the table instead of its
+rows: the table's columns and _change_type (insert, update_preimage,
+update_postimage, delete), _commit_version (the seq of the batch's event)
+and _commit_timestamp. A table AUTO CDC flows write shows its inserts,
+updates (the row before, then after) and deletes; any other table its
+appended rows, as inserts. --since SEQ keeps the batches committed after
+event SEQ.
 
 Formats:
   table  aligned columns for people (NULL shown as NULL)
@@ -51,7 +61,8 @@ Formats:
   sluice table raw_orders --format jsonl --limit 10
   sluice table raw_orders --format csv > orders.csv
   sluice table daily_totals --as-of 42
-  sluice table daily_totals --as-of 2026-12-01T10:00:00Z`,
+  sluice table daily_totals --as-of 2026-12-01T10:00:00Z
+  sluice table customers --changes --since 120 --format jsonl`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeTables,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +72,9 @@ Formats:
 			}
 			if limit < 0 {
 				return usageError("--limit must be 0 (no limit) or more, not %d", limit)
+			}
+			if since > 0 && !changes {
+				return usageError("--since applies to --changes; add --changes to see the changes after event %d", since)
 			}
 			proj, err := a.storedProject()
 			if err != nil {
@@ -88,6 +102,11 @@ Formats:
 			if err != nil {
 				return err
 			}
+			scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
+			if changes {
+				schema = processors.FeedSchema(schema)
+				scan = func(fn func(*domain.Batch) error) error { return processors.ScanChanges(a.ctx, store, name, since, seq, fn) }
+			}
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
 			var w rowWriter
@@ -100,7 +119,7 @@ Formats:
 				w = newTableWriter(out, schema)
 			}
 			written, errLimit := 0, errors.New("limit reached")
-			err = processors.ScanTable(a.ctx, store, name, seq, func(b *domain.Batch) error {
+			err = scan(func(b *domain.Batch) error {
 				rows, err := domain.Concat(domain.NewBatch(schema, 0), b) // in the table's schema
 				if err != nil {
 					return err
@@ -130,6 +149,8 @@ Formats:
 	f.StringVar(&format, "format", "table", "table, jsonl or csv")
 	f.StringVar(&asOf, "as-of", "", "read the table as of an event seq or a timestamp")
 	f.IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
+	f.BoolVar(&changes, "changes", false, "print what each committed batch changed (the change feed) instead of the rows")
+	f.Uint64Var(&since, "since", 0, "with --changes, only the batches committed after event SEQ")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv"))
 	return cmd
 }

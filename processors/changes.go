@@ -223,6 +223,7 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	id := info.BatchID
 	progress.Origin.BatchID = &id
 	progress.Level = domain.LevelMetrics
+	progress.Message = fmt.Sprintf("Flow %q applied batch %d to %q: %d rows upserted, %d deleted.", r.f.Name, info.BatchID, r.f.Target, res.Upserted, res.Deleted)
 	progress.Details.FlowProgress.DataQuality = info.DataQuality
 	r.upserted += res.Upserted
 	r.deleted += res.Deleted
@@ -274,4 +275,88 @@ func conformChanges(table string, rows *domain.Batch, stored domain.Schema) (*do
 		}
 	}
 	return domain.BatchOf(domain.NewSchema(fields...), cols)
+}
+
+// The columns a change feed adds to a table's, as Delta's change data feed
+// names them.
+const (
+	CommitVersionColumn   = "_commit_version"
+	CommitTimestampColumn = "_commit_timestamp"
+)
+
+// FeedSchema is the schema of a table's change feed: its columns, then the
+// change type, the seq of the batch's event and its time.
+func FeedSchema(table domain.Schema) domain.Schema {
+	fields := append([]domain.Field(nil), table.Fields...)
+	fields = append(fields,
+		domain.Field{Name: cdc.ChangeTypeColumn, Type: domain.TypeString},
+		domain.Field{Name: CommitVersionColumn, Type: domain.TypeInt64},
+		domain.Field{Name: CommitTimestampColumn, Type: domain.TypeTimestamp})
+	return domain.NewSchema(fields...)
+}
+
+// ScanChanges calls fn with what each batch committed to a stored table
+// did to its rows, for the batches committed after since up to asOf (0:
+// now) in the generation current at asOf, in commit order: the table's
+// columns (as of the batch), the change type (insert, update_preimage,
+// update_postimage, delete), the batch's event seq and its time. A table
+// AUTO CDC flows write gives its inserts, updates and deletes, found by
+// folding its changes from its first batch; any other table, its appended
+// rows as inserts.
+func ScanChanges(ctx context.Context, store *eventstore.Store, table string, since, asOf uint64, fn func(*domain.Batch) error) error {
+	if asOf == 0 {
+		asOf = store.LastSeq()
+	}
+	gen, err := generationAt(ctx, store, table, asOf)
+	if err != nil {
+		return err
+	}
+	var state *cdc.State
+	return store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			bc := ev.Details.BatchCommitted
+			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 || (bc.Changes == nil && ev.Seq <= since) {
+				return nil
+			}
+			if bc.RowsRemoved != nil {
+				return domain.Errorf(domain.CodeRowsVacuumed, "the changes of %s in event %d were removed by vacuum", table, ev.Seq).WithNames(table)
+			}
+			b, err := domain.DecodeBatch(ev.Data)
+			if err != nil {
+				return err
+			}
+			var feed *domain.Batch
+			if bc.Changes == nil {
+				feed, err = withColumn(b, cdc.ChangeTypeColumn, domain.String(cdc.Insert), domain.TypeString)
+			} else {
+				if state == nil {
+					if state, err = cdc.New(*bc.Changes, cdc.StoredOf(b.Schema)); err != nil {
+						return err
+					}
+				}
+				feed, err = state.Replay(b, ev.Timestamp, ev.Seq > since)
+			}
+			if err != nil || feed == nil || feed.Len() == 0 {
+				return err
+			}
+			if feed, err = withColumn(feed, CommitVersionColumn, domain.Int(int64(ev.Seq)), domain.TypeInt64); err != nil {
+				return err
+			}
+			if feed, err = withColumn(feed, CommitTimestampColumn, domain.Timestamp(ev.Timestamp), domain.TypeTimestamp); err != nil {
+				return err
+			}
+			return fn(feed)
+		})
+}
+
+// withColumn adds a column holding v on every row.
+func withColumn(b *domain.Batch, name string, v domain.Value, t domain.Type) (*domain.Batch, error) {
+	col := domain.NewColumn(t.Kind, b.Len())
+	for i := 0; i < b.Len(); i++ {
+		if err := col.Append(v); err != nil {
+			return nil, err
+		}
+	}
+	fields := append(append([]domain.Field(nil), b.Schema.Fields...), domain.Field{Name: name, Type: t})
+	return domain.BatchOf(domain.NewSchema(fields...), append(append([]*domain.Column(nil), b.Columns...), col))
 }
