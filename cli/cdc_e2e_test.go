@@ -3,8 +3,8 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 )

@@ -105,7 +105,9 @@ Formats:
 			scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
 			if changes {
 				schema = processors.FeedSchema(schema)
-				scan = func(fn func(*domain.Batch) error) error { return processors.ScanChanges(a.ctx, store, name, since, seq, fn) }
+				scan = func(fn func(*domain.Batch) error) error {
+					return processors.ScanChanges(a.ctx, store, name, since, seq, fn)
+				}
 			}
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()

@@ -24,7 +24,7 @@ type scheduler struct {
 	status map[string]domain.FlowStatus
 	reason map[string]string
 
-	tableLocks map[string]*sync.Mutex // stored dataset -> held while a batch commits to it
+	tableLocks map[string]*sync.Mutex  // stored dataset -> held while a batch commits to it
 	changes    map[string]*changeTable // stored dataset -> its keyed state, when AUTO CDC flows write it
 
 	readers map[string][]string      // stored dataset -> flows that stream from it
