@@ -202,7 +202,14 @@ func (c *changeClauses) compile(in domain.Schema) (*changeProjection, error) {
 				return nil, c.errAt("columns", domain.CodeCDCUnknownColumn, "COLUMNS names %s, which the source does not have (it has %s)", n, strings.Join(names, ", "))
 			}
 		}
-		p.stored = c.columns.Resolve(names)
+		if c.columns.Except {
+			p.stored = c.columns.Resolve(names)
+		} else {
+			// a list is stored in its order
+			for _, n := range c.columns.Columns {
+				p.stored = append(p.stored, in.Index(n))
+			}
+		}
 	}
 	var fields []domain.Field
 	for _, i := range p.stored {

@@ -159,13 +159,21 @@ func verify(t *testing.T, child, base string) {
 		t.Fatalf("%s: checking the store: %v", base, err)
 	}
 	tables := 0
+	want := expectedCDC()
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		table, list, _ := strings.Cut(line, " ")
-		checkExactlyOnce(t, base+" table "+table, parseIDs(t, list), total)
+		if table == "cdc" {
+			table, list, _ = strings.Cut(list, " ")
+			if list != want[table] {
+				t.Errorf("%s: AUTO CDC table %s is not the fold of the changes:\n got %.300s\nwant %.300s", base, table, list, want[table])
+			}
+		} else {
+			checkExactlyOnce(t, base+" table "+table, parseIDs(t, list), total)
+		}
 		tables++
 	}
-	if tables != 2 {
-		t.Fatalf("%s: the check printed %d tables, want 2:\n%s", base, tables, out)
+	if tables != 4 {
+		t.Fatalf("%s: the check printed %d tables, want 4:\n%s", base, tables, out)
 	}
 
 	// Deliveries: the same batch id always carried the same rows, and the
@@ -246,4 +254,61 @@ func checkExactlyOnce(t *testing.T, what string, ids []int64, total int) {
 	if len(ids) > 0 && (ids[0] != 0 || ids[len(ids)-1] != int64(total-1)) {
 		t.Errorf("%s: ids run from %d to %d", what, ids[0], ids[len(ids)-1])
 	}
+}
+
+// expectedCDC folds the input's changes as the child's AUTO CDC flows
+// declare them (key user, sequence (id * 7919) % 104000, a delete when the
+// row is not ok and its id a multiple of 5) and renders the tables as the
+// child prints them: scd1 stores user and id, scd2 user and amount.
+func expectedCDC() map[string]string {
+	const total = numFiles * rowsPerFile
+	type change struct {
+		id, seq int64
+		del     bool
+	}
+	byUser := map[int64][]change{}
+	for id := int64(0); id < total; id++ {
+		byUser[id%97] = append(byUser[id%97], change{id: id, seq: (id * 7919) % 104000, del: id%2 != 0 && id%5 == 0})
+	}
+	users := make([]string, 0, 97)
+	for u := range byUser {
+		users = append(users, fmt.Sprintf("user-%d", u))
+	}
+	slices.Sort(users) // the tables' key order: user names as strings
+	var one, two []string
+	for _, name := range users {
+		u, _ := strconv.ParseInt(strings.TrimPrefix(name, "user-"), 10, 64)
+		cs := byUser[u]
+		slices.SortFunc(cs, func(a, b change) int { return int(a.seq - b.seq) })
+		if last := cs[len(cs)-1]; !last.del {
+			one = append(one, fmt.Sprintf("%s=%d", name, last.id))
+		}
+		amount := func(id int64) string { return strconv.FormatFloat(float64(id%1000)+0.25, 'f', 2, 64) }
+		var versions []string
+		open, start := int64(-1), int64(0)
+		closeAt := func(end string) {
+			versions = append(versions, fmt.Sprintf("%s@%d-%s=%s", name, start, end, amount(open)))
+		}
+		for _, c := range cs {
+			switch {
+			case c.del:
+				if open >= 0 {
+					closeAt(strconv.FormatInt(c.seq, 10))
+					open = -1
+				}
+			case open >= 0 && open%1000 == c.id%1000:
+				open = c.id // the same amount: the version is updated in place
+			default:
+				if open >= 0 {
+					closeAt(strconv.FormatInt(c.seq, 10))
+				}
+				open, start = c.id, c.seq
+			}
+		}
+		if open >= 0 {
+			closeAt("")
+		}
+		two = append(two, versions...)
+	}
+	return map[string]string{"scd1": strings.Join(one, ";"), "scd2": strings.Join(two, ";")}
 }

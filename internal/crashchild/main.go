@@ -5,7 +5,12 @@
 // The pipeline: files -> events (append flow, a few files per micro-batch);
 // events -> copy (a stream of the table); events -> a foreachBatch sink that
 // appends every delivery (batch id and row ids) to a file, synced before the
-// function returns.
+// function returns; events -> scd1 and scd2, AUTO CDC flows keyed by user,
+// sequenced by a permutation of the ids (so changes arrive out of order),
+// with deletes.
+//
+// The test computes the CDC tables from the input with the sequence and
+// delete rule below.
 package main
 
 import (
@@ -85,6 +90,13 @@ func run(input, storage, deliveries string) error {
 		return log.Sync()
 	})
 	p.AppendFlow("export", pipeline.ReadStream("events"), pipeline.Name("export_events"))
+	for scd, columns := range map[int][]string{1: {"user", "id"}, 2: {"user", "amount"}} {
+		table := fmt.Sprintf("scd%d", scd)
+		p.CreateStreamingTable(table)
+		p.CreateAutoCDCFlow(pipeline.AutoCDC{Target: table, Name: "cdc_" + table, Source: pipeline.ReadStream("events"),
+			Keys: []string{"user"}, SequenceBy: "(id * 7919) % 104000", ApplyAsDeletes: "NOT ok AND id % 5 = 0",
+			Columns: columns, StoredAsSCDType: scd})
+	}
 
 	res, err := p.Run(context.Background(), store, processors.Options{Limit: domain.ReadLimit{MaxRows: 9000}})
 	if err != nil {
@@ -121,6 +133,27 @@ func printTables(storage string) error {
 			}
 		}
 		fmt.Printf("%s %s\n", table, strings.Join(ids, ","))
+	}
+	// The CDC tables: scd1 as user=id, scd2 as user@start-end=amount (end
+	// empty while current), in the tables' order.
+	for _, table := range []string{"scd1", "scd2"} {
+		b, err := processors.ReadTable(context.Background(), store, table, 0)
+		if err != nil {
+			return err
+		}
+		var rows []string
+		for _, r := range b.Rows() {
+			if table == "scd1" {
+				rows = append(rows, fmt.Sprintf("%s=%d", r[0].AsString(), r[1].AsInt()))
+				continue
+			}
+			end := ""
+			if !r[3].IsNull() {
+				end = strconv.FormatInt(r[3].AsInt(), 10)
+			}
+			rows = append(rows, fmt.Sprintf("%s@%d-%s=%s", r[0].AsString(), r[2].AsInt(), end, strconv.FormatFloat(r[1].AsFloat(), 'f', 2, 64)))
+		}
+		fmt.Printf("cdc %s %s\n", table, strings.Join(rows, ";"))
 	}
 	return nil
 }
