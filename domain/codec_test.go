@@ -144,6 +144,11 @@ func sampleEvents(t testing.TB) []*Event {
 		Error:   &ErrorInfo{Code: CodeUserFunctionFailed, Message: "hook notify_slack: 503 Service Unavailable"},
 		Data:    []byte{0, 1, 2, 0xff},
 	}, {
+		ID: "01JPAZ8M3E6W0000000000000U", Timestamp: at(15), Type: EventStreamState, Level: LevelInfo,
+		Message: "Flow \"clicks_clean\" batch 3: 0 late rows and 2 duplicates dropped; 9 identities remembered.", Origin: origin("clicks_clean", "clicks_clean", int64Ptr(3)),
+		Details: Details{StreamState: &StreamState{Flow: "clicks_clean", BatchID: 3, Generation: 1, Watermark: timePtr(at(14)), NumDuplicatesDropped: 2, NumStateRows: 9}},
+		Data:    []byte{9, 8, 7},
+	}, {
 		ID: "01JPAZ8M3E6W0000000000000T", Timestamp: at(16), Type: EventUpdateProgress, Level: LevelError,
 		Message: "Update 3f0c9a2e has FAILED: 2 problem(s).", Origin: origin("", "", int64Ptr(-1)),
 		Details: Details{UpdateProgress: &UpdateProgress{State: UpdateFailed}},
@@ -1061,3 +1066,5 @@ func TestReadsVersion1Batches(t *testing.T) {
 		}
 	}
 }
+
+func timePtr(t time.Time) *time.Time { return &t }

@@ -27,6 +27,7 @@ const (
 	EventCheckpointImported  EventType = "checkpoint_imported"
 	EventPlanningInformation EventType = "planning_information"
 	EventHookProgress        EventType = "hook_progress"
+	EventStreamState         EventType = "stream_state"
 )
 
 // EventTypes lists every event type, in the order of DESIGN's table.
@@ -34,7 +35,7 @@ var EventTypes = []EventType{
 	EventCreateUpdate, EventUpdateProgress, EventDatasetDefinition, EventFlowDefinition,
 	EventSinkDefinition, EventFlowProgress, EventBatchPlanned, EventBatchCommitted,
 	EventSinkBatchDelivered, EventOnceFlowDrained, EventTableReset, EventCheckpointReset,
-	EventCheckpointImported, EventPlanningInformation, EventHookProgress,
+	EventCheckpointImported, EventPlanningInformation, EventHookProgress, EventStreamState,
 }
 
 // Level is an event's severity.
@@ -114,6 +115,7 @@ type Details struct {
 	CheckpointImported  *CheckpointImported  `json:"checkpoint_imported,omitempty"`
 	PlanningInformation *PlanningInformation `json:"planning_information,omitempty"`
 	HookProgress        *HookProgress        `json:"hook_progress,omitempty"`
+	StreamState         *StreamState         `json:"stream_state,omitempty"`
 }
 
 // CreateUpdate starts an update.
@@ -223,6 +225,10 @@ type FlowMetrics struct {
 	NumDeletedRows  int64  `json:"num_deleted_rows,omitempty"`
 	BacklogRecords  *int64 `json:"backlog_records,omitempty"`
 	NumBatches      int64  `json:"num_batches,omitempty"`
+	// NumLateRowsDropped and NumDuplicatesDropped count the rows a
+	// watermark dropped: older than it, or a later row of an identity seen.
+	NumLateRowsDropped   int64 `json:"num_late_rows_dropped,omitempty"`
+	NumDuplicatesDropped int64 `json:"num_duplicates_dropped,omitempty"`
 }
 
 // DataQuality counts expectation results.
@@ -360,4 +366,23 @@ type HookProgress struct {
 	Hook   string `json:"hook"`
 	Seq    uint64 `json:"event_seq"`
 	Status string `json:"status"`
+}
+
+// StreamState records, in the commit of a micro-batch of a flow whose
+// stream has a watermark, what the flow keeps between micro-batches: the
+// watermark the next micro-batch uses and, in the event's data, the
+// identities the micro-batch began to remember (column identity) with when
+// they expire (column expires). The flow's state is the fold of these
+// events of its checkpoint generation.
+type StreamState struct {
+	Flow       string `json:"flow"`
+	BatchID    int64  `json:"batch_id"`
+	Generation int64  `json:"generation"`
+	// Watermark is nil until a micro-batch read a row with an event time.
+	Watermark            *time.Time `json:"watermark,omitempty"`
+	NumLateRowsDropped   int64      `json:"num_late_rows_dropped"`
+	NumDuplicatesDropped int64      `json:"num_duplicates_dropped"`
+	// NumStateRows is how many identities the flow remembers after the
+	// micro-batch.
+	NumStateRows int64 `json:"num_state_rows"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"time"
 )
 
 // DatasetType is the kind of a dataset.
@@ -145,6 +146,31 @@ type Input struct {
 	Dataset   string // a dataset of the pipeline; empty for an external source
 	Streaming bool
 	Source    Source // when Dataset is empty
+	// Watermark, on a streaming input, drops its late rows and, when it
+	// deduplicates, the later rows of an identity.
+	Watermark *Watermark
+}
+
+// Watermark bounds how late the rows of a stream may arrive. The watermark
+// is the greatest event time the flow's committed micro-batches read, less
+// Delay: computed when a micro-batch commits, used by the next, never
+// moving back. A row whose event time is before it is dropped (and counted).
+//
+// With DedupOn, the first row of each identity (the values of those
+// columns) is kept and the later rows of that identity are dropped, while
+// its state lives: until the watermark passes the kept row's event time
+// plus Delay (Spark's dropDuplicatesWithinWatermark). A row without an event
+// time is kept and not remembered.
+type Watermark struct {
+	Column    string    // the event time, as written (for messages)
+	EventTime Evaluator // each row's event time: a TIMESTAMP column
+	Delay     time.Duration
+	DedupOn   []string
+}
+
+// Evaluator computes a column from a batch's rows.
+type Evaluator interface {
+	Eval(b *Batch) (*Column, error)
 }
 
 // Describe names the input for messages.

@@ -868,7 +868,13 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	var inputs []domain.Input
 	for _, in := range p.Inputs {
-		inputs = append(inputs, l.input(in))
+		di := l.input(in)
+		w, err := l.watermark(f, in)
+		if err != nil {
+			return Query{}, err
+		}
+		di.Watermark = w
+		inputs = append(inputs, di)
 	}
 	if len(inputs) == 0 {
 		// a query of constants (VALUES, range, SELECT 1) reads one empty row
@@ -925,6 +931,53 @@ func (l *sqlLoader) input(in sql.Input) domain.Input {
 		return domain.Input{Source: src, Streaming: in.Stream}
 	}
 	return domain.Input{Dataset: in.Name, Streaming: in.Stream}
+}
+
+// watermark compiles the WATERMARK of a streaming read, nil without one.
+func (l *sqlLoader) watermark(f *sqlFlow, in sql.Input) (*domain.Watermark, error) {
+	w := in.Watermark
+	if w == nil {
+		return nil, nil
+	}
+	fail := func(code domain.Code, pos syntax.Pos, format string, args ...any) error {
+		return &syntax.Error{Code: code, File: f.file.Path, Pos: pos, Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case !in.Stream:
+		return nil, fail(domain.CodeInvalidDefinition, w.Pos, "WATERMARK bounds the lateness of a stream: write it after STREAM(%s)", in.Name)
+	case in.View != nil:
+		return nil, fail(domain.CodeNotImplemented, w.Pos, "a WATERMARK on a view does not run yet: put it on the read of the table the view reads")
+	}
+	sess, err := sql.SessionFromConf(f.conf)
+	if err != nil {
+		return nil, err
+	}
+	col, err := sql.CompileSession(w.Column, in.Schema, sess)
+	if err != nil {
+		return nil, err
+	}
+	if k := col.Type().Kind; k != domain.KindTimestamp {
+		return nil, fail(domain.CodeDatatypeMismatch, w.Pos, "the WATERMARK column %s is %s; a watermark is on a TIMESTAMP (CAST it in the source)", syntax.Format(w.Column), col.Type())
+	}
+	delay, err := sql.CompileSession(w.Delay, domain.Schema{}, sess)
+	if err != nil {
+		return nil, err
+	}
+	v, err := delay.Eval(domain.NoColumns(1))
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind != domain.KindDayTimeInterval || v.IsNull(0) || v.Ints[0] < 0 {
+		return nil, fail(domain.CodeDatatypeMismatch, w.Pos, "DELAY OF is %s; it is an interval of days to seconds, such as INTERVAL 5 MINUTES", syntax.Format(w.Delay))
+	}
+	out := &domain.Watermark{Column: syntax.Format(w.Column), EventTime: col, Delay: time.Duration(v.Ints[0]) * time.Microsecond}
+	for _, id := range w.Deduplicate {
+		if in.Schema.Index(id.Name) < 0 {
+			return nil, fail(domain.CodeUnresolvedColumn, id.Pos, "DEDUPLICATE ON names %s, which %s does not have (it has %s)", id.Name, in.Name, strings.Join(in.Schema.Names(), ", "))
+		}
+		out.DedupOn = append(out.DedupOn, id.Name)
+	}
+	return out, nil
 }
 
 // planRun runs a plan over a micro-batch (as a transform) or over the

@@ -23,6 +23,14 @@ type flowRun struct {
 	// upserted and deleted count what an AUTO CDC flow's committed
 	// batches did to its target in this update
 	upserted, deleted int64
+	// late and dups count the rows a watermark dropped in this update
+	late, dups int64
+
+	// stream is the state of a flow whose stream has a watermark, nil
+	// until its first micro-batch (or after a failed commit); pending is
+	// the change the micro-batch being committed makes to it.
+	stream  *streamState
+	pending *pendingState
 
 	checker domain.Checker      // the target's expectations, nil without
 	quality *domain.DataQuality // their counts over this update
@@ -170,6 +178,7 @@ func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
 	if r.f.Type == domain.FlowChange {
 		m.NumOutputRows, m.NumUpsertedRows, m.NumDeletedRows = r.upserted+r.deleted, r.upserted, r.deleted
 	}
+	m.NumLateRowsDropped, m.NumDuplicatesDropped = r.late, r.dups
 	ev := r.u.flowProgress(r.f, st, "", m)
 	ev.Details.FlowProgress.DataQuality = r.quality
 	if err != nil {
@@ -377,8 +386,25 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	if main := inputs[0]; main != nil {
 		info.NumRescued, info.NumMalformed = main.Rescued, main.Malformed
 	}
+	if w := f.Query.Input.Watermark; w != nil && inputs[0] != nil {
+		if r.stream == nil || r.stream.gen != info.Generation {
+			if r.stream, err = loadStreamState(ctx, u.store, f.Name, info.Generation); err != nil {
+				return false, err
+			}
+		}
+		kept, p, err := r.stream.apply(inputs[0], w)
+		if err != nil {
+			r.stream = nil
+			return false, userError(f, err)
+		}
+		inputs = append([]*domain.Batch{kept}, inputs[1:]...)
+		r.pending = p
+	}
 	rows, quality, err := r.transform(ctx, inputs)
 	if err != nil {
+		if r.pending != nil {
+			r.pending, r.stream = nil, nil // what apply remembered is not committed
+		}
 		return false, err
 	}
 	if !recompute && r.target.Type != domain.SinkDataset {
@@ -509,11 +535,30 @@ func (r *flowRun) batchEvent(typ domain.EventType, info domain.BatchInfo) *domai
 // commit makes a batch's result visible: for a table, one commit holding the
 // rows and the new checkpoint; for a sink,
 // delivery first, then the acknowledgement.
-func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch, quality *domain.DataQuality) error {
+func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch, quality *domain.DataQuality) (err error) {
 	u, f := r.u, r.f
 	info.NumRows = int64(rows.Len())
 	info.DataQuality = quality
 	var evs []*domain.Event
+	if p := r.pending; p != nil {
+		// The stream state moves on with the commit; if the commit fails,
+		// it is folded again from the log.
+		r.pending = nil
+		r.stream.advance(p)
+		defer func() {
+			if err != nil {
+				r.stream = nil
+				return
+			}
+			r.late += p.late
+			r.dups += p.dups
+		}()
+		ev, err := r.stateEvent(info, p, len(r.stream.seen))
+		if err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+	}
 	if r.target.Type == domain.SinkDataset {
 		err := r.target.Sink.Deliver(ctx, domain.SinkBatch{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, Rows: rows})
 		if err != nil {

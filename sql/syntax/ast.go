@@ -446,12 +446,19 @@ type Alias struct {
 	Columns []*Ident
 }
 
-// Watermark is WATERMARK col [AS alias] DELAY OF interval.
+// Watermark is WATERMARK col [AS alias] DELAY OF interval [DEDUPLICATE ON
+// (col, ...)].
+//
+// DEDUPLICATE ON (col, ...) after it keeps the first row of each identity
+// while the watermark has not passed its event time plus the delay (Spark's
+// dropDuplicatesWithinWatermark); DedupPos is where it starts.
 type Watermark struct {
-	Pos    Pos
-	Column Expr
-	Alias  *Ident
-	Delay  Expr
+	Pos         Pos
+	Column      Expr
+	Alias       *Ident
+	Delay       Expr
+	Deduplicate []*Ident
+	DedupPos    Pos
 }
 
 // TableRef reads a table or view: name, LIVE.name, STREAM(name), STREAM name.

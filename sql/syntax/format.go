@@ -183,6 +183,16 @@ func (p *printer) watermark(wm *Watermark) {
 	}
 	p.w(" DELAY OF ")
 	p.node(wm.Delay)
+	if len(wm.Deduplicate) > 0 {
+		p.w(" DEDUPLICATE ON (")
+		for i, c := range wm.Deduplicate {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.ident(c)
+		}
+		p.w(")")
+	}
 }
 
 func (p *printer) selection(s *ColumnSelection) {

@@ -433,7 +433,8 @@ func (p *parser) namedSource(pos Pos, stream bool) FromItem {
 	return &TableRef{Pos: pos, Stream: stream, Name: name}
 }
 
-// watermark parses WATERMARK col [AS alias] DELAY OF interval, if present.
+// watermark parses WATERMARK col [AS alias] DELAY OF interval [DEDUPLICATE
+// ON (col, ...)], if present.
 func (p *parser) watermark() *Watermark {
 	if !p.isKw("WATERMARK") || p.atEndAt(1) || p.isOpAt(1, ",") {
 		return nil
@@ -446,6 +447,9 @@ func (p *parser) watermark() *Watermark {
 	}
 	p.expectKws("DELAY", "OF")
 	w.Delay = p.expr()
+	if pos := p.pos(); p.acceptKws("DEDUPLICATE", "ON") {
+		w.DedupPos, w.Deduplicate = pos, p.parenIdents("a column")
+	}
 	return w
 }
 

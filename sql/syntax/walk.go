@@ -48,6 +48,7 @@ func (w walker) watermark(wm *Watermark) {
 			w.node(wm.Alias)
 		}
 		w.node(wm.Delay)
+		w.idents(wm.Deduplicate)
 	}
 }
 

@@ -1,0 +1,210 @@
+package processors
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/sql"
+)
+
+// streamState is what a flow whose stream has a watermark keeps between
+// micro-batches: the watermark, and (when it deduplicates) the identities
+// of the rows it kept, each with when it expires. It is the fold of the
+// flow's stream_state events (loadStreamState). A micro-batch adds the
+// identities it keeps as it reads them (apply) and moves the watermark on
+// when it commits (advance); if it does not commit, the flow drops the
+// state and folds the log again.
+type streamState struct {
+	gen       int64
+	watermark int64 // microseconds; noWatermark before any event time was read
+	seen      map[string]int64
+	// queue holds the identities in the order they were remembered, for
+	// forgetting them once expired: event time mostly grows, so the front
+	// expires first; an identity behind one that expires later waits for
+	// it, and a lookup treats it as expired meanwhile.
+	queue []expiry
+	head  int
+}
+
+const noWatermark = math.MinInt64
+
+// pendingState is a micro-batch's change to its flow's stream state.
+type pendingState struct {
+	watermark  int64        // the watermark after the micro-batch
+	identities *domain.Batch // identity, expires: the identities it began to remember
+	late, dups int64
+}
+
+// stateSchema is the schema of a stream_state event's data.
+var stateSchema = domain.NewSchema(
+	domain.Field{Name: "identity", Type: domain.Type{Kind: domain.KindBytes}},
+	domain.Field{Name: "expires", Type: domain.Type{Kind: domain.KindTimestamp}})
+
+// loadStreamState folds a flow's stream_state events of checkpoint
+// generation gen.
+func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64) (*streamState, error) {
+	s := &streamState{gen: gen, watermark: noWatermark, seen: map[string]int64{}}
+	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}}, func(ev *domain.Event) error {
+		st := ev.Details.StreamState
+		if st == nil || st.Generation != gen {
+			return nil
+		}
+		p := &pendingState{watermark: noWatermark}
+		if st.Watermark != nil {
+			p.watermark = st.Watermark.UnixMicro()
+		}
+		if len(ev.Data) > 0 {
+			b, err := domain.DecodeBatch(ev.Data)
+			if err != nil {
+				return err
+			}
+			if !b.Schema.Equal(stateSchema) {
+				return domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", flow, ev.Seq, b.Schema.Names())
+			}
+			p.identities = b
+		}
+		if b := p.identities; b != nil {
+			ids, exp := b.Columns[0], b.Columns[1]
+			for i := 0; i < b.Len(); i++ {
+				s.remember(ids.Strs[i], exp.Ints[i])
+			}
+		}
+		s.advance(p)
+		return nil
+	})
+	return s, err
+}
+
+// remember notes an identity kept, until at.
+func (s *streamState) remember(identity string, at int64) {
+	s.seen[identity] = at
+	s.queue = append(s.queue, expiry{at: at, identity: identity})
+}
+
+// remembered reports whether an identity's state lives.
+func (s *streamState) remembered(identity []byte) bool {
+	at, ok := s.seen[string(identity)]
+	return ok && (s.watermark == noWatermark || at >= s.watermark)
+}
+
+// advance moves the watermark on as a committed micro-batch left it,
+// forgetting the identities that expired before it.
+func (s *streamState) advance(p *pendingState) {
+	if p.watermark > s.watermark {
+		s.watermark = p.watermark
+	}
+	for s.head < len(s.queue) && s.queue[s.head].at < s.watermark {
+		e := s.queue[s.head]
+		s.queue[s.head] = expiry{}
+		s.head++
+		if at, ok := s.seen[e.identity]; ok && at == e.at {
+			delete(s.seen, e.identity)
+		}
+	}
+	if s.head > len(s.queue)/2 { // reuse the front half of the queue
+		n := copy(s.queue, s.queue[s.head:])
+		s.queue, s.head = s.queue[:n], 0
+	}
+}
+
+// apply drops the rows of a micro-batch that are late (an event time before
+// the watermark) and, when the watermark deduplicates, those whose identity
+// is remembered (or was kept earlier in the batch), remembering the
+// identities of the rows it keeps. It returns the rows kept and what the
+// micro-batch records: the identities and the watermark its commit sets.
+func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch, *pendingState, error) {
+	times, err := w.EventTime.Eval(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if times.Kind != domain.KindTimestamp && times.Kind != domain.KindNull {
+		return nil, nil, domain.Errorf(domain.CodeDatatypeMismatch, "the watermark's event time %s is %s, not a TIMESTAMP", w.Column, times.Kind).
+			WithHint("watermark a TIMESTAMP column, or CAST the column to TIMESTAMP in the source")
+	}
+	var idCols []*domain.Column
+	for _, name := range w.DedupOn {
+		j := b.Schema.Index(name)
+		if j < 0 {
+			return nil, nil, domain.Errorf(domain.CodeUnresolvedColumn, "DEDUPLICATE ON names %s, which the stream does not have (it has %v)", name, b.Schema.Names()).WithNames(name)
+		}
+		idCols = append(idCols, b.Columns[j])
+	}
+	p := &pendingState{watermark: s.watermark}
+	delay := w.Delay.Microseconds()
+	keep := make([]int, 0, b.Len())
+	var ids, exps *domain.Column
+	if len(idCols) > 0 {
+		ids, exps = domain.NewColumn(domain.KindBytes, 0), domain.NewColumn(domain.KindTimestamp, 0)
+	}
+	var key []byte
+	for i := 0; i < b.Len(); i++ {
+		if times.IsNull(i) {
+			keep = append(keep, i) // no event time: neither late nor remembered
+			continue
+		}
+		t := times.Ints[i]
+		if s.watermark != noWatermark && t < s.watermark {
+			p.late++
+			continue
+		}
+		if t-delay > p.watermark {
+			p.watermark = t - delay
+		}
+		if idCols != nil {
+			key = sql.AppendRowKey(key[:0], idCols, i)
+			if s.remembered(key) {
+				p.dups++
+				continue
+			}
+			id := string(key)
+			s.remember(id, t+delay)
+			ids.Strs = append(ids.Strs, id)
+			exps.Ints = append(exps.Ints, t+delay)
+		}
+		keep = append(keep, i)
+	}
+	if ids != nil && ids.Len() > 0 {
+		p.identities, err = domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(keep) == b.Len() {
+		return b, p, nil
+	}
+	out := b.Select(keep)
+	out.Rescued, out.Malformed = b.Rescued, b.Malformed
+	return out, p, nil
+}
+
+// stateEvent records a committed micro-batch's change to the flow's
+// stream state.
+func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter int) (*domain.Event, error) {
+	st := &domain.StreamState{Flow: r.f.Name, BatchID: info.BatchID, Generation: info.Generation,
+		NumLateRowsDropped: p.late, NumDuplicatesDropped: p.dups, NumStateRows: int64(rowsAfter)}
+	if p.watermark != noWatermark {
+		t := time.UnixMicro(p.watermark).UTC()
+		st.Watermark = &t
+	}
+	ev := r.batchEvent(domain.EventStreamState, info)
+	ev.Message = fmt.Sprintf("Flow %q batch %d: %d late rows and %d duplicates dropped; %d identities remembered.", r.f.Name, info.BatchID, p.late, p.dups, rowsAfter)
+	ev.Details.StreamState = st
+	if p.identities != nil {
+		data, err := domain.EncodeBatch(p.identities)
+		if err != nil {
+			return nil, err
+		}
+		ev.Data = data
+	}
+	return ev, nil
+}
+
+// expiry is when an identity's state expires.
+type expiry struct {
+	at       int64
+	identity string
+}
