@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -56,6 +57,44 @@ func (q Query) with(t domain.Transform) Query {
 func (q Query) Version(v string) Query {
 	q.q.Version = v
 	return q
+}
+
+// WithWatermark bounds how late the stream's rows may be: the watermark is
+// the greatest value of column (a TIMESTAMP) the flow read, less delay; rows
+// older than it are dropped and counted (withWatermark). It applies to the
+// stream as read, before the query's transforms.
+func (q Query) WithWatermark(column string, delay time.Duration) Query {
+	w := &domain.Watermark{Column: column, EventTime: columnOf(column), Delay: delay}
+	if old := q.q.Input.Watermark; old != nil {
+		w.DedupOn = old.DedupOn
+	}
+	q.q.Input.Watermark = w
+	return q
+}
+
+// DropDuplicatesWithinWatermark keeps the first row of each identity (the
+// values of columns) and drops its later rows while its state lives: until
+// the watermark passes the kept row's event time plus the delay
+// (dropDuplicatesWithinWatermark). It needs WithWatermark.
+func (q Query) DropDuplicatesWithinWatermark(columns ...string) Query {
+	w := &domain.Watermark{}
+	if old := q.q.Input.Watermark; old != nil {
+		*w = *old
+	}
+	w.DedupOn = columns
+	q.q.Input.Watermark = w
+	return q
+}
+
+// columnOf evaluates to a column of the batch, by name.
+type columnOf string
+
+func (c columnOf) Eval(b *domain.Batch) (*domain.Column, error) {
+	j := b.Schema.Index(string(c))
+	if j < 0 {
+		return nil, domain.Errorf(domain.CodeUnresolvedColumn, "the watermark's column %s is not in the stream (it has %v)", string(c), b.Schema.Names()).WithNames(string(c))
+	}
+	return b.Columns[j], nil
 }
 
 // Transform adds a transform over whole batches. It must be deterministic:

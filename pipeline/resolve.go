@@ -318,6 +318,17 @@ func (r *resolver) resolveInputs() map[string][]string {
 				}
 			}
 		}
+		if w := in.Watermark; w != nil {
+			switch {
+			case w.EventTime == nil:
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q drops duplicates within a watermark but has none", f.Name).
+					WithHint("call WithWatermark(column, delay) on the stream first").WithNames(f.Name))
+			case !in.Streaming:
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q puts a watermark on a %s; a watermark bounds the lateness of a stream", f.Name, in.Describe()).WithNames(f.Name))
+			case w.Delay < 0:
+				r.add(domain.Errorf(domain.CodeInvalidDefinition, "flow %q has a watermark delay of %s; it must not be negative", f.Name, w.Delay).WithNames(f.Name))
+			}
+		}
 		ds := r.datasets[f.Target]
 		if ds == nil {
 			continue
