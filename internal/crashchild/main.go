@@ -7,7 +7,9 @@
 // appends every delivery (batch id and row ids) to a file, synced before the
 // function returns; events -> scd1 and scd2, AUTO CDC flows keyed by user,
 // sequenced by a permutation of the ids (so changes arrive out of order),
-// with deletes.
+// with deletes; events -> timed (each row's pair, id / 2, and a time that
+// grows with it) -> dedup, deduplicated by pair within a watermark of ten
+// minutes, which keeps the even ids.
 //
 // The test computes the CDC tables from the input with the sequence and
 // delete rule below.
@@ -21,6 +23,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -90,6 +93,16 @@ func run(input, storage, deliveries string) error {
 		return log.Sync()
 	})
 	p.AppendFlow("export", pipeline.ReadStream("events"), pipeline.Name("export_events"))
+	timed := domain.NewSchema(
+		domain.Field{Name: "id", Type: domain.TypeInt64},
+		domain.Field{Name: "pair", Type: domain.TypeInt64},
+		domain.Field{Name: "at", Type: domain.TypeTimestamp})
+	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	p.StreamingTable("timed", pipeline.ReadStream("events").Map(timed, func(r pipeline.Row) ([]domain.Value, error) {
+		id := r.Get("id").AsInt()
+		return []domain.Value{domain.Int(id), domain.Int(id / 2), domain.Timestamp(start.Add(time.Duration(id/2) * time.Second))}, nil
+	}))
+	p.StreamingTable("dedup", pipeline.ReadStream("timed").WithWatermark("at", 10*time.Minute).DropDuplicatesWithinWatermark("pair"))
 	for scd, columns := range map[int][]string{1: {"user", "id"}, 2: {"user", "amount"}} {
 		table := fmt.Sprintf("scd%d", scd)
 		p.CreateStreamingTable(table)
@@ -120,7 +133,7 @@ func printTables(storage string) error {
 	if err := store.VerifyProjections(context.Background()); err != nil {
 		return err
 	}
-	for _, table := range []string{"events", "copy"} {
+	for _, table := range []string{"events", "copy", "dedup"} {
 		b, err := processors.ReadTable(context.Background(), store, table, 0)
 		if err != nil {
 			return err
