@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,40 @@ func TestSQLAutoCDCExamples(t *testing.T) {
 	dir = newSQLPipeline(t, "cdc_truncate")
 	must(t, 0, sluice, dir, "run")
 	golden(t, "cdc_truncate_target.jsonl", tableRows(t, dir, "target"))
+}
+
+// TestSQLAutoCDCFromSnapshot runs the snapshot example of the AUTO CDC
+// documentation through the CLI: a first snapshot, a second that changes a
+// key, adds one and lacks one, and an update with the same snapshot, which
+// changes nothing.
+func TestSQLAutoCDCFromSnapshot(t *testing.T) {
+	dir := newSQLPipeline(t, "cdc_snapshot")
+	must(t, 0, sluice, dir, "run")
+	writeFile(t, filepath.Join(dir, "data", "snapshot.json"), `{"key": 2, "value": "b2"}`+"\n"+`{"key": 3, "value": "a3"}`+"\n")
+	must(t, 0, sluice, dir, "run")
+	before := tableRows(t, dir, "target_scd2")
+	must(t, 0, sluice, dir, "run")
+	if after := tableRows(t, dir, "target_scd2"); after != before {
+		t.Errorf("the same snapshot again changed the table:\n%s\nwas:\n%s", after, before)
+	}
+	golden(t, "cdc_snapshot_target_scd1.jsonl", tableRows(t, dir, "target_scd1"))
+	golden(t, "cdc_snapshot_target_scd2.jsonl", stableVersions(before))
+}
+
+var versionTimes = regexp.MustCompile(`"__(START|END)_AT":"[^"]*"`)
+
+// stableVersions numbers the times of SCD type 2 versions v1, v2, ... in
+// the order they first appear.
+func stableVersions(rows string) string {
+	n, seen := 0, map[string]int{}
+	return versionTimes.ReplaceAllStringFunc(rows, func(m string) string {
+		name, at, _ := strings.Cut(m, ":")
+		if seen[at] == 0 {
+			n++
+			seen[at] = n
+		}
+		return fmt.Sprintf(`%s:"v%d"`, name, seen[at])
+	})
 }
 
 var commitColumns = regexp.MustCompile(`"_commit_version":(\d+),"_commit_timestamp":"[^"]*"`)

@@ -54,6 +54,10 @@ type ChangeSpec struct {
 	TrackHistory *ColumnSet
 	// Truncates reports whether the flow has APPLY AS TRUNCATE WHEN.
 	Truncates bool
+	// Snapshot makes the flow's query a snapshot of the source, read whole
+	// at each update (AUTO CDC FROM SNAPSHOT): the flow applies what
+	// changed since the last snapshot, sequenced by the update's start.
+	Snapshot bool
 }
 
 // ColumnSet is a list of columns, or every column but a list (Except).

@@ -11,6 +11,8 @@ const (
 	CodeCDCInvalidClause   Code = "AUTOCDC_INVALID_DEFINITION"
 	CodeCDCUnknownColumn   Code = "AUTOCDC_UNKNOWN_COLUMN"
 	CodeCDCTargetNotStream Code = "AUTOCDC_TARGET_READ_AS_STREAM"
+	CodeCDCSnapshotKey     Code = "AUTOCDC_SNAPSHOT_DUPLICATE_KEY"
+	CodeCDCSnapshotVersion Code = "AUTOCDC_SNAPSHOT_VERSION_NOT_INCREASING"
 )
 
 func init() {
@@ -33,6 +35,10 @@ func init() {
 			"name a column of the source; a key or a tracked column must also be stored (not left out by COLUMNS * EXCEPT)"},
 		CodeCDCTargetNotStream: {"the target of an AUTO CDC flow is read as a stream; its rows are updated and deleted, not appended",
 			"read it as a batch (in a materialized view), or read what each batch changed with sluice table TABLE --changes"},
+		CodeCDCSnapshotKey: {"a snapshot holds a key more than once, so which row the table should hold is unknown",
+			"make the snapshot's keys unique (deduplicate it in the source, or declare more key columns)"},
+		CodeCDCSnapshotVersion: {"a snapshot's version is not greater than the last one applied",
+			"give each snapshot a version greater than the last (a Go snapshot function must return growing versions); the snapshot was not applied"},
 	} {
 		codeInfo[c] = t
 	}

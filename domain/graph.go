@@ -107,6 +107,19 @@ type Flow struct {
 	Warnings []string
 }
 
+// Recomputes reports whether the flow reads its inputs whole at each run: a
+// materialized view, and an AUTO CDC flow taking snapshots of a dataset
+// (one taking them from a snapshot source reads them as a stream).
+func (f *Flow) Recomputes() bool {
+	return f.Type == FlowMaterializedView || (f.Type == FlowSnapshotChange && !f.Query.Input.Streaming)
+}
+
+// SnapshotOffset is the offset of a source of snapshots: the version of the
+// last snapshot read. A flow applying them sequences each by its version.
+type SnapshotOffset struct {
+	Version int64 `json:"version"`
+}
+
 // CheckpointRef names a flow in another pipeline's storage.
 type CheckpointRef struct {
 	Storage string // the other pipeline's storage directory

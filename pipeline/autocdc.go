@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -170,6 +171,20 @@ func (c *changeClauses) checkClauses() []error {
 		errs = append(errs, c.errAt("truncate", domain.CodeCDCInvalidClause,
 			"APPLY AS TRUNCATE WHEN is for SCD type 1 tables: a truncate would erase the history an SCD type 2 table keeps; remove it, or store as SCD TYPE 1"))
 	}
+	if c.spec.Snapshot {
+		for _, cl := range []struct {
+			clause, pos string
+			given       bool
+		}{
+			{"SEQUENCE BY", "sequence", c.seq != nil}, {"APPLY AS DELETE WHEN", "delete", c.del != nil},
+			{"APPLY AS TRUNCATE WHEN", "truncate", c.trunc != nil}, {"IGNORE NULL UPDATES", "ignore", c.spec.IgnoreNullUpdates != nil},
+		} {
+			if cl.given {
+				errs = append(errs, c.errAt(cl.pos, domain.CodeCDCInvalidClause,
+					"%s does not apply FROM SNAPSHOT: each snapshot is the source whole, so a key it lacks is deleted and its version sequences it", cl.clause))
+			}
+		}
+	}
 	if c.spec.TrackHistory != nil && c.spec.SCDType != 2 {
 		errs = append(errs, c.errAt("track", domain.CodeCDCInvalidClause,
 			"TRACK HISTORY ON is for SCD type 2 tables: an SCD type 1 table keeps no history; remove it, or store as SCD TYPE 2"))
@@ -280,7 +295,10 @@ func (c *changeClauses) tableSchema(in domain.Schema) (domain.Schema, error) {
 		return domain.Schema{}, err
 	}
 	var seqType domain.Type
-	if p.seq != nil {
+	switch {
+	case c.spec.Snapshot:
+		seqType = domain.TypeTimestamp // when each snapshot was applied
+	case p.seq != nil:
 		seqType = p.seq.Type()
 	}
 	return cdc.TableSchema(p.schema, domain.ChangeInfo{SCDType: c.spec.SCDType, SequenceType: seqType}), nil
@@ -300,6 +318,9 @@ func (c *changeClauses) transform() domain.Transform {
 		cols := make([]*domain.Column, 0, len(p.stored)+3)
 		for _, i := range p.stored {
 			cols = append(cols, b.Columns[i])
+		}
+		if c.spec.Snapshot {
+			return domain.BatchOf(domain.NewSchema(fields...), cols) // the snapshot's rows
 		}
 		if p.seq == nil {
 			return nil, c.errAt("sequence", domain.CodeCDCInvalidClause, "the flow has no SEQUENCE BY")
@@ -355,6 +376,7 @@ func sqlChangeClauses(a *syntax.AutoCDC, flow, file string, conf map[string]stri
 	if a.DeleteWhen != nil {
 		c.pos["delete"], c.del = a.DeleteWhen.Pos, a.DeleteWhen.Expr
 	}
+	c.spec.Snapshot = a.Snapshot
 	if a.TruncateWhen != nil {
 		c.pos["truncate"], c.trunc = a.TruncateWhen.Pos, a.TruncateWhen.Expr
 		c.spec.Truncates = true
@@ -396,4 +418,117 @@ func withoutSCDColumns(s domain.Schema) domain.Schema {
 		}
 	}
 	return domain.NewSchema(fields...)
+}
+
+// SnapshotFunc returns the snapshot that follows the version latest (nil
+// before the first): its rows and version, or ok false when there is none
+// yet. Versions must grow. It must be deterministic: after a crash it is
+// asked again for the snapshot after the same version and must return the
+// same one.
+type SnapshotFunc func(ctx context.Context, latest *int64) (rows *domain.Batch, version int64, ok bool, err error)
+
+// AutoCDCFromSnapshot declares an AUTO CDC flow from snapshots, as
+// create_auto_cdc_from_snapshot_flow does: each snapshot is the source
+// whole; keys it adds are inserted, rows it changes updated, keys it lacks
+// deleted. The snapshots come from Source, a dataset read whole at each
+// update (versioned by when the update applies it), or from Snapshots, in
+// the order of their versions (SCD type 2 versions then start at them).
+type AutoCDCFromSnapshot struct {
+	Target string
+	Name   string // the flow's name; the target's name when empty
+	// Source is read whole (Read("dataset")); or Snapshots is set.
+	Source    Query
+	Snapshots SnapshotFunc
+	Keys      []string
+	// StoredAsSCDType is 1 (the default) or 2.
+	StoredAsSCDType                         int
+	TrackHistoryColumns, TrackHistoryExcept []string
+}
+
+// CreateAutoCDCFromSnapshotFlow declares an AUTO CDC flow from snapshots
+// (create_auto_cdc_from_snapshot_flow).
+func (p *Pipeline) CreateAutoCDCFromSnapshotFlow(a AutoCDCFromSnapshot, opts ...Option) {
+	name := a.Name
+	if name == "" {
+		name = a.Target
+	}
+	c := &changeClauses{target: a.Target, flow: name, keys: a.Keys, conf: map[string]string{}}
+	c.spec = domain.ChangeSpec{Keys: a.Keys, SCDType: a.StoredAsSCDType, Snapshot: true}
+	if c.spec.SCDType == 0 {
+		c.spec.SCDType = 1
+	}
+	c.spec.TrackHistory = columnSet(a.TrackHistoryColumns, a.TrackHistoryExcept)
+	source := a.Source
+	if a.Snapshots != nil {
+		source = StreamFrom(&snapshotSource{fn: a.Snapshots, name: name})
+	}
+	d := p.declare("flow", name, opts)
+	for _, err := range c.checkClauses() {
+		p.problems = append(p.problems, asProblem(err))
+	}
+	f := d.flow
+	f.Name, f.Target, f.Type, f.Changes = name, a.Target, domain.FlowSnapshotChange, &c.spec
+	p.addFlow(f, source.with(c.transform()))
+}
+
+// snapshotSource reads the snapshots a SnapshotFunc returns, one per
+// micro-batch; its offset is the version of the last one read.
+type snapshotSource struct {
+	fn   SnapshotFunc
+	name string
+}
+
+func (s *snapshotSource) String() string { return "the snapshots of flow " + s.name }
+
+func latestOf(o domain.Offset) (*int64, error) {
+	if len(o) == 0 {
+		return nil, nil
+	}
+	var so domain.SnapshotOffset
+	if err := json.Unmarshal(o, &so); err != nil {
+		return nil, domain.Wrap(domain.CodeInvalidUpdateState, err, "reading a snapshot offset")
+	}
+	return &so.Version, nil
+}
+
+// Plan asks for the snapshot after start's version; its end is that
+// snapshot's version.
+func (s *snapshotSource) Plan(ctx context.Context, start domain.Offset, _ domain.ReadLimit) (domain.Offset, bool, error) {
+	latest, err := latestOf(start)
+	if err != nil {
+		return nil, false, err
+	}
+	_, version, ok, err := s.fn(ctx, latest)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if latest != nil && version <= *latest {
+		return nil, false, domain.Errorf(domain.CodeCDCSnapshotVersion, "the snapshot function of flow %q returned version %d after version %d", s.name, version, *latest).WithNames(s.name)
+	}
+	end, err := json.Marshal(domain.SnapshotOffset{Version: version})
+	return end, err == nil, err
+}
+
+// Read returns the snapshot after start's version, which must be end's.
+func (s *snapshotSource) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
+	latest, err := latestOf(start)
+	if err != nil {
+		return nil, err
+	}
+	want, err := latestOf(end)
+	if err != nil || want == nil {
+		return nil, domain.Errorf(domain.CodeInvalidUpdateState, "a snapshot micro-batch of flow %q has no version", s.name)
+	}
+	rows, version, ok, err := s.fn(ctx, latest)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || version != *want {
+		return nil, domain.Errorf(domain.CodeSourceFailed, "the snapshot function of flow %q returned version %d after %v, where it returned %d before", s.name, version, latest, *want).
+			WithHint("a snapshot function must be deterministic: the same snapshot for the same latest version").WithNames(s.name)
+	}
+	if rows == nil {
+		rows = &domain.Batch{}
+	}
+	return rows, nil
 }

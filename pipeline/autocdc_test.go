@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,5 +198,61 @@ func TestCreateAutoCDCFlowProblems(t *testing.T) {
 		if strings.Count(got, want) != 2 {
 			t.Errorf("problems %v, want two %s (no sequence; truncate with SCD 2)", probs, want)
 		}
+	}
+}
+
+// The snapshot example of the AUTO CDC documentation, from a Go snapshot
+// function: versions 1 and 2 applied in one update, version 3 (and a
+// version that does not grow) in later ones.
+func TestAutoCDCFromSnapshotFunc(t *testing.T) {
+	schema := domain.NewSchema(domain.Field{Name: "key", Type: domain.TypeInt64}, domain.Field{Name: "value", Type: domain.TypeString, Nullable: true})
+	snap := func(rows ...string) *domain.Batch {
+		b := domain.NewBatch(schema, 0)
+		for _, r := range rows {
+			k, v, _ := strings.Cut(r, "=")
+			n, _ := strconv.ParseInt(k, 10, 64)
+			if err := b.AppendRow(domain.Int(n), domain.String(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	snapshots := map[int64]*domain.Batch{1: snap("1=a1", "2=a2"), 2: snap("2=b2", "3=a3")}
+	next := map[int64]int64{0: 1, 1: 2, 2: 3}
+	fn := func(_ context.Context, latest *int64) (*domain.Batch, int64, bool, error) {
+		var after int64
+		if latest != nil {
+			after = *latest
+		}
+		v := next[after]
+		rows, ok := snapshots[v]
+		return rows, v, ok, nil
+	}
+	h := newHarness(t)
+	build := func() *Pipeline {
+		p := New("snap")
+		for _, scd := range []int{1, 2} {
+			name := fmt.Sprintf("t%d", scd)
+			p.CreateStreamingTable(name)
+			p.CreateAutoCDCFromSnapshotFlow(AutoCDCFromSnapshot{Target: name, Snapshots: fn, Keys: []string{"key"}, StoredAsSCDType: scd})
+		}
+		return p
+	}
+	h.mustComplete(build(), processors.Options{Development: true})
+	if got := strings.Join(rowsOf(t, h, "t1"), ";"); got != "2,b2;3,a3" {
+		t.Errorf("SCD 1: %s", got)
+	}
+	if got := strings.Join(rowsOf(t, h, "t2"), ";"); got != "1,a1,1,2;2,a2,1,2;2,b2,2,NULL;3,a3,2,NULL" {
+		t.Errorf("SCD 2: %s", got)
+	}
+	snapshots[3] = snap("3=c3")
+	h.mustComplete(build(), processors.Options{Development: true})
+	if got := strings.Join(rowsOf(t, h, "t2"), ";"); got != "1,a1,1,2;2,a2,1,2;2,b2,2,3;3,a3,2,3;3,c3,3,NULL" {
+		t.Errorf("SCD 2 after version 3: %s", got)
+	}
+	next[3] = 3 // a version that does not grow
+	res := h.run(build(), processors.Options{Development: true})
+	if res.State != domain.UpdateFailed || domain.CodeOf(res.Err) != domain.CodeCDCSnapshotVersion {
+		t.Fatalf("update %s: %v, want FAILED with %s", res.State, res.Err, domain.CodeCDCSnapshotVersion)
 	}
 }

@@ -414,11 +414,6 @@ func (l *sqlLoader) attach(fl *sqlFlow, targetName *syntax.Name) {
 // target. Its query reads the source whole (SELECT *); the clauses are
 // compiled against the source's columns.
 func (l *sqlLoader) autoCDCFlow(f *sqlFile, name string, a *syntax.AutoCDC, st *syntax.CreateFlow, conf map[string]string, ns namespace) {
-	if a.Snapshot {
-		l.cdcTarget(a, ns)
-		l.problemAt(f, a.Pos, domain.CodeNotImplemented, "AUTO CDC FROM SNAPSHOT does not run yet")
-		return
-	}
 	if st == nil {
 		// APPLY CHANGES INTO t on its own: a flow named t, or t_2, t_3...
 		// for the next ones into t

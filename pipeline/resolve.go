@@ -194,8 +194,12 @@ func (r *resolver) checkTargets() {
 		}
 		switch ds.Type {
 		case domain.StreamingTable:
-			f.Type = domain.FlowAppend
-			if f.Changes != nil {
+			switch {
+			case f.Changes == nil:
+				f.Type = domain.FlowAppend
+			case f.Changes.Snapshot:
+				f.Type = domain.FlowSnapshotChange
+			default:
 				f.Type = domain.FlowChange
 			}
 		case domain.SinkDataset:
@@ -331,6 +335,13 @@ func (r *resolver) resolveInputs() map[string][]string {
 		}
 		ds := r.datasets[f.Target]
 		if ds == nil {
+			continue
+		}
+		if f.Changes != nil && f.Changes.Snapshot {
+			if in.Streaming && in.Dataset != "" { // a snapshot source is read as a stream of snapshots
+				r.add(domain.Errorf(domain.CodeCDCInvalidClause, "AUTO CDC flow %q takes snapshots of its source but makes a %s", f.Name, in.Describe()).
+					WithHint("read the source whole: FROM SNAPSHOT name, without STREAM").WithNames(f.Name))
+			}
 			continue
 		}
 		switch {

@@ -2,6 +2,7 @@ package processors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -150,11 +151,23 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 			t.loaded, t.state = false, nil
 		}
 	}()
-	n := len(rows.Schema.Fields) - 3
-	if n < 0 {
-		return nil, domain.Errorf(domain.CodeInvalidDefinition, "flow %q gave a batch without the sequence, delete and truncate columns of an AUTO CDC flow", r.f.Name).WithNames(r.f.Name)
+	snapshot := r.f.Changes.Snapshot
+	n, seqType := len(rows.Schema.Fields), domain.TypeTimestamp // a snapshot's version: when it was applied
+	var version domain.Value                                    // of a snapshot from a snapshot source: in its offset
+	if snapshot && r.f.Query.Input.Streaming {
+		var so domain.SnapshotOffset
+		if err := json.Unmarshal(info.End, &so); err != nil {
+			return nil, domain.Wrap(domain.CodeInvalidUpdateState, err, "reading the version of a snapshot")
+		}
+		version, seqType = domain.Int(so.Version), domain.TypeInt64
 	}
-	want, err := r.changeInfo(rows.Schema.Fields[n].Type)
+	if !snapshot {
+		if n -= 3; n < 0 {
+			return nil, domain.Errorf(domain.CodeInvalidDefinition, "flow %q gave a batch without the sequence, delete and truncate columns of an AUTO CDC flow", r.f.Name).WithNames(r.f.Name)
+		}
+		seqType = rows.Schema.Fields[n].Type
+	}
+	want, err := r.changeInfo(seqType)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +204,25 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	} else if err := t.state.Evolve(stored); err != nil {
 		return nil, err
 	}
-	changes, err := conformChanges(r.f.Target, rows, stored)
-	if err != nil {
+	now := time.Now().UTC()
+	var changes *domain.Batch
+	if snapshot {
+		part, err := domain.BatchOf(incoming, rows.Columns[:n])
+		if err == nil {
+			part, err = domain.Conform(r.f.Target, part, stored)
+		}
+		if err == nil {
+			if version.IsNull() {
+				version = domain.Timestamp(now.Truncate(time.Microsecond))
+			}
+			changes, err = t.state.SnapshotChanges(part, version)
+		}
+		if err != nil {
+			return nil, r.changeError(err, info.BatchID)
+		}
+	} else if changes, err = conformChanges(r.f.Target, rows, stored); err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC()
 	res, err := t.state.Apply(changes, r.f.Changes.IgnoreNullUpdates, now)
 	if err != nil {
 		return nil, r.changeError(err, info.BatchID)

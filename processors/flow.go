@@ -123,7 +123,7 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 		}
 		r.checker, r.quality = r.target.Checker, &domain.DataQuality{}
 	}
-	r.in = &flowInputs{main: u.sourceOf(f.Query.Input), whole: f.Type == domain.FlowMaterializedView}
+	r.in = &flowInputs{main: u.sourceOf(f.Query.Input), whole: f.Recomputes()}
 	for _, side := range f.Query.Side {
 		r.in.sides = append(r.in.sides, u.sourceOf(side))
 	}
@@ -205,7 +205,7 @@ func (r *flowRun) drive(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if !did || r.f.Type == domain.FlowMaterializedView {
+			if !did || r.f.Recomputes() {
 				break
 			}
 		}
@@ -241,7 +241,7 @@ func (r *flowRun) drained(ctx context.Context) error {
 // to do for IdleAfter; RUNNING again when a micro-batch runs.
 func (r *flowRun) waitForData(ctx context.Context) error {
 	var poll <-chan time.Time
-	if r.f.Type != domain.FlowMaterializedView || readsSource(r.f.Query) {
+	if !r.f.Recomputes() || readsSource(r.f.Query) {
 		t := time.NewTimer(r.u.opts.PollInterval)
 		defer t.Stop()
 		poll = t.C
@@ -319,7 +319,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		return false, err
 	}
 	info := cp.Planned
-	recompute := f.Type == domain.FlowMaterializedView
+	recompute := f.Recomputes()
 	var inputs []*domain.Batch
 	if ahead, ok := r.takeNext(cp); ok {
 		info = &domain.BatchInfo{Flow: f.Name, Target: f.Target, BatchID: cp.NextBatchID, Generation: cp.Generation, Start: ahead.start, End: ahead.end, QueryVersion: f.Query.Version}
@@ -587,7 +587,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			evs = append(evs, ev)
 		}
 		info.TableGeneration = gen
-		if f.Type == domain.FlowChange {
+		if f.Changes != nil {
 			changed, err := r.commitChanges(ctx, &info, gen, rows)
 			if err != nil {
 				return err
