@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 

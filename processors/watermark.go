@@ -34,7 +34,7 @@ const noWatermark = math.MinInt64
 
 // pendingState is a micro-batch's change to its flow's stream state.
 type pendingState struct {
-	watermark  int64        // the watermark after the micro-batch
+	watermark  int64         // the watermark after the micro-batch
 	identities *domain.Batch // identity, expires: the identities it began to remember
 	late, dups int64
 }
