@@ -85,6 +85,16 @@ func TestSQLAutoCDCFromSnapshot(t *testing.T) {
 	golden(t, "cdc_snapshot_target_scd2.jsonl", stableVersions(before))
 }
 
+// TestSQLAutoCDCDebezium replicates a table from Debezium change events
+// (with and without the schema envelope, a tombstone, a late update) read
+// as files of Debezium events and taken apart by from_debezium.
+func TestSQLAutoCDCDebezium(t *testing.T) {
+	dir := newSQLPipeline(t, "cdc_debezium")
+	must(t, 0, sluice, dir, "run")
+	golden(t, "cdc_debezium_users.jsonl", tableRows(t, dir, "users"))
+	golden(t, "cdc_debezium_users_from_text.jsonl", tableRows(t, dir, "users_from_text"))
+}
+
 var versionTimes = regexp.MustCompile(`"__(START|END)_AT":"[^"]*"`)
 
 // stableVersions numbers the times of SCD type 2 versions v1, v2, ... in

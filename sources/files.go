@@ -27,8 +27,9 @@ import (
 
 // FileOptions configure a file source.
 type FileOptions struct {
-	// Format is "json" (JSON lines), "csv", "parquet" or "text" (one string
-	// column "value" per line).
+	// Format is "json" (JSON lines), "csv", "parquet", "text" (one string
+	// column "value" per line) or "debezium" (Debezium change events, one
+	// per line: see ParseDebezium).
 	Format string
 	// Schema declares the columns; without it they are inferred from each
 	// micro-batch (the table then checks that batches agree).
@@ -176,10 +177,10 @@ func Files(dir string, opts FileOptions) domain.Source {
 	switch o.Format {
 	case "json", "jsonl", "ndjson":
 		o.Format = "json"
-	case "csv", "parquet", "text":
+	case "csv", "parquet", "text", "debezium":
 	default:
 		s.invalid = domain.Errorf(domain.CodeSourceOptionInvalid, "file format %q is not supported", opts.Format).
-			WithHint("use json, csv, parquet or text")
+			WithHint("use json, csv, parquet, text or debezium")
 	}
 	if o.Delimiter == 0 {
 		o.Delimiter = ','
@@ -1051,6 +1052,8 @@ func (s *fileSource) decode(pieces []piece) (*domain.Batch, error) {
 			} else {
 				err = decodeJSONLines(b, p.data)
 			}
+		case "debezium":
+			err = decodeDebeziumLines(b, p.data)
 		case "csv":
 			err = s.opts.decodeCSV(b, p.data)
 		default:

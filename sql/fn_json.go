@@ -2,6 +2,7 @@ package sql
 
 import (
 	"encoding/base64"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ func init() {
 	register(map[string]builtin{
 		"get_json_object":   {minArgs: 2, maxArgs: 2, compile: compileGetJSONObject},
 		"from_json":         {minArgs: 2, maxArgs: 3, compile: compileFromJSON},
+		"from_debezium":     {minArgs: 2, maxArgs: 2, compile: compileFromDebezium},
 		"to_json":           {minArgs: 1, maxArgs: 2, compile: compileToJSON},
 		"schema_of_json":    {minArgs: 1, maxArgs: 2, compile: compileSchemaOfJSON},
 		"json_object_keys":  {minArgs: 1, maxArgs: 1, compile: compileJSONObjectKeys},
@@ -319,6 +321,56 @@ func compileFromJSON(c *compiler, e *syntax.FuncCall, name string) (node, error)
 			return domain.Null(), nil
 		}
 		return jsonToValue(v, t), nil
+	}}, nil
+}
+
+// compileFromDebezium: from_debezium(event, schema) takes a Debezium change
+// event (a JSON string, with or without the schema envelope) apart into a
+// struct of the row's columns, read as from_json reads them into schema (a
+// string literal of columns: 'id BIGINT, name STRING'), then _op (INSERT,
+// UPDATE, DELETE, READ, TRUNCATE), _source_ts and _sequence (see
+// domain.ParseDebezium): the after image, the before image for a delete,
+// NULLs for a truncate. A NULL event (a Kafka tombstone) gives NULL; an
+// event that is not a Debezium change event is MALFORMED_RECORD_IN_PARSING.
+// Select its columns with from_debezium(...).* or d.* of an alias.
+func compileFromDebezium(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.jsonArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	text, ok := stringConst(e.Args[1])
+	if !ok {
+		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "%s needs the row's columns as a string literal, such as 'id BIGINT, name STRING'", name)
+	}
+	row, err := parseTypeText("schema", text)
+	if err == nil && row.Kind != domain.KindStruct {
+		err = fmt.Errorf("it is %s, not a list of columns", row)
+	}
+	if err != nil {
+		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "the schema %q cannot be read: %v", text, err)
+	}
+	fields := append(append([]domain.Field(nil), row.Fields...),
+		domain.Field{Name: domain.DebeziumOp, Type: domain.TypeString, Nullable: true},
+		domain.Field{Name: domain.DebeziumSourceTS, Type: domain.Type{Kind: domain.KindTimestamp}, Nullable: true},
+		domain.Field{Name: domain.DebeziumSequence, Type: domain.TypeString, Nullable: true})
+	t := domain.StructOf(fields...)
+	return &valuesNode{args: []node{x}, t: t, row: func(a []domain.Value) (domain.Value, error) {
+		if a[0].IsNull() || strings.TrimSpace(a[0].AsString()) == "null" {
+			return domain.Null(), nil
+		}
+		ev, err := domain.ParseDebezium(a[0].AsString())
+		if err != nil {
+			return domain.Null(), domain.Errorf(domain.CodeMalformedRecord, "%s: %v", name, err)
+		}
+		vals := make([]domain.Value, len(row.Fields), len(fields))
+		if ev.Image != nil {
+			copy(vals, jsonToValue(ev.Image, row).Fields())
+		}
+		ts := domain.Null()
+		if ev.SourceTS != nil {
+			ts = domain.TimestampMicros(*ev.SourceTS * 1000)
+		}
+		return domain.Struct(append(vals, domain.String(ev.Op), ts, domain.String(ev.Sequence))...), nil
 	}}, nil
 }
 

@@ -176,7 +176,10 @@ func starColumns(st *syntax.Star, sc scope) ([]item, error) {
 			found = found || strings.EqualFold(q, qual)
 		}
 		if !found {
-			return nil, planErr(domain.CodeUnresolvedColumn, st.Pos, "%s.* names no FROM item", qual)
+			if cols, ok := structStar(st, sc); ok {
+				return cols, nil
+			}
+			return nil, planErr(domain.CodeUnresolvedColumn, st.Pos, "%s.* names no FROM item nor struct column", qual)
 		}
 	}
 	except := map[string]bool{}
@@ -208,6 +211,32 @@ func starColumns(st *syntax.Star, sc scope) ([]item, error) {
 		out = append(out, item{expr: &syntax.ColumnRef{Pos: st.Pos, Parts: parts}, name: f.Name, pos: st.Pos})
 	}
 	return out, nil
+}
+
+// structStar expands col.* for a struct column col: its fields, each named
+// as itself, but those of EXCEPT.
+func structStar(st *syntax.Star, sc scope) ([]item, bool) {
+	if len(st.Qualifier) != 1 {
+		return nil, false
+	}
+	col := st.Qualifier[0]
+	i := sc.schema.Index(col.Name)
+	if i < 0 || sc.schema.Fields[i].Type.Kind != domain.KindStruct {
+		return nil, false
+	}
+	except := map[string]bool{}
+	for _, e := range st.Except {
+		except[strings.ToLower(e.Parts[len(e.Parts)-1].Name)] = true
+	}
+	var out []item
+	for _, f := range sc.schema.Fields[i].Type.Fields {
+		if except[strings.ToLower(f.Name)] {
+			continue
+		}
+		ref := &syntax.ColumnRef{Pos: st.Pos, Parts: []*syntax.Ident{{Pos: st.Pos, Name: sc.schema.Fields[i].Name}, {Pos: st.Pos, Name: f.Name}}}
+		out = append(out, item{expr: ref, name: f.Name, pos: st.Pos})
+	}
+	return out, true
 }
 
 // withAlias replaces a bare name that is not a column of the scope but a
