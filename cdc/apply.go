@@ -166,6 +166,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		seq := c.seq.Value(i)
 		if isTrue(c.trunc, i) {
 			if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
+				seq = own(seq)
 				truncSeqs = append(truncSeqs, seq)
 				s.truncate(seq, touch)
 			}
@@ -207,7 +208,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		} else {
 			touch(e, true)
 		}
-		e.seq, e.row, e.gone = seq, row, false
+		e.seq, e.row, e.gone = own(seq), row, false
 	}
 	for _, seq := range truncSeqs {
 		s.noteSeq(seq)

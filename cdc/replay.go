@@ -50,7 +50,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 	seqs, ops := delta.Columns[n], delta.Columns[n+1]
 	var touched []*history
 	for i := 0; i < delta.Len(); i++ {
-		seq, op := seqs.Value(i), ops.Ints[i]
+		seq, op := own(seqs.Value(i)), ops.Ints[i]
 		if seq.IsNull() || op < domain.ChangeUpsert || op > domain.ChangeTruncate {
 			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has sequence %s and operation %d", i+1, seq, op)
 		}

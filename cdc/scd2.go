@@ -127,7 +127,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		if null >= 0 {
 			return s.nullKey(c, i, null)
 		}
-		seq := c.seq.Value(i)
+		seq := own(c.seq.Value(i))
 		ch := change{seq: seq, del: isTrue(c.del, i)}
 		if !ch.del {
 			ch.row = rowAt(c.stored, nStored, i)

@@ -249,17 +249,43 @@ func (s *State) keyColumns(stored []*domain.Column) []*domain.Column {
 func keyValues(key []*domain.Column, i int) []domain.Value {
 	out := make([]domain.Value, len(key))
 	for n, c := range key {
-		out[n] = c.Value(i)
+		out[n] = own(c.Value(i))
 	}
 	return out
 }
 
+// rowAt returns row i of the first n columns, as values of its own.
 func rowAt(cols []*domain.Column, n, i int) []domain.Value {
 	row := make([]domain.Value, n)
 	for j := 0; j < n; j++ {
-		row[j] = cols[j].Value(i)
+		row[j] = own(cols[j].Value(i))
 	}
 	return row
+}
+
+// own returns v with its text copied: the strings of a decoded batch share
+// the batch's payload, which the state must not keep alive (it would grow
+// with every batch folded, not with the keys).
+func own(v domain.Value) domain.Value {
+	switch v.Kind() {
+	case domain.KindString:
+		return domain.String(strings.Clone(v.AsString()))
+	case domain.KindBytes:
+		return domain.Bytes(v.AsBytes())
+	case domain.KindList, domain.KindStruct, domain.KindMap:
+		items := make([]domain.Value, len(v.AsList()))
+		for i, x := range v.AsList() {
+			items[i] = own(x)
+		}
+		switch v.Kind() {
+		case domain.KindList:
+			return domain.List(items...)
+		case domain.KindStruct:
+			return domain.Struct(items...)
+		}
+		return domain.Map(items...)
+	}
+	return v
 }
 
 func pick(row []domain.Value, idx []int) []domain.Value {

@@ -117,31 +117,24 @@ func BenchmarkAutoCDC(b *testing.B) {
 	b.ReportMetric(two.Seconds()/one.Seconds(), "scd2/scd1-time")
 }
 
-// BenchmarkW2Dedup runs the W2 filter + dedup pipeline over the file named
-// by SLUICE_W2 (the bench workload's clicks.jsonl), for profiling.
-func BenchmarkW2Dedup(b *testing.B) {
-	data := os.Getenv("SLUICE_W2")
-	if data == "" {
-		b.Skip("set SLUICE_W2 to the W2 clicks.jsonl")
-	}
-	proj := b.TempDir()
-	text := fmt.Sprintf(`CREATE OR REFRESH STREAMING TABLE clicks_bronze
-AS SELECT *, CAST(click_ts AS TIMESTAMP) AS event_ts
-FROM STREAM read_files('%s', format => 'json')
-WHERE user_id IS NOT NULL AND amount >= 0;
-CREATE OR REFRESH STREAMING TABLE clicks_clean
-AS SELECT * FROM STREAM(clicks_bronze)
-  WATERMARK event_ts DELAY OF INTERVAL 5 MINUTES
-  DEDUPLICATE ON (session_id, click_seq_num);`, data)
-	if err := os.WriteFile(filepath.Join(proj, "w2.sql"), []byte(text), 0o644); err != nil {
-		b.Fatal(err)
+// BenchmarkPipelineDir runs `sluice run` of the pipeline in the directory
+// SLUICE_PIPELINE (such as the bench workloads' pipelines), each time into
+// fresh storage, for profiling:
+//
+//	SLUICE_PIPELINE=path/to/w1_scd1 go test -run XXX -bench PipelineDir -cpuprofile cpu.out ./cli/
+func BenchmarkPipelineDir(b *testing.B) {
+	dir := os.Getenv("SLUICE_PIPELINE")
+	if dir == "" {
+		b.Skip("set SLUICE_PIPELINE to a pipeline directory")
 	}
 	for i := 0; i < b.N; i++ {
-		yaml := fmt.Sprintf("name: w2\nstorage: %s\nlibraries:\n  - file: {path: w2.sql}\n", b.TempDir())
-		if err := os.WriteFile(filepath.Join(proj, "pipeline.yaml"), []byte(yaml), 0o644); err != nil {
+		b.StopTimer()
+		work := b.TempDir()
+		if err := os.CopyFS(work, os.DirFS(dir)); err != nil {
 			b.Fatal(err)
 		}
-		if code := Run(context.Background(), []string{"run", "-p", proj}, io.Discard, io.Discard, pipeline.LoadSQLProject); code != ExitOK {
+		b.StartTimer()
+		if code := Run(context.Background(), []string{"run", "-p", work}, io.Discard, io.Discard, pipeline.LoadSQLProject); code != ExitOK {
 			b.Fatalf("run exited %d", code)
 		}
 	}
