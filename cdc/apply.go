@@ -120,7 +120,7 @@ func (s *State) nullSequence(c changeCols, i int) error {
 	what := "a truncate"
 	if !isTrue(c.trunc, i) {
 		if _, null := s.keyAt(s.keyColumns(c.stored), i); null < 0 {
-			what = "the change of " + s.describeKey(pick(rowAt(c.stored, len(c.stored), i), s.keyIdx))
+			what = "the change of " + s.describeKey(keyValues(s.keyColumns(c.stored), i))
 		} else {
 			what = "a change"
 		}
@@ -187,18 +187,14 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 				continue // older than what the key holds
 			}
 		}
-		var row []domain.Value
+		var r row
 		if !del {
-			row = rowAt(c.stored, nStored, i)
-			if e != nil && e.row != nil {
-				for _, j := range ignoreIdx {
-					if row[j].IsNull() {
-						row[j] = e.row[j]
-					}
-				}
+			r = s.encodeAt(c.stored, nStored, i)
+			if e != nil && e.row != "" && len(ignoreIdx) > 0 {
+				r = s.fillNulls(r, e.row, ignoreIdx)
 			}
 		}
-		if e != nil && cmp == 0 && (e.row == nil) == del && rowsEqual(e.row, row) {
+		if e != nil && cmp == 0 && e.row == r {
 			continue // an exact duplicate
 		}
 		if e == nil {
@@ -208,7 +204,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		} else {
 			touch(e, true)
 		}
-		e.seq, e.row, e.gone = own(seq), row, false
+		e.seq, e.row, e.gone = own(seq), r, false
 	}
 	for _, seq := range truncSeqs {
 		s.noteSeq(seq)
@@ -216,8 +212,8 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	}
 	for _, t := range touched {
 		e := t.e
-		hadRow := t.existed && t.before.row != nil && !t.before.gone
-		if t.existed && !e.gone && domain.Compare(e.seq, t.before.seq) == 0 && (e.row == nil) == (t.before.row == nil) && rowsEqual(e.row, t.before.row) {
+		hadRow := t.existed && t.before.row != "" && !t.before.gone
+		if t.existed && !e.gone && domain.Compare(e.seq, t.before.seq) == 0 && e.row == t.before.row {
 			continue // the batch changed it and changed it back
 		}
 		switch {
@@ -226,21 +222,32 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 				res.Deleted++
 			}
 			continue
-		case e.row == nil:
+		case e.row == "":
 			if hadRow {
 				res.Deleted++
 			}
 			s.appendDelta(res, keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
 			s.bury(e, now)
 		default:
-			if !hadRow || !rowsEqual(t.before.row, e.row) {
+			if !hadRow || t.before.row != e.row {
 				res.Upserted++
 			}
-			s.appendDelta(res, e.row, e.seq, domain.ChangeUpsert)
+			s.appendDelta(res, e.row.values(s.scratch), e.seq, domain.ChangeUpsert)
 		}
 		s.noteSeq(e.seq)
 	}
 	return nil
+}
+
+// fillNulls returns r with the NULLs of the columns idx taken from prev.
+func (s *State) fillNulls(r, prev row, idx []int) row {
+	vals, old := r.values(nil), prev.values(nil)
+	for _, j := range idx {
+		if vals[j].IsNull() {
+			vals[j] = old[j]
+		}
+	}
+	return row(s.encode(vals))
 }
 
 // keyRow is a row of the stored columns holding only the key.

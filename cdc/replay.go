@@ -69,11 +69,10 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 		if null >= 0 {
 			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has a NULL key", i+1)
 		}
-		row := rowAt(cols, n, i)
 		if s.info.SCDType == 2 {
 			h := s.two[string(key)]
 			if h == nil {
-				h = &history{key: pick(row, s.keyIdx)}
+				h = &history{key: keyValues(keyCols, i)}
 				s.two[string(key)] = h
 			}
 			if out != nil && h.stamp != s.stamp {
@@ -82,35 +81,35 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			}
 			c := change{seq: seq, del: op == domain.ChangeDelete}
 			if !c.del {
-				c.row = row
+				c.row = s.encodeAt(cols, n, i)
 			}
-			h.put(c, nil)
+			s.put(h, c, nil)
 			continue
 		}
 		e := s.one[string(key)]
 		if e == nil {
-			e = &entry{key: pick(row, s.keyIdx)}
+			e = &entry{key: keyValues(keyCols, i)}
 			s.one[string(key)] = e
 		}
 		before := e.row
 		e.seq = seq
 		if op == domain.ChangeDelete {
-			e.row = nil
+			e.row = ""
 			s.bury(e, now)
-			if out != nil && before != nil {
-				feedRow(out, before, Delete)
+			if out != nil && before != "" {
+				feedRow(out, before.values(nil), Delete)
 			}
 			continue
 		}
-		e.row = row
+		e.row = s.encodeAt(cols, n, i)
 		if out == nil {
 			continue
 		}
-		if before != nil {
-			feedRow(out, before, UpdatePreimage)
-			feedRow(out, row, UpdatePostimage)
+		if before != "" {
+			feedRow(out, before.values(nil), UpdatePreimage)
+			feedRow(out, e.row.values(nil), UpdatePostimage)
 		} else {
-			feedRow(out, row, Insert)
+			feedRow(out, e.row.values(nil), Insert)
 		}
 	}
 	for _, h := range touched {
@@ -131,8 +130,8 @@ func feedRow(out *domain.Batch, row []domain.Value, typ string) {
 // feedTruncate records the deletes of the rows a truncate at seq removes.
 func (s *State) feedTruncate(out *domain.Batch, seq domain.Value) {
 	for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-		if e := s.one[k]; e.row != nil && domain.Compare(e.seq, seq) < 0 {
-			feedRow(out, e.row, Delete)
+		if e := s.one[k]; e.row != "" && domain.Compare(e.seq, seq) < 0 {
+			feedRow(out, e.row.values(nil), Delete)
 		}
 	}
 }
@@ -162,7 +161,7 @@ func (s *State) feedVersions(out *domain.Batch, before, after []version) {
 }
 
 func versionRow(v version) []domain.Value {
-	return append(append(make([]domain.Value, 0, len(v.row)+2), v.row...), v.start, v.end)
+	return append(v.row.values(nil), v.start, v.end)
 }
 
 // Rows calls fn with the table's rows in key order (and for SCD 2, each
@@ -191,8 +190,8 @@ func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
 		}
 	} else {
 		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-			if e := s.one[k]; e.row != nil {
-				if err := emit(e.row); err != nil {
+			if e := s.one[k]; e.row != "" {
+				if err := emit(e.row.values(s.scratch)); err != nil {
 					return err
 				}
 			}

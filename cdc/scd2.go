@@ -26,14 +26,14 @@ type history struct {
 type change struct {
 	seq domain.Value
 	del bool
-	row []domain.Value // nil for a delete
+	row row // empty for a delete
 }
 
 // version is one row of an SCD 2 table: the stored columns, valid from
 // start until end (NULL while current).
 type version struct {
 	start, end domain.Value
-	row        []domain.Value
+	row        row
 }
 
 // versions folds a key's changes into its versions.
@@ -60,9 +60,13 @@ func (s *State) versions(h *history) []version {
 	return out
 }
 
-func (s *State) sameTracked(a, b []domain.Value) bool {
+func (s *State) sameTracked(a, b row) bool {
+	if a == b {
+		return true
+	}
+	s.va, s.vb = a.values(s.va), b.values(s.vb)
 	for _, j := range s.trackIdx {
-		if !a[j].Equal(b[j]) {
+		if !s.va[j].Equal(s.vb[j]) {
 			return false
 		}
 	}
@@ -74,23 +78,18 @@ func (s *State) sameTracked(a, b []domain.Value) bool {
 // inserted at its place. It reports false for an exact duplicate, which
 // changes nothing. ignoreIdx, for an update, fills those columns' NULLs
 // from the change before it.
-func (h *history) put(c change, ignoreIdx []int) (orig change, had, changed bool) {
+func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, changed bool) {
 	n := len(h.changes)
 	pos := n
 	if n > 0 && domain.Compare(h.changes[n-1].seq, c.seq) >= 0 {
 		pos = sort.Search(n, func(j int) bool { return domain.Compare(h.changes[j].seq, c.seq) >= 0 })
 	}
 	if !c.del && len(ignoreIdx) > 0 && pos > 0 && !h.changes[pos-1].del {
-		prev := h.changes[pos-1].row
-		for _, j := range ignoreIdx {
-			if c.row[j].IsNull() {
-				c.row[j] = prev[j]
-			}
-		}
+		c.row = s.fillNulls(c.row, h.changes[pos-1].row, ignoreIdx)
 	}
 	if pos < n && domain.Compare(h.changes[pos].seq, c.seq) == 0 {
 		old := h.changes[pos]
-		if old.del == c.del && rowsEqual(old.row, c.row) {
+		if old.del == c.del && old.row == c.row {
 			return old, true, false
 		}
 		h.changes[pos] = c
@@ -130,7 +129,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		seq := own(c.seq.Value(i))
 		ch := change{seq: seq, del: isTrue(c.del, i)}
 		if !ch.del {
-			ch.row = rowAt(c.stored, nStored, i)
+			ch.row = s.encodeAt(c.stored, nStored, i)
 		}
 		h := s.two[string(key)]
 		if h == nil {
@@ -138,7 +137,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			s.two[string(key)] = h
 		}
 		first := h.firstInBatch(s.stamp, seq)
-		orig, had, changed := h.put(ch, ignoreIdx)
+		orig, had, changed := s.put(h, ch, ignoreIdx)
 		if first && changed {
 			pend = append(pend, pending2{h: h, seq: seq, orig: orig, had: had})
 		} else if first {
@@ -147,7 +146,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 	}
 	for _, p := range pend {
 		final := p.h.changes[s.find(p.h, p.seq)]
-		if p.had && final.del == p.orig.del && rowsEqual(final.row, p.orig.row) {
+		if p.had && final.del == p.orig.del && final.row == p.orig.row {
 			continue // the batch changed it and changed it back
 		}
 		if final.del {
@@ -155,7 +154,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), p.seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
-			s.appendDelta(res, final.row, p.seq, domain.ChangeUpsert)
+			s.appendDelta(res, final.row.values(s.scratch), p.seq, domain.ChangeUpsert)
 		}
 		s.noteSeq(p.seq)
 	}

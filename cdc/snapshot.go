@@ -38,11 +38,11 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 			return nil, domain.Errorf(domain.CodeCDCSnapshotKey, "the snapshot holds the key %s twice", s.describeKey(keyValues(keyCols, i)))
 		}
 		seen[string(key)] = true
-		row := rowAt(snap.Columns, n, i)
-		if cur := s.current(string(key)); cur != nil && rowsEqual(cur, row) {
+		r := s.encodeAt(snap.Columns, n, i)
+		if cur := s.current(string(key)); cur != "" && cur == r {
 			continue
 		}
-		if err := emit(row, false); err != nil {
+		if err := emit(r.values(nil), false); err != nil {
 			return nil, err
 		}
 	}
@@ -50,13 +50,13 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 	var gone [][]domain.Value
 	if s.info.SCDType == 2 {
 		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
-			if !seen[k] && s.current(k) != nil {
+			if !seen[k] && s.current(k) != "" {
 				gone = append(gone, s.two[k].key)
 			}
 		}
 	} else {
 		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-			if !seen[k] && s.one[k].row != nil {
+			if !seen[k] && s.one[k].row != "" {
 				gone = append(gone, s.one[k].key)
 			}
 		}
@@ -69,22 +69,18 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 	return out, nil
 }
 
-// current returns a key's current row: nil when the table does not hold
+// current returns a key's current row: empty when the table does not hold
 // the key (deleted, or never seen).
-func (s *State) current(key string) []domain.Value {
+func (s *State) current(key string) row {
 	if s.info.SCDType == 1 {
 		if e := s.one[key]; e != nil {
 			return e.row
 		}
-		return nil
+		return ""
 	}
 	h := s.two[key]
 	if h == nil || len(h.changes) == 0 {
-		return nil
+		return ""
 	}
-	last := h.changes[len(h.changes)-1]
-	if last.del {
-		return nil
-	}
-	return last.row
+	return h.changes[len(h.changes)-1].row // empty after a delete
 }

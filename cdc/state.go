@@ -31,19 +31,22 @@ type State struct {
 	maxSeq domain.Value // the greatest recorded sequence (for time-based GC)
 	tombs  tombHeap     // SCD 1 tombstones by when they may be collected
 
-	stamp  uint64 // counts the batches folded; marks what a batch touched
-	keyBuf []byte
-	vals   []domain.Value // appendDelta's row
+	stamp   uint64 // counts the batches folded; marks what a batch touched
+	keyBuf  []byte
+	rowBuf  []byte
+	vals    []domain.Value // appendDelta's row
+	scratch []domain.Value // a decoded row, for a moment
+	va, vb  []domain.Value // two decoded rows, for comparing
 }
 
 // entry is an SCD 1 key's state.
 type entry struct {
 	key   []domain.Value
 	seq   domain.Value
-	row   []domain.Value // nil: the key was deleted (a tombstone)
-	gcAt  int64          // a tombstone's collection measure (see gcMeasure)
-	stamp uint64         // the batch that last touched it
-	gone  bool           // removed by a truncate in the batch that touched it
+	row   row    // empty: the key was deleted (a tombstone)
+	gcAt  int64  // a tombstone's collection measure (see gcMeasure)
+	stamp uint64 // the batch that last touched it
+	gone  bool   // removed by a truncate in the batch that touched it
 }
 
 // New returns the empty state of a table whose changes info describes and
@@ -120,22 +123,23 @@ func (s *State) setStored(stored domain.Schema) error {
 	for i, f := range stored.Fields {
 		from[i] = old.Index(f.Name)
 	}
-	carry := func(row []domain.Value) []domain.Value {
-		if row == nil {
-			return nil
+	carry := func(r row) row {
+		if r == "" {
+			return ""
 		}
+		vals := r.values(nil)
 		out := make([]domain.Value, len(from))
 		for i, j := range from {
 			if j < 0 {
 				continue
 			}
-			v := row[j]
+			v := vals[j]
 			if stored.Fields[i].Type.Kind == domain.KindFloat64 && v.Kind() == domain.KindInt64 {
 				v = domain.Float(float64(v.AsInt()))
 			}
 			out[i] = v
 		}
-		return out
+		return s.encode(out)
 	}
 	for _, e := range s.one {
 		e.row = carry(e.row)
@@ -254,15 +258,6 @@ func keyValues(key []*domain.Column, i int) []domain.Value {
 	return out
 }
 
-// rowAt returns row i of the first n columns, as values of its own.
-func rowAt(cols []*domain.Column, n, i int) []domain.Value {
-	row := make([]domain.Value, n)
-	for j := 0; j < n; j++ {
-		row[j] = own(cols[j].Value(i))
-	}
-	return row
-}
-
 // own returns v with its text copied: the strings of a decoded batch share
 // the batch's payload, which the state must not keep alive (it would grow
 // with every batch folded, not with the keys).
@@ -286,14 +281,6 @@ func own(v domain.Value) domain.Value {
 		return domain.Map(items...)
 	}
 	return v
-}
-
-func pick(row []domain.Value, idx []int) []domain.Value {
-	out := make([]domain.Value, len(idx))
-	for n, j := range idx {
-		out[n] = row[j]
-	}
-	return out
 }
 
 func rowsEqual(a, b []domain.Value) bool {
@@ -329,7 +316,7 @@ func (s *State) collect(now time.Time) {
 	limit := s.gcMeasure(s.maxSeq, now) - s.info.TombstoneGCSeconds*1_000_000
 	for len(s.tombs) > 0 && s.tombs[0].at < limit {
 		t := heap.Pop(&s.tombs).(tomb)
-		if e := s.one[t.key]; e != nil && e.row == nil && e.gcAt == t.at {
+		if e := s.one[t.key]; e != nil && e.row == "" && e.gcAt == t.at {
 			delete(s.one, t.key)
 		}
 	}

@@ -45,7 +45,7 @@ type SQLOptions struct {
 // into the queries that read them. It reports every problem of every file,
 // each with its file, line and column.
 func (p *Pipeline) LoadSQL(files []SQLFile, opts SQLOptions) domain.Problems {
-	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, sourceNotes: map[string][]string{}, cdcTargets: map[string]bool{}}
+	l := &sqlLoader{p: p, opts: opts, datasets: map[string]*sqlDataset{}, sources: map[string]domain.Source{}, sourceNotes: map[string][]string{}}
 	for _, f := range files {
 		l.parse(f)
 	}
@@ -97,9 +97,6 @@ type sqlLoader struct {
 	// what loading has to say of file reads (options without effect here),
 	// by relation name, for the flows that read them
 	sourceNotes map[string][]string
-	// the targets of AUTO CDC flows (which do not run yet), by lower-case
-	// name: not reported again as datasets without a flow
-	cdcTargets map[string]bool
 	// resolving is the chain of datasets whose schemas are being resolved,
 	// each reading the next: a cycle is named by it
 	resolving []string
@@ -456,16 +453,6 @@ func (l *sqlLoader) flowNamed(name string) bool {
 	return false
 }
 
-// cdcTarget remembers the target of an AUTO CDC flow.
-func (l *sqlLoader) cdcTarget(st *syntax.AutoCDC, ns namespace) {
-	if st.Target == nil {
-		return
-	}
-	if name, own := ns.ownName(st.Target); own {
-		l.cdcTargets[strings.ToLower(name)] = true
-	}
-}
-
 // targetRef remembers a flow target to look up once every file is parsed.
 func (f *sqlFlow) targetRef(n *syntax.Name, own bool) {
 	f.pendingTarget, f.pendingOwn = n, own
@@ -532,7 +519,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		ds.schema = &s
 	}
 	if ds.schema == nil {
-		if len(ds.flows) == 0 && !l.cdcTargets[strings.ToLower(ds.name)] {
+		if len(ds.flows) == 0 {
 			l.problemAt(ds.file, ds.stmt.Pos, domain.CodeDatasetWithoutFlow, "%s has neither a query nor a flow that fills it, nor a column list", ds.name)
 		}
 		ds.failed = true
