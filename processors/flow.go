@@ -593,7 +593,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 				return err
 			}
 			if changed != nil {
-				if err := u.append(ctx, append(evs, changed...)...); err != nil {
+				if err := u.commit(ctx, append(evs, changed...)...); err != nil {
 					r.s.changes[f.Target].loaded = false // folded again from the log
 					return err
 				}
@@ -616,7 +616,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		}
 		evs = append(evs, ev)
 	}
-	return u.append(ctx, evs...)
+	return u.commit(ctx, evs...)
 }
 
 // fitSchema checks a batch against the target table's schema (declared, or

@@ -12,7 +12,7 @@ import (
 // pipeline, or an external source.
 func (u *update) sourceOf(in domain.Input) domain.Source {
 	if in.Dataset != "" {
-		return &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming}
+		return &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming, committed: u.committed}
 	}
 	return in.Source
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/cdc"
@@ -49,6 +51,46 @@ type tableSource struct {
 	store     *eventstore.Store
 	table     string
 	streaming bool
+	committed *updateBatches // what the update committed, to plan without reading the log
+}
+
+// updateBatches lists the batches an update commits to its tables, so
+// that a stream reading one plans its micro-batches from the list instead
+// of reading the batches' events (with their rows) from the log.
+type updateBatches struct {
+	mu     sync.Mutex
+	since  uint64 // the log's last seq when the update started: the list holds what came after
+	tables map[string][]batchRef
+}
+
+type batchRef struct {
+	seq  uint64
+	gen  int64
+	rows int64
+}
+
+func newUpdateBatches(since uint64) *updateBatches {
+	return &updateBatches{since: since, tables: map[string][]batchRef{}}
+}
+
+// add records a committed batch.
+func (c *updateBatches) add(table string, ref batchRef) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tables[table] = append(c.tables[table], ref)
+}
+
+// after returns the batches committed to table after seq, when the list
+// knows them all (seq is not before the update started).
+func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
+	if c == nil || seq < c.since {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	refs := c.tables[table]
+	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > seq })
+	return refs[i:], true
 }
 
 func (s *tableSource) String() string { return "table " + s.table }
@@ -58,6 +100,9 @@ func (s *tableSource) String() string { return "table " + s.table }
 // started in: a stream whose table was fully refreshed since is an error, not
 // a silent reread. For a batch read, the whole table, once.
 func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err // a stopped flow plans nothing more
+	}
 	gen, err := s.store.TableGeneration(s.table)
 	if err != nil {
 		return nil, false, err
@@ -91,6 +136,21 @@ func (s *tableSource) Plan(ctx context.Context, start domain.Offset, limit domai
 	}
 	var end uint64
 	var rows int64
+	if refs, ok := s.committed.after(s.table, from.Seq); ok {
+		for _, ref := range refs {
+			if ref.seq > last || ref.gen != gen {
+				continue
+			}
+			if end > 0 && rows+ref.rows > limit.MaxRows {
+				break
+			}
+			end, rows = ref.seq, rows+ref.rows
+		}
+		if end == 0 {
+			return nil, false, nil
+		}
+		return tableOffset{Seq: end, Gen: gen}.encode(), true, nil
+	}
 	errStop := fmt.Errorf("stop")
 	err = s.store.Scan(ctx, eventstore.Filter{From: from.Seq + 1, To: last, Dataset: s.table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {

@@ -38,14 +38,15 @@ var active sync.Map // *eventstore.Store -> update id
 
 // update is one run of a pipeline.
 type update struct {
-	id    string
-	g     *domain.Graph
-	store *eventstore.Store
-	opts  Options
+	id        string
+	g         *domain.Graph
+	store     *eventstore.Store
+	opts      Options
+	committed *updateBatches // the batches the update commits to its tables
 }
 
 func newUpdate(store *eventstore.Store, g *domain.Graph, opts Options) *update {
-	return &update{id: uuid.NewString(), g: g, store: store, opts: opts.withDefaults()}
+	return &update{id: uuid.NewString(), g: g, store: store, opts: opts.withDefaults(), committed: newUpdateBatches(store.LastSeq())}
 }
 
 func (u *update) event(typ domain.EventType, level domain.Level, msg string, d domain.Details) *domain.Event {
@@ -68,6 +69,20 @@ func (u *update) progress(state domain.UpdateState) *domain.Event {
 func (u *update) append(ctx context.Context, evs ...*domain.Event) error {
 	_, err := u.store.Append(context.WithoutCancel(ctx), evs...)
 	return err
+}
+
+// commit appends the events of a micro-batch's commit and lists its
+// batch_committed events for the streams that read the table.
+func (u *update) commit(ctx context.Context, evs ...*domain.Event) error {
+	if err := u.append(ctx, evs...); err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if bc := ev.Details.BatchCommitted; ev.Type == domain.EventBatchCommitted && bc != nil {
+			u.committed.add(bc.Target, batchRef{seq: ev.Seq, gen: bc.TableGeneration, rows: bc.NumRows})
+		}
+	}
+	return nil
 }
 
 func (u *update) createEvent() *domain.Event {
