@@ -17,10 +17,14 @@ type history struct {
 	key     []domain.Value
 	changes []change
 	stamp   uint64
-	// batchSeqs are the sequences the batch stamped stamp changed (Apply);
-	// before, the versions before it (Replay with a feed).
-	batchSeqs []domain.Value
-	before    []version
+	// batchFirst and batchMore are the sequences the batch stamped noted
+	// changed (Apply), the first apart since most batches change a key
+	// once; before, the versions before the batch stamped stamp (Replay
+	// with a feed).
+	noted      uint64
+	batchFirst domain.Value
+	batchMore  []domain.Value
+	before     []version
 }
 
 type change struct {
@@ -117,7 +121,7 @@ type pending2 struct {
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
 	nStored := len(c.stored)
 	keyCols := s.keyColumns(c.stored)
-	var pend []pending2
+	pend := make([]pending2, 0, len(order))
 	for _, i := range order {
 		if isTrue(c.trunc, i) {
 			return domain.Errorf(domain.CodeCDCInvalidClause, "row %d of the batch is a truncate, which an SCD type 2 table does not take", i+1)
@@ -141,7 +145,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		if first && changed {
 			pend = append(pend, pending2{h: h, seq: seq, orig: orig, had: had})
 		} else if first {
-			h.batchSeqs = h.batchSeqs[:len(h.batchSeqs)-1] // an exact duplicate: not the batch's change
+			h.forget(seq) // an exact duplicate: not the batch's change
 		}
 	}
 	for _, p := range pend {
@@ -164,16 +168,29 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 // firstInBatch reports whether the batch stamped stamp had not yet changed
 // the key's change at seq, and notes that it has.
 func (h *history) firstInBatch(stamp uint64, seq domain.Value) bool {
-	if h.stamp != stamp {
-		h.stamp, h.batchSeqs = stamp, h.batchSeqs[:0]
+	if h.noted != stamp {
+		h.noted, h.batchFirst, h.batchMore = stamp, seq, h.batchMore[:0]
+		return true
 	}
-	for _, x := range h.batchSeqs {
+	if domain.Compare(h.batchFirst, seq) == 0 {
+		return false
+	}
+	for _, x := range h.batchMore {
 		if domain.Compare(x, seq) == 0 {
 			return false
 		}
 	}
-	h.batchSeqs = append(h.batchSeqs, seq)
+	h.batchMore = append(h.batchMore, seq)
 	return true
+}
+
+// forget takes back what firstInBatch just noted of seq.
+func (h *history) forget(seq domain.Value) {
+	if n := len(h.batchMore); n > 0 {
+		h.batchMore = h.batchMore[:n-1]
+		return
+	}
+	h.noted = 0 // none of this batch noted: the next is the first
 }
 
 // find returns the index of the change of sequence seq, which h holds.
