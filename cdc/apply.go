@@ -198,8 +198,9 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			continue // an exact duplicate
 		}
 		if e == nil {
-			e = &entry{key: keyValues(keyCols, i)}
-			s.one[string(key)] = e
+			id := string(key)
+			e = &entry{id: id, key: keyValues(keyCols, i)}
+			s.one[id] = e
 			touch(e, false)
 		} else {
 			touch(e, true)
@@ -213,6 +214,9 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	for _, t := range touched {
 		e := t.e
 		hadRow := t.existed && t.before.row != "" && !t.before.gone
+		if !e.gone {
+			s.rehashEntry(e)
+		}
 		if t.existed && !e.gone && domain.Compare(e.seq, t.before.seq) == 0 && e.row == t.before.row {
 			continue // the batch changed it and changed it back
 		}
@@ -297,6 +301,8 @@ func (s *State) truncate(seq domain.Value, touch func(*entry, bool)) {
 			touch(e, true)
 		}
 		e.gone = true
+		s.sum -= e.hash
+		e.hash = 0
 		delete(s.one, k)
 	}
 }

@@ -264,15 +264,22 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 					n := 1 + r.Intn(len(rest))
 					batch := batchOf(t, rest[:n])
 					rest = rest[n:]
+					before := live.Fingerprint()
 					res, err := live.Apply(batch, nil, now)
 					if err != nil {
 						t.Fatalf("trial %d: %v", trial, err)
+					}
+					if res.Delta.Len() > 0 && live.Fingerprint() == before {
+						t.Fatalf("trial %d: the state changed and its fingerprint did not", trial)
 					}
 					feed, err := replayed.Replay(res.Delta, now, true)
 					if err != nil {
 						t.Fatalf("trial %d: replay: %v", trial, err)
 					}
 					foldFeed(t, feedTable, feed, tc.scd)
+					if live.Fingerprint() != replayed.Fingerprint() {
+						t.Fatalf("trial %d: the replayed state's fingerprint %s differs from the live one's %s", trial, replayed.Fingerprint(), live.Fingerprint())
+					}
 					again, err := live.Apply(batch, nil, now)
 					if err != nil {
 						t.Fatal(err)

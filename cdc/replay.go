@@ -72,8 +72,9 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 		if s.info.SCDType == 2 {
 			h := s.two[string(key)]
 			if h == nil {
-				h = &history{key: keyValues(keyCols, i)}
-				s.two[string(key)] = h
+				id := string(key)
+				h = &history{id: id, key: keyValues(keyCols, i)}
+				s.two[id] = h
 			}
 			if out != nil && h.stamp != s.stamp {
 				h.stamp, h.before = s.stamp, s.versions(h)
@@ -88,13 +89,15 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 		}
 		e := s.one[string(key)]
 		if e == nil {
-			e = &entry{key: keyValues(keyCols, i)}
-			s.one[string(key)] = e
+			id := string(key)
+			e = &entry{id: id, key: keyValues(keyCols, i)}
+			s.one[id] = e
 		}
 		before := e.row
 		e.seq = seq
 		if op == domain.ChangeDelete {
 			e.row = ""
+			s.rehashEntry(e)
 			s.bury(e, now)
 			if out != nil && before != "" {
 				feedRow(out, before.values(nil), Delete)
@@ -102,6 +105,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			continue
 		}
 		e.row = s.encodeAt(cols, n, i)
+		s.rehashEntry(e)
 		if out == nil {
 			continue
 		}

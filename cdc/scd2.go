@@ -14,6 +14,7 @@ import (
 // versions, is what lets a late change be spliced in exactly where it
 // belongs: the history is always the one the sorted changes give.
 type history struct {
+	id      string // the encoded key: its key in the state's map
 	key     []domain.Value
 	changes []change
 	stamp   uint64
@@ -83,6 +84,7 @@ func (s *State) sameTracked(a, b row) bool {
 // changes nothing. ignoreIdx, for an update, fills those columns' NULLs
 // from the change before it.
 func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, changed bool) {
+	id := h.id
 	n := len(h.changes)
 	pos := n
 	if n > 0 && domain.Compare(h.changes[n-1].seq, c.seq) >= 0 {
@@ -97,8 +99,10 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, ch
 			return old, true, false
 		}
 		h.changes[pos] = c
+		s.sum += s.hashChange(id, c) - s.hashChange(id, old)
 		return old, true, true
 	}
+	s.sum += s.hashChange(id, c)
 	if pos == n {
 		h.changes = append(h.changes, c)
 		return change{}, false, true
@@ -137,8 +141,9 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		}
 		h := s.two[string(key)]
 		if h == nil {
-			h = &history{key: keyValues(keyCols, i)}
-			s.two[string(key)] = h
+			id := string(key)
+			h = &history{id: id, key: keyValues(keyCols, i)}
+			s.two[id] = h
 		}
 		first := h.firstInBatch(s.stamp, seq)
 		orig, had, changed := s.put(h, ch, ignoreIdx)

@@ -32,6 +32,7 @@ type State struct {
 	tombs  tombHeap     // SCD 1 tombstones by when they may be collected
 
 	stamp   uint64 // counts the batches folded; marks what a batch touched
+	sum     uint64 // the keys' hashes (see Fingerprint)
 	keyBuf  []byte
 	rowBuf  []byte
 	vals    []domain.Value // appendDelta's row
@@ -41,6 +42,8 @@ type State struct {
 
 // entry is an SCD 1 key's state.
 type entry struct {
+	id    string // the encoded key: its key in the state's map
+	hash  uint64 // its part of the fingerprint
 	key   []domain.Value
 	seq   domain.Value
 	row   row    // empty: the key was deleted (a tombstone)
@@ -149,6 +152,7 @@ func (s *State) setStored(stored domain.Schema) error {
 			h.changes[i].row = carry(h.changes[i].row)
 		}
 	}
+	s.rehashAll()
 	return nil
 }
 
@@ -317,6 +321,7 @@ func (s *State) collect(now time.Time) {
 	for len(s.tombs) > 0 && s.tombs[0].at < limit {
 		t := heap.Pop(&s.tombs).(tomb)
 		if e := s.one[t.key]; e != nil && e.row == "" && e.gcAt == t.at {
+			s.sum -= e.hash
 			delete(s.one, t.key)
 		}
 	}

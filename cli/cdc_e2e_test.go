@@ -61,6 +61,11 @@ func TestSQLAutoCDCExamples(t *testing.T) {
 		}
 	}
 	golden(t, "cdc_target_scd2_changes.jsonl", stableFeed(tableRows(t, dir, "target_scd2", "--changes")))
+	// The keyed state rebuilds from the log as the flows left it, after
+	// each of their six micro-batches.
+	if out := must(t, 0, sluice, dir, "replay", "--verify").stdout; !strings.Contains(out, "checked after 6 micro-batches") {
+		t.Errorf("replay --verify: %s", out)
+	}
 
 	dir = newSQLPipeline(t, "cdc_truncate")
 	must(t, 0, sluice, dir, "run")

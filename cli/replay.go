@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluicehq/sluice/processors"
 )
 
 func (a *app) replayCommand() *cobra.Command {
@@ -15,8 +17,11 @@ func (a *app) replayCommand() *cobra.Command {
 projections of it, kept beside it as caches.
 
 replay --verify replays the whole log in memory and compares the result with
-the stored projections, byte for byte: exit 0 when they match, 1 (with
-PROJECTION_MISMATCH and the first difference) when they do not.
+the stored projections, byte for byte; then it rebuilds the keyed state of
+every AUTO CDC table and of every flow with a watermark, micro-batch by
+micro-batch, and checks each against the fingerprint the flow recorded when
+it committed that micro-batch. Exit 0 when everything matches, 1 (with
+PROJECTION_MISMATCH and the first difference) when not.
 
 replay (without --verify) drops the stored projections and rebuilds them
 from the log.`,
@@ -37,7 +42,11 @@ from the log.`,
 				if err := store.VerifyProjections(a.ctx); err != nil {
 					return fail(ExitFailed, err)
 				}
-				fmt.Fprintf(a.stdout, "projections match the log (%d events)\n", store.LastSeq())
+				batches, err := processors.VerifyState(a.ctx, store)
+				if err != nil {
+					return fail(ExitFailed, err)
+				}
+				fmt.Fprintf(a.stdout, "projections match the log (%d events); keyed state rebuilt and checked after %d micro-batches\n", store.LastSeq(), batches)
 				return nil
 			}
 			if err := store.RebuildProjections(a.ctx); err != nil {

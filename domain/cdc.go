@@ -123,4 +123,7 @@ type ChangeInfo struct {
 	// upserts and as deletes (SCD 2).
 	NumUpserted int64 `json:"num_upserted_rows"`
 	NumDeleted  int64 `json:"num_deleted_rows"`
+	// StateFingerprint identifies the table's keyed state after the batch,
+	// so that a replay of the log can check it rebuilt the same state.
+	StateFingerprint string `json:"state_fingerprint,omitempty"`
 }

@@ -385,4 +385,7 @@ type StreamState struct {
 	// NumStateRows is how many identities the flow remembers after the
 	// micro-batch.
 	NumStateRows int64 `json:"num_state_rows"`
+	// StateFingerprint identifies the flow's state after the micro-batch,
+	// so that a replay of the log can check it rebuilt the same state.
+	StateFingerprint string `json:"state_fingerprint,omitempty"`
 }

@@ -229,6 +229,7 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	}
 	applied := t.state.Info()
 	applied.NumUpserted, applied.NumDeleted = res.Upserted, res.Deleted
+	applied.StateFingerprint = t.state.Fingerprint()
 	info.Changes = &applied
 	info.NumRows = int64(res.Delta.Len())
 	schema := t.state.TableSchema()

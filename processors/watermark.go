@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -28,6 +29,7 @@ type streamState struct {
 	// it, and a lookup treats it as expired meanwhile.
 	queue []expiry
 	head  int
+	sum   uint64 // the identities' hashes (see fingerprint)
 }
 
 const noWatermark = math.MinInt64
@@ -47,42 +49,72 @@ var stateSchema = domain.NewSchema(
 // loadStreamState folds a flow's stream_state events of checkpoint
 // generation gen.
 func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64) (*streamState, error) {
-	s := &streamState{gen: gen, watermark: noWatermark, seen: map[string]int64{}}
+	s := newStreamState(gen)
 	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}}, func(ev *domain.Event) error {
-		st := ev.Details.StreamState
-		if st == nil || st.Generation != gen {
-			return nil
+		if st := ev.Details.StreamState; st != nil && st.Generation == gen {
+			return s.fold(ev)
 		}
-		p := &pendingState{watermark: noWatermark}
-		if st.Watermark != nil {
-			p.watermark = st.Watermark.UnixMicro()
-		}
-		if len(ev.Data) > 0 {
-			b, err := domain.DecodeBatch(ev.Data)
-			if err != nil {
-				return err
-			}
-			if !b.Schema.Equal(stateSchema) {
-				return domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", flow, ev.Seq, b.Schema.Names())
-			}
-			p.identities = b
-		}
-		if b := p.identities; b != nil {
-			ids, exp := b.Columns[0], b.Columns[1]
-			for i := 0; i < b.Len(); i++ {
-				s.remember(ids.Strs[i], exp.Ints[i])
-			}
-		}
-		s.advance(p)
 		return nil
 	})
 	return s, err
 }
 
+func newStreamState(gen int64) *streamState {
+	return &streamState{gen: gen, watermark: noWatermark, seen: map[string]int64{}}
+}
+
+// fold applies a stream_state event: the identities its micro-batch began
+// to remember, then its watermark.
+func (s *streamState) fold(ev *domain.Event) error {
+	st := ev.Details.StreamState
+	p := &pendingState{watermark: noWatermark}
+	if st.Watermark != nil {
+		p.watermark = st.Watermark.UnixMicro()
+	}
+	if len(ev.Data) > 0 {
+		b, err := domain.DecodeBatch(ev.Data)
+		if err != nil {
+			return err
+		}
+		if !b.Schema.Equal(stateSchema) {
+			return domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", st.Flow, ev.Seq, b.Schema.Names())
+		}
+		ids, exp := b.Columns[0], b.Columns[1]
+		for i := 0; i < b.Len(); i++ {
+			s.remember(strings.Clone(ids.Strs[i]), exp.Ints[i])
+		}
+	}
+	s.advance(p)
+	return nil
+}
+
 // remember notes an identity kept, until at.
 func (s *streamState) remember(identity string, at int64) {
+	if old, ok := s.seen[identity]; ok {
+		s.sum -= identityHash(identity, old)
+	}
 	s.seen[identity] = at
+	s.sum += identityHash(identity, at)
 	s.queue = append(s.queue, expiry{at: at, identity: identity})
+}
+
+// identityHash is an identity's part of the state's fingerprint: a 64-bit
+// FNV-1a hash of it and its expiry.
+func identityHash(identity string, at int64) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(identity); i++ {
+		h = (h ^ uint64(identity[i])) * 1099511628211
+	}
+	for i := 0; i < 8; i++ {
+		h = (h ^ uint64(byte(at>>(8*i)))) * 1099511628211
+	}
+	return h
+}
+
+// fingerprint identifies the state: the sum of its identities' hashes,
+// with the watermark.
+func (s *streamState) fingerprint() string {
+	return fmt.Sprintf("%016x", s.sum^uint64(s.watermark)*1099511628211)
 }
 
 // remembered reports whether an identity's state lives.
@@ -102,6 +134,7 @@ func (s *streamState) advance(p *pendingState) {
 		s.queue[s.head] = expiry{}
 		s.head++
 		if at, ok := s.seen[e.identity]; ok && at == e.at {
+			s.sum -= identityHash(e.identity, at)
 			delete(s.seen, e.identity)
 		}
 	}
@@ -185,7 +218,7 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 // stream state.
 func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter int) (*domain.Event, error) {
 	st := &domain.StreamState{Flow: r.f.Name, BatchID: info.BatchID, Generation: info.Generation,
-		NumLateRowsDropped: p.late, NumDuplicatesDropped: p.dups, NumStateRows: int64(rowsAfter)}
+		NumLateRowsDropped: p.late, NumDuplicatesDropped: p.dups, NumStateRows: int64(rowsAfter), StateFingerprint: r.stream.fingerprint()}
 	if p.watermark != noWatermark {
 		t := time.UnixMicro(p.watermark).UTC()
 		st.Watermark = &t

@@ -121,7 +121,8 @@ func run(input, storage, deliveries string) error {
 	return nil
 }
 
-// printTables verifies the store's projections against its log, then prints
+// printTables verifies the store's projections and keyed state against its
+// log, then prints
 // "table id,id,..." for each table. The test reads it: the check runs here,
 // in a binary without the race detector, so that 50 trials stay fast.
 func printTables(storage string) error {
@@ -131,6 +132,9 @@ func printTables(storage string) error {
 	}
 	defer store.Close()
 	if err := store.VerifyProjections(context.Background()); err != nil {
+		return err
+	}
+	if _, err := processors.VerifyState(context.Background(), store); err != nil {
 		return err
 	}
 	for _, table := range []string{"events", "copy", "dedup"} {
