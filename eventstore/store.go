@@ -113,6 +113,10 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		// detection would only cost memory and time.
 		WithDetectConflicts(false).
 		WithNumVersionsToKeep(1).
+		// Reads are scans of recent events, mostly once: Badger's default
+		// 256 MiB block cache filled up over long runs and held memory that
+		// grew with the log; 32 MiB keeps the tables' hot blocks.
+		WithBlockCacheSize(32 << 20).
 		// Badger's expvar metrics are process-global; keep them off so that
 		// several stores in one process do not share counters.
 		WithMetricsEnabled(false)
