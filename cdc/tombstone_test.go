@@ -12,7 +12,9 @@ import (
 // the greatest sequence when it is a timestamp.
 func TestTombstoneCollection(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	ts := func(sec int64) domain.Value { return domain.TimestampMicros(t0.Add(time.Duration(sec) * time.Second).UnixMicro()) }
+	ts := func(sec int64) domain.Value {
+		return domain.TimestampMicros(t0.Add(time.Duration(sec) * time.Second).UnixMicro())
+	}
 	num := func(n int64) domain.Value { return domain.Int(n) }
 	cases := []struct {
 		name string
