@@ -59,12 +59,10 @@ func (s *State) rehashEntry(e *entry) {
 // theirs, which put keeps as it places a change.
 func (s *State) hashChange(id string, c change) uint64 {
 	x := fnvString(fnvOffset, id)
-	s.rowBuf = appendValue(s.rowBuf[:0], c.seq)
 	if c.del {
-		s.rowBuf = append(s.rowBuf, 1)
+		x = fnvAdd(x, []byte{1})
 	}
-	x = fnvAdd(x, s.rowBuf)
-	return fnvString(x, string(c.row))
+	return fnvString(x, c.data)
 }
 
 // rehashAll recomputes the fingerprint of every key (the rows were

@@ -80,11 +80,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 				h.stamp, h.before = s.stamp, s.versions(h)
 				touched = append(touched, h)
 			}
-			c := change{seq: seq, del: op == domain.ChangeDelete}
-			if !c.del {
-				c.row = s.encodeAt(cols, n, i)
-			}
-			s.put(h, c, nil)
+			s.put(h, s.changeAt(cols, n, i, seq, op == domain.ChangeDelete), nil)
 			continue
 		}
 		e := s.one[string(key)]
@@ -146,14 +142,14 @@ func (s *State) feedVersions(out *domain.Batch, before, after []version) {
 	i, j := 0, 0
 	for i < len(before) || j < len(after) {
 		switch {
-		case j == len(after) || (i < len(before) && domain.Compare(before[i].start, after[j].start) < 0):
-			feedRow(out, versionRow(before[i]), Delete)
+		case j == len(after) || (i < len(before) && before[i].start < after[j].start):
+			feedRow(out, s.versionRow(before[i]), Delete)
 			i++
-		case i == len(before) || domain.Compare(after[j].start, before[i].start) < 0:
-			feedRow(out, versionRow(after[j]), Insert)
+		case i == len(before) || after[j].start < before[i].start:
+			feedRow(out, s.versionRow(after[j]), Insert)
 			j++
 		default:
-			b, a := versionRow(before[i]), versionRow(after[j])
+			b, a := s.versionRow(before[i]), s.versionRow(after[j])
 			if !rowsEqual(b, a) {
 				feedRow(out, b, UpdatePreimage)
 				feedRow(out, a, UpdatePostimage)
@@ -162,10 +158,6 @@ func (s *State) feedVersions(out *domain.Batch, before, after []version) {
 			j++
 		}
 	}
-}
-
-func versionRow(v version) []domain.Value {
-	return append(v.row.values(nil), v.start, v.end)
 }
 
 // Rows calls fn with the table's rows in key order (and for SCD 2, each
@@ -187,7 +179,7 @@ func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
 	if s.info.SCDType == 2 {
 		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
 			for _, v := range s.versions(s.two[k]) {
-				if err := emit(versionRow(v)); err != nil {
+				if err := emit(s.versionRow(v)); err != nil {
 					return err
 				}
 			}

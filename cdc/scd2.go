@@ -18,26 +18,50 @@ type history struct {
 	key     []domain.Value
 	changes []change
 	stamp   uint64
-	// batchFirst and batchMore are the sequences the batch stamped noted
-	// changed (Apply), the first apart since most batches change a key
-	// once; before, the versions before the batch stamped stamp (Replay
-	// with a feed).
+	// batchFirst and batchMore are the sequence keys the batch stamped
+	// noted changed (Apply), the first apart since most batches change a
+	// key once; before, the versions before the batch stamped stamp
+	// (Replay with a feed).
 	noted      uint64
-	batchFirst domain.Value
-	batchMore  []domain.Value
+	batchFirst string
+	batchMore  []string
 	before     []version
 }
 
+// change is one change of an SCD 2 key, in one string: its sequence key
+// (seqKey, see appendSeqKey), then its row (none for a delete).
 type change struct {
-	seq domain.Value
-	del bool
-	row row // empty for a delete
+	data   string
+	seqLen int32
+	del    bool
 }
 
-// version is one row of an SCD 2 table: the stored columns, valid from
-// start until end (NULL while current).
+func (c change) seqKey() string { return c.data[:c.seqLen] }
+func (c change) row() row       { return row(c.data[c.seqLen:]) }
+
+// makeChange makes a change of sequence key k.
+func (s *State) makeChange(k string, r row, del bool) change {
+	return change{data: k + string(r), seqLen: int32(len(k)), del: del}
+}
+
+// changeAt makes the change of row i of a batch: its sequence and, unless
+// it is a delete, its stored columns, encoded in one allocation.
+func (s *State) changeAt(cols []*domain.Column, n, i int, seq domain.Value, del bool) change {
+	b := appendSeqKey(s.rowBuf[:0], seq)
+	k := len(b)
+	if !del {
+		for j := 0; j < n; j++ {
+			b = appendCell(b, cols[j], i)
+		}
+	}
+	s.rowBuf = b
+	return change{data: string(b), seqLen: int32(k), del: del}
+}
+
+// version is one row of an SCD 2 table: the stored columns, valid from the
+// sequence start until end (empty while current), as sequence keys.
 type version struct {
-	start, end domain.Value
+	start, end string
 	row        row
 }
 
@@ -49,20 +73,34 @@ func (s *State) versions(h *history) []version {
 		switch {
 		case c.del:
 			if open >= 0 {
-				out[open].end = c.seq
+				out[open].end = c.seqKey()
 				open = -1
 			}
-		case open >= 0 && s.sameTracked(out[open].row, c.row):
-			out[open].row = c.row
+		case open >= 0 && s.sameTracked(out[open].row, c.row()):
+			out[open].row = c.row()
 		default:
 			if open >= 0 {
-				out[open].end = c.seq
+				out[open].end = c.seqKey()
 			}
-			out = append(out, version{start: c.seq, row: c.row})
+			out = append(out, version{start: c.seqKey(), row: c.row()})
 			open = len(out) - 1
 		}
 	}
 	return out
+}
+
+// seqValue decodes a sequence key.
+func (s *State) seqValue(k string) domain.Value {
+	if k == "" {
+		return domain.Null()
+	}
+	v, _ := decodeSeqKey(k, 0, s.info.SequenceType)
+	return v
+}
+
+// versionRow is a version as a row of the table.
+func (s *State) versionRow(v version) []domain.Value {
+	return append(v.row.values(nil), s.seqValue(v.start), s.seqValue(v.end))
 }
 
 func (s *State) sameTracked(a, b row) bool {
@@ -84,18 +122,18 @@ func (s *State) sameTracked(a, b row) bool {
 // changes nothing. ignoreIdx, for an update, fills those columns' NULLs
 // from the change before it.
 func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, changed bool) {
-	id := h.id
+	id, k := h.id, c.seqKey()
 	n := len(h.changes)
 	pos := n
-	if n > 0 && domain.Compare(h.changes[n-1].seq, c.seq) >= 0 {
-		pos = sort.Search(n, func(j int) bool { return domain.Compare(h.changes[j].seq, c.seq) >= 0 })
+	if n > 0 && h.changes[n-1].seqKey() >= k {
+		pos = sort.Search(n, func(j int) bool { return h.changes[j].seqKey() >= k })
 	}
 	if !c.del && len(ignoreIdx) > 0 && pos > 0 && !h.changes[pos-1].del {
-		c.row = s.fillNulls(c.row, h.changes[pos-1].row, ignoreIdx)
+		c = s.makeChange(k, s.fillNulls(c.row(), h.changes[pos-1].row(), ignoreIdx), false)
 	}
-	if pos < n && domain.Compare(h.changes[pos].seq, c.seq) == 0 {
+	if pos < n && h.changes[pos].seqKey() == k {
 		old := h.changes[pos]
-		if old.del == c.del && old.row == c.row {
+		if old.del == c.del && old.data == c.data {
 			return old, true, false
 		}
 		h.changes[pos] = c
@@ -117,7 +155,7 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, ch
 // replaced: what the batch records is the last change of each.
 type pending2 struct {
 	h    *history
-	seq  domain.Value
+	seq  string // its sequence key
 	orig change
 	had  bool
 }
@@ -134,63 +172,60 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		if null >= 0 {
 			return s.nullKey(c, i, null)
 		}
-		seq := own(c.seq.Value(i))
-		ch := change{seq: seq, del: isTrue(c.del, i)}
-		if !ch.del {
-			ch.row = s.encodeAt(c.stored, nStored, i)
-		}
+		ch := s.changeAt(c.stored, nStored, i, c.seq.Value(i), isTrue(c.del, i))
 		h := s.two[string(key)]
 		if h == nil {
 			id := string(key)
 			h = &history{id: id, key: keyValues(keyCols, i)}
 			s.two[id] = h
 		}
-		first := h.firstInBatch(s.stamp, seq)
+		first := h.firstInBatch(s.stamp, ch.seqKey())
 		orig, had, changed := s.put(h, ch, ignoreIdx)
 		if first && changed {
-			pend = append(pend, pending2{h: h, seq: seq, orig: orig, had: had})
+			pend = append(pend, pending2{h: h, seq: ch.seqKey(), orig: orig, had: had})
 		} else if first {
-			h.forget(seq) // an exact duplicate: not the batch's change
+			h.forget() // an exact duplicate: not the batch's change
 		}
 	}
 	for _, p := range pend {
 		final := p.h.changes[s.find(p.h, p.seq)]
-		if p.had && final.del == p.orig.del && final.row == p.orig.row {
+		if p.had && final.del == p.orig.del && final.data == p.orig.data {
 			continue // the batch changed it and changed it back
 		}
+		seq := s.seqValue(p.seq)
 		if final.del {
 			res.Deleted++
-			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), p.seq, domain.ChangeDelete)
+			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
-			s.appendDelta(res, final.row.values(s.scratch), p.seq, domain.ChangeUpsert)
+			s.appendDelta(res, final.row().values(s.scratch), seq, domain.ChangeUpsert)
 		}
-		s.noteSeq(p.seq)
+		s.noteSeq(seq)
 	}
 	return nil
 }
 
 // firstInBatch reports whether the batch stamped stamp had not yet changed
-// the key's change at seq, and notes that it has.
-func (h *history) firstInBatch(stamp uint64, seq domain.Value) bool {
+// the key's change at sequence key k, and notes that it has.
+func (h *history) firstInBatch(stamp uint64, k string) bool {
 	if h.noted != stamp {
-		h.noted, h.batchFirst, h.batchMore = stamp, seq, h.batchMore[:0]
+		h.noted, h.batchFirst, h.batchMore = stamp, k, h.batchMore[:0]
 		return true
 	}
-	if domain.Compare(h.batchFirst, seq) == 0 {
+	if h.batchFirst == k {
 		return false
 	}
 	for _, x := range h.batchMore {
-		if domain.Compare(x, seq) == 0 {
+		if x == k {
 			return false
 		}
 	}
-	h.batchMore = append(h.batchMore, seq)
+	h.batchMore = append(h.batchMore, k)
 	return true
 }
 
-// forget takes back what firstInBatch just noted of seq.
-func (h *history) forget(seq domain.Value) {
+// forget takes back what firstInBatch just noted.
+func (h *history) forget() {
 	if n := len(h.batchMore); n > 0 {
 		h.batchMore = h.batchMore[:n-1]
 		return
@@ -198,10 +233,10 @@ func (h *history) forget(seq domain.Value) {
 	h.noted = 0 // none of this batch noted: the next is the first
 }
 
-// find returns the index of the change of sequence seq, which h holds.
-func (s *State) find(h *history, seq domain.Value) int {
-	if n := len(h.changes); n > 0 && domain.Compare(h.changes[n-1].seq, seq) == 0 {
+// find returns the index of the change of sequence key k, which h holds.
+func (s *State) find(h *history, k string) int {
+	if n := len(h.changes); n > 0 && h.changes[n-1].seqKey() == k {
 		return n - 1
 	}
-	return sort.Search(len(h.changes), func(j int) bool { return domain.Compare(h.changes[j].seq, seq) >= 0 })
+	return sort.Search(len(h.changes), func(j int) bool { return h.changes[j].seqKey() >= k })
 }

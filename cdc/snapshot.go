@@ -82,5 +82,5 @@ func (s *State) current(key string) row {
 	if h == nil || len(h.changes) == 0 {
 		return ""
 	}
-	return h.changes[len(h.changes)-1].row // empty after a delete
+	return h.changes[len(h.changes)-1].row() // empty after a delete
 }

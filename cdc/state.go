@@ -148,8 +148,8 @@ func (s *State) setStored(stored domain.Schema) error {
 		e.row = carry(e.row)
 	}
 	for _, h := range s.two {
-		for i := range h.changes {
-			h.changes[i].row = carry(h.changes[i].row)
+		for i, c := range h.changes {
+			h.changes[i] = s.makeChange(c.seqKey(), carry(c.row()), c.del)
 		}
 	}
 	s.rehashAll()
