@@ -65,7 +65,7 @@ func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.
 		})
 	}
 	s.stamp++
-	res := &Result{Delta: domain.NewBatch(s.DeltaSchema(), 0)}
+	res := &Result{Delta: domain.NewBatch(s.DeltaSchema(), c.n)}
 	if s.info.SCDType == 2 {
 		err = s.apply2(c, order, ignoreIdx, res)
 	} else {
@@ -236,7 +236,8 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			if !hadRow || t.before.row != e.row {
 				res.Upserted++
 			}
-			s.appendDelta(res, e.row.values(s.scratch), e.seq, domain.ChangeUpsert)
+			s.scratch = e.row.values(s.scratch)
+			s.appendDelta(res, s.scratch, e.seq, domain.ChangeUpsert)
 		}
 		s.noteSeq(e.seq)
 	}

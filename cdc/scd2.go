@@ -198,7 +198,8 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
-			s.appendDelta(res, final.row().values(s.scratch), seq, domain.ChangeUpsert)
+			s.scratch = final.row().values(s.scratch)
+			s.appendDelta(res, s.scratch, seq, domain.ChangeUpsert)
 		}
 		s.noteSeq(seq)
 	}
