@@ -65,13 +65,17 @@ func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.
 		})
 	}
 	s.stamp++
-	res := &Result{Delta: domain.NewBatch(s.DeltaSchema(), c.n)}
+	res := &Result{}
+	s.startDelta(c.n)
 	if s.info.SCDType == 2 {
 		err = s.apply2(c, order, ignoreIdx, res)
 	} else {
 		err = s.apply1(c, order, ignoreIdx, now, res)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if res.Delta, err = s.finishDelta(); err != nil {
 		return nil, err
 	}
 	s.collect(now)
@@ -132,16 +136,51 @@ func (s *State) nullKey(c changeCols, i, col int) error {
 	return domain.Errorf(domain.CodeCDCNullKey, "key column %s is NULL in row %d of the batch", s.info.Keys[col], i+1).WithNames(s.info.Keys[col])
 }
 
-// appendDelta records one change in the result's delta: row (nil for
-// none), seq and op.
-func (s *State) appendDelta(res *Result, row []domain.Value, seq domain.Value, op int64) {
-	s.vals = append(append(append(s.vals[:0], row...), seq), domain.Int(op))
-	if row == nil {
-		s.vals = append(append(append(s.vals[:0], make([]domain.Value, len(s.stored.Fields))...), seq), domain.Int(op))
+// appendDelta records one change in the delta: vals (nil for none) of
+// the stored columns, seq and op.
+func (s *State) appendDelta(vals []domain.Value, seq domain.Value, op int64) {
+	n := len(s.stored.Fields)
+	for j := 0; j < n; j++ {
+		v := domain.Null()
+		if vals != nil {
+			v = vals[j]
+		}
+		if err := s.delta[j].Append(v); err != nil {
+			panic(err) // the values are of the stored columns' kinds
+		}
 	}
-	if err := res.Delta.AppendRow(s.vals...); err != nil {
-		panic(err) // the row was made in the delta's schema
+	s.endDelta(seq, op)
+}
+
+// appendDeltaRow records an upsert of a row in the delta, decoding the row
+// straight into the delta's columns.
+func (s *State) appendDeltaRow(r row, seq domain.Value) {
+	r.appendTo(s.delta[:len(s.stored.Fields)])
+	s.endDelta(seq, domain.ChangeUpsert)
+}
+
+func (s *State) endDelta(seq domain.Value, op int64) {
+	n := len(s.stored.Fields)
+	if err := s.delta[n].Append(seq); err != nil {
+		panic(err) // the sequence is of the sequence's type
 	}
+	s.delta[n+1].Ints = append(s.delta[n+1].Ints, op)
+}
+
+// startDelta makes the delta's columns, with room for capacity changes.
+func (s *State) startDelta(capacity int) {
+	schema := s.DeltaSchema()
+	s.delta = make([]*domain.Column, len(schema.Fields))
+	for i, f := range schema.Fields {
+		s.delta[i] = domain.NewColumn(f.Type.Kind, capacity)
+	}
+}
+
+// finishDelta returns the delta as a batch.
+func (s *State) finishDelta() (*domain.Batch, error) {
+	b, err := domain.BatchOf(s.DeltaSchema(), s.delta)
+	s.delta = nil
+	return b, err
 }
 
 // touched1 is an SCD 1 key a batch touched, with its state before.
@@ -209,7 +248,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	}
 	for _, seq := range truncSeqs {
 		s.noteSeq(seq)
-		s.appendDelta(res, nil, seq, domain.ChangeTruncate)
+		s.appendDelta(nil, seq, domain.ChangeTruncate)
 	}
 	for _, t := range touched {
 		e := t.e
@@ -230,14 +269,13 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			if hadRow {
 				res.Deleted++
 			}
-			s.appendDelta(res, keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
+			s.appendDelta(keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
 			s.bury(e, now)
 		default:
 			if !hadRow || t.before.row != e.row {
 				res.Upserted++
 			}
-			s.scratch = e.row.values(s.scratch)
-			s.appendDelta(res, s.scratch, e.seq, domain.ChangeUpsert)
+			s.appendDeltaRow(e.row, e.seq)
 		}
 		s.noteSeq(e.seq)
 	}

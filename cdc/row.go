@@ -87,6 +87,40 @@ func (r row) values(dst []domain.Value) []domain.Value {
 	return dst
 }
 
+// appendTo decodes a row into columns of the stored columns' kinds, one
+// value each, without making values of its scalars: text is cut from the
+// row's own string.
+func (r row) appendTo(cols []*domain.Column) {
+	s := string(r)
+	p := 0
+	for _, c := range cols {
+		k := domain.Kind(s[p])
+		switch {
+		case k == c.Kind && c.Strs != nil:
+			n, w := uvarint(s[p+1:])
+			start := p + 1 + w
+			c.Strs = append(c.Strs, s[start:start+int(n)])
+			p = start + int(n)
+		case k == c.Kind && c.Ints != nil:
+			c.Ints = append(c.Ints, int64(le64(s[p+1:])))
+			p += 9
+		case k == c.Kind && c.Floats != nil:
+			c.Floats = append(c.Floats, math.Float64frombits(le64(s[p+1:])))
+			p += 9
+		default: // NULL, nested values, or a column of another kind
+			var v domain.Value
+			v, p = decodeValue(s, p)
+			if err := c.Append(v); err != nil {
+				panic(err) // rows are encoded from the stored columns
+			}
+			continue
+		}
+		if c.Nulls != nil {
+			c.Nulls = append(c.Nulls, false)
+		}
+	}
+}
+
 func decodeValue(s string, p int) (domain.Value, int) {
 	k := domain.Kind(s[p])
 	p++

@@ -195,11 +195,10 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		seq := s.seqValue(p.seq)
 		if final.del {
 			res.Deleted++
-			s.appendDelta(res, keyRow(nStored, s.keyIdx, p.h.key), seq, domain.ChangeDelete)
+			s.appendDelta(keyRow(nStored, s.keyIdx, p.h.key), seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
-			s.scratch = final.row().values(s.scratch)
-			s.appendDelta(res, s.scratch, seq, domain.ChangeUpsert)
+			s.appendDeltaRow(final.row(), seq)
 		}
 		s.noteSeq(seq)
 	}

@@ -35,7 +35,7 @@ type State struct {
 	sum     uint64 // the keys' hashes (see Fingerprint)
 	keyBuf  []byte
 	rowBuf  []byte
-	vals    []domain.Value // appendDelta's row
+	delta   []*domain.Column // the columns of the delta Apply is making
 	scratch []domain.Value // a decoded row, for a moment
 	va, vb  []domain.Value // two decoded rows, for comparing
 }
