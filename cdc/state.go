@@ -2,7 +2,7 @@ package cdc
 
 import (
 	"container/heap"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +36,8 @@ type State struct {
 	keyBuf  []byte
 	rowBuf  []byte
 	delta   []*domain.Column // the columns of the delta Apply is making
-	scratch []domain.Value // a decoded row, for a moment
-	va, vb  []domain.Value // two decoded rows, for comparing
+	scratch []domain.Value   // a decoded row, for a moment
+	va, vb  []domain.Value   // two decoded rows, for comparing
 }
 
 // entry is an SCD 1 key's state.
@@ -354,18 +354,27 @@ func (s *State) noteSeq(seq domain.Value) {
 
 // sortedKeys returns the state's keys in the order of their values.
 func sortedKeys[T any](m map[string]T, keyOf func(T) []domain.Value) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keyOf(m[keys[i]]), keyOf(m[keys[j]])
-		for n := range a {
-			if c := domain.Compare(a[n], b[n]); c != 0 {
-				return c < 0
-			}
+	// Sort by the keys' sequence keys (see appendSeqKey), whose bytes order
+	// as the values do: one encoding per key, then string comparisons.
+	type pair struct{ order, id string }
+	pairs := make([]pair, 0, len(m))
+	var buf []byte
+	for id, v := range m {
+		buf = buf[:0]
+		for _, x := range keyOf(v) {
+			buf = appendSeqKey(buf, x)
 		}
-		return keys[i] < keys[j]
+		pairs = append(pairs, pair{string(buf), id})
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if c := strings.Compare(a.order, b.order); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
 	})
+	keys := make([]string, len(pairs))
+	for i, p := range pairs {
+		keys[i] = p.id
+	}
 	return keys
 }
