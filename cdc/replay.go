@@ -164,22 +164,44 @@ func (s *State) feedVersions(out *domain.Batch, before, after []version) {
 // key's versions in order), chunk rows at a time, in TableSchema.
 func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
 	schema := s.TableSchema()
-	b := domain.NewBatch(schema, 0)
-	emit := func(vals []domain.Value) error {
-		if err := b.AppendRow(vals...); err != nil {
+	n := len(s.stored.Fields)
+	var cols []*domain.Column
+	rows := 0
+	start := func() {
+		cols = make([]*domain.Column, len(schema.Fields))
+		for i, f := range schema.Fields {
+			cols[i] = domain.NewColumn(f.Type.Kind, chunk)
+		}
+		rows = 0
+	}
+	flush := func() error {
+		b, err := domain.BatchOf(schema, cols)
+		if err != nil {
 			return err
 		}
-		if b.Len() < chunk {
-			return nil
-		}
-		full := b
-		b = domain.NewBatch(schema, 0)
-		return fn(full)
+		start()
+		return fn(b)
 	}
+	// each row decoded straight into the columns
+	emit := func(r row, v *version) error {
+		r.appendTo(cols[:n])
+		if v != nil {
+			for j, k := range []string{v.start, v.end} {
+				if err := cols[n+j].Append(s.seqValue(k)); err != nil {
+					return err
+				}
+			}
+		}
+		if rows++; rows == chunk {
+			return flush()
+		}
+		return nil
+	}
+	start()
 	if s.info.SCDType == 2 {
 		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
 			for _, v := range s.versions(s.two[k]) {
-				if err := emit(s.versionRow(v)); err != nil {
+				if err := emit(v.row, &v); err != nil {
 					return err
 				}
 			}
@@ -187,14 +209,14 @@ func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
 	} else {
 		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
 			if e := s.one[k]; e.row != "" {
-				if err := emit(e.row.values(s.scratch)); err != nil {
+				if err := emit(e.row, nil); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	if b.Len() > 0 {
-		return fn(b)
+	if rows > 0 {
+		return flush()
 	}
 	return nil
 }

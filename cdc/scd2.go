@@ -107,6 +107,9 @@ func (s *State) sameTracked(a, b row) bool {
 	if a == b {
 		return true
 	}
+	if len(s.trackIdx) == len(s.stored.Fields) {
+		return false // every column tracked: rows of other bytes differ
+	}
 	s.va, s.vb = a.values(s.va), b.values(s.vb)
 	for _, j := range s.trackIdx {
 		if !s.va[j].Equal(s.vb[j]) {

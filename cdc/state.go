@@ -31,13 +31,12 @@ type State struct {
 	maxSeq domain.Value // the greatest recorded sequence (for time-based GC)
 	tombs  tombHeap     // SCD 1 tombstones by when they may be collected
 
-	stamp   uint64 // counts the batches folded; marks what a batch touched
-	sum     uint64 // the keys' hashes (see Fingerprint)
-	keyBuf  []byte
-	rowBuf  []byte
-	delta   []*domain.Column // the columns of the delta Apply is making
-	scratch []domain.Value   // a decoded row, for a moment
-	va, vb  []domain.Value   // two decoded rows, for comparing
+	stamp  uint64 // counts the batches folded; marks what a batch touched
+	sum    uint64 // the keys' hashes (see Fingerprint)
+	keyBuf []byte
+	rowBuf []byte
+	delta  []*domain.Column // the columns of the delta Apply is making
+	va, vb []domain.Value   // two decoded rows, for comparing
 }
 
 // entry is an SCD 1 key's state.
