@@ -24,6 +24,10 @@ func TestSQLAutoCDCExamples(t *testing.T) {
 		golden(t, "cdc_"+table+".jsonl", tableRows(t, dir, table))
 	}
 	firstEnd := lastSeq(t, dir)
+	// describe counts the table's rows, not the changes it recorded
+	if out := must(t, 0, sluice, dir, "describe", "target_scd1").stdout; !strings.Contains(out, "rows        3\n") || !strings.Contains(out, "4 changes") {
+		t.Errorf("describe target_scd1:\n%s", out)
+	}
 
 	// Each committed batch of an AUTO CDC flow records its metrics once, in
 	// a flow_progress of the batch.

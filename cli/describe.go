@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/processors"
 )
 
 // description is what describe shows of a table; its JSON is the output of
@@ -50,6 +51,9 @@ type lastBatch struct {
 	Seq       uint64    `json:"seq"`
 	Timestamp time.Time `json:"timestamp"`
 	Rows      int64     `json:"rows"`
+	// Changes is set for a batch of an AUTO CDC flow: Rows counts the
+	// changes it recorded, not rows it appended.
+	Changes bool `json:"changes,omitempty"`
 }
 
 func (a *app) describeCommand() *cobra.Command {
@@ -75,7 +79,8 @@ It reads the storage without writing to it, like sluice table.
 --format json prints one JSON object:
   {"name", "dataset_type", "comment", "columns": [{"name", "type", "nullable", "comment"}],
    "flows": [{"name", "flow_type", "once"}], "rows", "generation", "batches",
-   "last_batch": {"flow", "batch_id", "seq", "timestamp", "rows"} (null before the first),
+   "last_batch": {"flow", "batch_id", "seq", "timestamp", "rows", "changes"} (null before the first;
+   for an AUTO CDC table, rows counts the changes the batch recorded and changes is true),
    "storage_bytes", "older_generations_bytes", "table_properties"}
 with types spelled as in SQL (bigint, array<string>).`,
 		Example: `  sluice describe daily_totals
@@ -158,11 +163,22 @@ func describeTable(a *app, store *eventstore.Store, cat *catalog, name string) (
 		d.Rows += bc.NumRows
 		d.Bytes += int64(len(ev.Data))
 		d.Batches++
-		d.LastBatch = &lastBatch{Flow: bc.Flow, BatchID: bc.BatchID, Seq: ev.Seq, Timestamp: ev.Timestamp.UTC(), Rows: bc.NumRows}
+		d.LastBatch = &lastBatch{Flow: bc.Flow, BatchID: bc.BatchID, Seq: ev.Seq, Timestamp: ev.Timestamp.UTC(), Rows: bc.NumRows, Changes: bc.Changes != nil}
 		return nil
 	})
 	if err != nil {
 		return nil, fail(ExitFailed, err)
+	}
+	if d.LastBatch != nil && d.LastBatch.Changes {
+		// an AUTO CDC table's rows are the fold of its changes: count them
+		d.Rows = 0
+		err = processors.ScanTable(a.ctx, store, name, 0, func(b *domain.Batch) error {
+			d.Rows += int64(b.Len())
+			return nil
+		})
+		if err != nil {
+			return nil, fail(ExitFailed, err)
+		}
 	}
 	return d, nil
 }
@@ -194,7 +210,7 @@ func (d *description) write(w io.Writer) error {
 	add("rows", strconv.FormatInt(d.Rows, 10))
 	if b := d.LastBatch; b != nil {
 		add("last batch", fmt.Sprintf("batch %d of flow %s, committed %s, %s (seq %d)",
-			b.BatchID, b.Flow, b.Timestamp.Format("2006-01-02T15:04:05.000Z"), plural(b.Rows, "row"), b.Seq))
+			b.BatchID, b.Flow, b.Timestamp.Format("2006-01-02T15:04:05.000Z"), plural(b.Rows, map[bool]string{false: "row", true: "change"}[b.Changes]), b.Seq))
 	} else {
 		add("last batch", "none: nothing was committed to it since it was created or last fully refreshed")
 	}
