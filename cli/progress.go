@@ -121,9 +121,13 @@ func (p *progress) observe(ev *domain.Event) {
 		bc := d.BatchCommitted
 		f := p.flow(ev.Origin.FlowName)
 		f.batches++
-		f.rows += bc.NumRows
+		n := bc.NumRows
+		if c := bc.Changes; c != nil {
+			n = c.NumUpserted + c.NumDeleted // an AUTO CDC batch: the rows it upserted and deleted
+		}
+		f.rows += n
 		f.rescued += bc.NumRescued
-		p.tables[bc.Target] += bc.NumRows
+		p.tables[bc.Target] += n
 		p.rescued[bc.Target] += bc.NumRescued
 		f.malformed += bc.NumMalformed
 		p.malformed[bc.Target] += bc.NumMalformed
