@@ -312,7 +312,8 @@ func bigEvent(flow string, size int) *domain.Event {
 	return e
 }
 
-// TestTxnTooBig runs with Badger's default transaction limit (about 9.6 MB).
+// TestTxnTooBig runs with Badger's default transaction limit (about 9.6 MB)
+// and value threshold (1 MiB), so that events of 900 KiB count in full.
 func TestTxnTooBig(t *testing.T) {
 	const chunk = 900 << 10 // 11 of them overflow a transaction
 	big := func(n int) []*domain.Event {
@@ -324,7 +325,7 @@ func TestTxnTooBig(t *testing.T) {
 	}
 
 	t.Run("alone", func(t *testing.T) {
-		s := openTest(t, withBadgerOptions(nil))
+		s := openTest(t, withBadgerOptions(nil), WithValueThreshold(0))
 		_, err := s.Append(context.Background(), big(12)...)
 		wantCode(t, err, domain.CodeTxnTooLarge)
 		if s.LastSeq() != 0 {
@@ -337,7 +338,7 @@ func TestTxnTooBig(t *testing.T) {
 	})
 
 	t.Run("in a group", func(t *testing.T) {
-		s := openTest(t, withBadgerOptions(nil))
+		s := openTest(t, withBadgerOptions(nil), WithValueThreshold(0))
 		release := holdCommitter(t, s)
 		type result struct {
 			big  bool
@@ -384,7 +385,7 @@ func TestTxnTooBig(t *testing.T) {
 	t.Run("split group", func(t *testing.T) {
 		// Two Appends that fit alone but not together commit, in two
 		// transactions, with consecutive seqs.
-		s := openTest(t, withBadgerOptions(nil), WithMemTableSize(64<<20))
+		s := openTest(t, withBadgerOptions(nil), WithMemTableSize(64<<20), WithValueThreshold(0))
 		release := holdCommitter(t, s)
 		errs := make(chan error, 2)
 		for range 2 {

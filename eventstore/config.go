@@ -26,6 +26,8 @@ type config struct {
 
 	// memTableSize is Badger's memtable size; 0 leaves Badger's defaults.
 	memTableSize int64
+	// valueThreshold is the size from which values go to the value log.
+	valueThreshold int64
 	// minFree is the free-space reserve of the disk guard when minFreeSet;
 	// otherwise the reserve is defaultMinFree of Badger's memtable size.
 	minFree    int64
@@ -54,7 +56,8 @@ const defaultMemTableSize = 16 << 20
 func defaultConfig() config {
 	return config{
 		syncWrites:   true,
-		memTableSize: defaultMemTableSize,
+		memTableSize:   defaultMemTableSize,
+		valueThreshold: defaultValueThreshold,
 		logger:       zerolog.Nop(),
 		gcInterval:   defaultGCInterval,
 		maxGroup:     defaultMaxGroup,
@@ -75,6 +78,10 @@ func (c *config) validate() error {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithMemTableSize(%d): the memtable size must be between %s and %s",
 			c.memTableSize, fmtBytes(minMemTableSize), fmtBytes(maxMemTableSize)).
 			WithHint("use a size in that range, or leave the default (16 MiB)")
+	}
+	if c.valueThreshold < 0 {
+		return domain.Errorf(domain.CodeInvalidDefinition, "WithValueThreshold(%d): the threshold cannot be negative", c.valueThreshold).
+			WithHint("use 0 for Badger's own default (1 MiB), or leave the store's (64 KiB)")
 	}
 	if c.minFree < 0 {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithMinFreeBytes(%d): the reserve cannot be negative", c.minFree).
@@ -180,9 +187,24 @@ func WithMinFreeBytes(n int64) Option {
 // 1/32 of it (at least 256 KiB; 2 MiB for 64 MiB memtables, as Badger's
 // default), the base level holds five of them, value-log files are
 // max(4 × memtable, 16 MiB) (instead of Badger's 1 GiB), and values go to the
-// value log from min(1 MiB, 15% of the memtable) up (Badger refuses a larger
-// threshold). An event must be smaller than a value-log file.
+// value log from min(WithValueThreshold, 15% of the memtable) up (Badger
+// refuses a larger threshold). An event must be smaller than a value-log file.
 func WithMemTableSize(bytes int64) Option { return func(c *config) { c.memTableSize = bytes } }
+
+// defaultValueThreshold is WithValueThreshold's default.
+const defaultValueThreshold = 64 << 10
+
+// WithValueThreshold sets the size from which a value (an event with its
+// rows) is written to Badger's value log rather than kept in its tree
+// (Options.ValueThreshold; at most 15% of the memtable). The store's
+// default is 64 KiB: micro-batches are written once, to the value log, and
+// the tree holds keys, indexes and small events, so its flushes and
+// compactions stay small however long the log grows. Badger's own default,
+// 1 MiB, keeps micro-batches of small rows in the tree, whose compactions
+// then held hundreds of MiB on long runs. The value log's space is given
+// back (by vacuum, by value-log GC) a file at a time, once the file is no
+// longer the one being written.
+func WithValueThreshold(bytes int64) Option { return func(c *config) { c.valueThreshold = bytes } }
 
 // withBadgerOptions adjusts Badger's options; for tests.
 func withBadgerOptions(f func(badger.Options) badger.Options) Option {

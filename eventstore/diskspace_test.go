@@ -180,7 +180,7 @@ func TestSizeOptionsInvalid(t *testing.T) {
 }
 
 func TestWithMemTableSize(t *testing.T) {
-	s := openTest(t, withBadgerOptions(nil), WithMemTableSize(1<<20))
+	s := openTest(t, withBadgerOptions(nil), WithMemTableSize(1<<20), WithValueThreshold(0))
 	o := s.db.Opts()
 	if o.MemTableSize != 1<<20 || o.BaseTableSize != 256<<10 || o.BaseLevelSize != 5*256<<10 ||
 		o.ValueLogFileSize != 16<<20 || o.ValueThreshold != 15*(1<<20)/100 {
@@ -293,4 +293,25 @@ func TestFmtBytes(t *testing.T) {
 			t.Errorf("fmtBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// By default micro-batches of more than 64 KiB go to the value log, so that
+// Badger's tree stays small however long the log grows.
+func TestValueThreshold(t *testing.T) {
+	for _, c := range []struct {
+		opts []Option
+		want int64
+	}{
+		{[]Option{withBadgerOptions(nil)}, 64 << 10},
+		{[]Option{withBadgerOptions(nil), WithValueThreshold(0)}, 1 << 20},
+		{[]Option{withBadgerOptions(nil), WithValueThreshold(8 << 10)}, 8 << 10},
+		{[]Option{withBadgerOptions(nil), WithValueThreshold(4 << 20), WithMemTableSize(4 << 20)}, 15 * (4 << 20) / 100},
+	} {
+		s := openTest(t, c.opts...)
+		if got := s.db.Opts().ValueThreshold; got != c.want {
+			t.Errorf("value threshold %d, want %d", got, c.want)
+		}
+	}
+	_, err := Open(t.TempDir(), WithValueThreshold(-1))
+	wantCode(t, err, domain.CodeInvalidDefinition)
 }

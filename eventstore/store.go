@@ -120,6 +120,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		// Badger's expvar metrics are process-global; keep them off so that
 		// several stores in one process do not share counters.
 		WithMetricsEnabled(false)
+	if cfg.valueThreshold > 0 {
+		bopts = bopts.WithValueThreshold(cfg.valueThreshold)
+	}
 	if cfg.memTableSize > 0 {
 		bopts = sizeBadger(bopts, cfg.memTableSize)
 	}

@@ -31,9 +31,9 @@ func openStore(t *testing.T) *eventstore.Store {
 	return openStoreAt(t, t.TempDir())
 }
 
-func openStoreAt(t *testing.T, dir string) *eventstore.Store {
+func openStoreAt(t *testing.T, dir string, opts ...eventstore.Option) *eventstore.Store {
 	t.Helper()
-	store, err := eventstore.Open(dir, eventstore.WithSyncWrites(false), eventstore.WithMemTableSize(4<<20))
+	store, err := eventstore.Open(dir, append([]eventstore.Option{eventstore.WithSyncWrites(false), eventstore.WithMemTableSize(4 << 20)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
