@@ -55,12 +55,12 @@ const defaultMemTableSize = 16 << 20
 
 func defaultConfig() config {
 	return config{
-		syncWrites:   true,
+		syncWrites:     true,
 		memTableSize:   defaultMemTableSize,
 		valueThreshold: defaultValueThreshold,
-		logger:       zerolog.Nop(),
-		gcInterval:   defaultGCInterval,
-		maxGroup:     defaultMaxGroup,
+		logger:         zerolog.Nop(),
+		gcInterval:     defaultGCInterval,
+		maxGroup:       defaultMaxGroup,
 	}
 }
 
