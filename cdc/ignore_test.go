@@ -1,0 +1,52 @@
+package cdc
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// IGNORE NULL UPDATES keeps the stored value of the columns it names where
+// an update has NULL: all of them, a list, or all but a list; a delete and a
+// new key are not updates.
+func TestIgnoreNullUpdates(t *testing.T) {
+	cases := []struct {
+		name   string
+		ignore *domain.ColumnSet
+		want   string
+	}{
+		{"off", nil, "[1 NULL NULL]"},
+		{"every column", &domain.ColumnSet{Except: true}, "[1 ann oslo]"},
+		{"a list", &domain.ColumnSet{Columns: []string{"name"}}, "[1 ann NULL]"},
+		{"all but a list", &domain.ColumnSet{Except: true, Columns: []string{"name"}}, "[1 NULL oslo]"},
+	}
+	for _, scd := range []int{1, 2} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("scd%d %s", scd, tc.name), func(t *testing.T) {
+				s, err := New(domain.ChangeInfo{Keys: []string{"id"}, SCDType: scd, SequenceType: domain.TypeInt64, TombstoneGCSeconds: 1 << 30}, stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := domain.NewBatch(changeSchema(), 2)
+				for _, r := range [][]domain.Value{
+					{domain.Int(1), domain.String("ann"), domain.String("oslo"), domain.Int(1), domain.Bool(false), domain.Bool(false)},
+					{domain.Int(1), domain.Null(), domain.Null(), domain.Int(2), domain.Bool(false), domain.Bool(false)},
+				} {
+					if err := b.AppendRow(r...); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := s.Apply(b, tc.ignore, time.Unix(0, 0)); err != nil {
+					t.Fatal(err)
+				}
+				rows := tableRows(t, s)
+				last := rows[len(rows)-1][:3] // the current row (SCD 2: the last version)
+				if got := fmt.Sprint(last); got != tc.want {
+					t.Fatalf("current row %s, want %s", got, tc.want)
+				}
+			})
+		}
+	}
+}
