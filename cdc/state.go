@@ -218,10 +218,6 @@ func StoredOf(delta domain.Schema) domain.Schema {
 	return domain.NewSchema(fields...)
 }
 
-// Keys returns how many keys the table holds: with SCD 1, the rows and
-// tombstones; with SCD 2, the keys with a history.
-func (s *State) Keys() int { return len(s.one) + len(s.two) }
-
 // describeKey renders a key for messages: "userId=5, region='eu'".
 func (s *State) describeKey(key []domain.Value) string {
 	parts := make([]string, len(key))

@@ -58,7 +58,7 @@ func (p *Pipeline) CreateAutoCDCFlow(a AutoCDC, opts ...Option) {
 	if name == "" {
 		name = a.Target
 	}
-	c := &changeClauses{target: a.Target, flow: name, keys: a.Keys, conf: map[string]string{}}
+	c := &changeClauses{flow: name, keys: a.Keys, conf: map[string]string{}}
 	c.spec = domain.ChangeSpec{Keys: a.Keys, SCDType: a.StoredAsSCDType, Truncates: a.ApplyAsTruncates != ""}
 	if c.spec.SCDType == 0 {
 		c.spec.SCDType = 1
@@ -122,13 +122,13 @@ func columnSet(list, except []string) *domain.ColumnSet {
 // schema of its source into the projection the flow applies: the stored
 // columns, then the sequence, the delete and the truncate condition.
 type changeClauses struct {
-	target, flow string
-	keys         []string
-	seq          syntax.Expr
-	del, trunc   syntax.Expr       // nil when absent
-	columns      *domain.ColumnSet // nil: every column
-	spec         domain.ChangeSpec
-	conf         map[string]string
+	flow       string
+	keys       []string
+	seq        syntax.Expr
+	del, trunc syntax.Expr       // nil when absent
+	columns    *domain.ColumnSet // nil: every column
+	spec       domain.ChangeSpec
+	conf       map[string]string
 	// where the clauses were written, for messages (SQL files)
 	file string
 	pos  map[string]syntax.Pos
@@ -359,9 +359,6 @@ func (c *changeClauses) transform() domain.Transform {
 // statement of a file.
 func sqlChangeClauses(a *syntax.AutoCDC, flow, file string, conf map[string]string) *changeClauses {
 	c := &changeClauses{flow: flow, file: file, conf: conf, pos: map[string]syntax.Pos{"": a.Pos}}
-	if a.Target != nil {
-		c.target = nameText(a.Target)
-	}
 	c.spec.SCDType = 1
 	if a.Keys != nil {
 		c.pos["keys"] = a.Keys.Pos
@@ -452,7 +449,7 @@ func (p *Pipeline) CreateAutoCDCFromSnapshotFlow(a AutoCDCFromSnapshot, opts ...
 	if name == "" {
 		name = a.Target
 	}
-	c := &changeClauses{target: a.Target, flow: name, keys: a.Keys, conf: map[string]string{}}
+	c := &changeClauses{flow: name, keys: a.Keys, conf: map[string]string{}}
 	c.spec = domain.ChangeSpec{Keys: a.Keys, SCDType: a.StoredAsSCDType, Snapshot: true}
 	if c.spec.SCDType == 0 {
 		c.spec.SCDType = 1

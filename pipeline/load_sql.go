@@ -776,7 +776,6 @@ func (l *sqlLoader) declare() {
 		}
 		fl := domain.Flow{Name: f.name, Target: f.target.name, Once: f.once, DependsOn: f.dependsOn, Comment: f.comment}
 		if f.cdc != nil {
-			f.cdc.target = f.target.name
 			fl.Type, fl.Changes = domain.FlowChange, &f.cdc.spec
 		}
 		for _, in := range f.plan.Inputs {
