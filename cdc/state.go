@@ -207,6 +207,32 @@ func (s *State) DeltaSchema() domain.Schema {
 	return domain.NewSchema(fields...)
 }
 
+// StoredColumns is a table's schema less __START_AT and __END_AT: the
+// columns its AUTO CDC flows store.
+func StoredColumns(s domain.Schema) domain.Schema {
+	var fields []domain.Field
+	for _, f := range s.Fields {
+		if !strings.EqualFold(f.Name, domain.SCDStartColumn) && !strings.EqualFold(f.Name, domain.SCDEndColumn) {
+			fields = append(fields, f)
+		}
+	}
+	return domain.NewSchema(fields...)
+}
+
+// SameKeys reports whether two key lists name the same columns in the same
+// order (column names are not case-sensitive).
+func SameKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // StoredOf returns the stored part of a delta schema.
 func StoredOf(delta domain.Schema) domain.Schema {
 	var fields []domain.Field

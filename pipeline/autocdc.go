@@ -406,17 +406,6 @@ func selectionSet(s *syntax.ColumnSelection) *domain.ColumnSet {
 	return set
 }
 
-// withoutSCDColumns is a schema less __START_AT and __END_AT.
-func withoutSCDColumns(s domain.Schema) domain.Schema {
-	var fields []domain.Field
-	for _, f := range s.Fields {
-		if !strings.EqualFold(f.Name, domain.SCDStartColumn) && !strings.EqualFold(f.Name, domain.SCDEndColumn) {
-			fields = append(fields, f)
-		}
-	}
-	return domain.NewSchema(fields...)
-}
-
 // SnapshotFunc returns the snapshot that follows the version latest (nil
 // before the first): its rows and version, or ok false when there is none
 // yet. Versions must grow. It must be deterministic: after a crash it is

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
@@ -496,7 +497,7 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 			// the flow's columns must fit the declared ones
 			declared, out := *ds.declared, withoutComputed(f.outSchema(), ds.computed)
 			if f.cdc != nil {
-				declared, out = withoutSCDColumns(declared), withoutSCDColumns(out)
+				declared, out = cdc.StoredColumns(declared), cdc.StoredColumns(out)
 			}
 			if _, err := domain.EvolveSchema(ds.name, declared, out, true); err != nil {
 				l.problemAt(f.file, f.query.Pos, domain.CodeOf(err), "the query of %s does not fit the columns declared for %s: %s", f.name, ds.name, errorMessage(err))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
@@ -240,7 +241,7 @@ func (r *resolver) checkChangeTargets() {
 		case f.Changes == nil:
 			r.add(domain.Errorf(domain.CodeInvalidFlowTarget, "flow %q appends to %q, which AUTO CDC flow %q writes by key", f.Name, f.Target, cf.Name).
 				WithHint("make the flow an AUTO CDC flow too, or write into another table").WithNames(f.Name, f.Target))
-		case !sameKeys(f.Changes.Keys, cf.Changes.Keys):
+		case !cdc.SameKeys(f.Changes.Keys, cf.Changes.Keys):
 			r.add(domain.Errorf(domain.CodeCDCKeyDrift, "AUTO CDC flows %q and %q write %q by different keys (%s and %s)", cf.Name, f.Name, f.Target,
 				strings.Join(cf.Changes.Keys, ", "), strings.Join(f.Changes.Keys, ", ")).WithHint("give every flow into a table the same keys").WithNames(f.Name, f.Target))
 		case f.Changes.SCDType != cf.Changes.SCDType:
@@ -256,18 +257,6 @@ func (r *resolver) checkChangeTargets() {
 			}
 		}
 	}
-}
-
-func sameKeys(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !strings.EqualFold(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // resolveInputs finds the stored datasets each flow reads, looking through

@@ -100,7 +100,7 @@ func (r *flowRun) changeInfo(seq domain.Type) (domain.ChangeInfo, error) {
 func (r *flowRun) checkDrift(have, want domain.ChangeInfo) error {
 	table := r.f.Target
 	switch {
-	case !sameNames(have.Keys, want.Keys):
+	case !cdc.SameKeys(have.Keys, want.Keys):
 		return domain.Errorf(domain.CodeCDCKeyDrift, "flow %q applies changes to %q by the keys (%s); the table was built by (%s)", r.f.Name, table,
 			strings.Join(want.Keys, ", "), strings.Join(have.Keys, ", ")).WithNames(r.f.Name, table)
 	case have.SCDType != want.SCDType || !have.TrackHistory.Same(want.TrackHistory):
@@ -121,18 +121,6 @@ func tracked(c *domain.ColumnSet) string {
 		return " tracking history on * EXCEPT (" + strings.Join(c.Columns, ", ") + ")"
 	}
 	return " tracking history on (" + strings.Join(c.Columns, ", ") + ")"
-}
-
-func sameNames(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !strings.EqualFold(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // commitChanges applies a micro-batch of changes to the flow's target and
@@ -174,7 +162,7 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	incoming := domain.NewSchema(rows.Schema.Fields[:n]...)
 	var declared *domain.Schema
 	if r.target.Schema != nil {
-		d := storedColumns(*r.target.Schema)
+		d := cdc.StoredColumns(*r.target.Schema)
 		declared = &d
 	}
 	base := declared
@@ -268,17 +256,6 @@ func (r *flowRun) changeError(err error, batch int64) error {
 		return &out
 	}
 	return err
-}
-
-// storedColumns is a table's schema less __START_AT and __END_AT.
-func storedColumns(s domain.Schema) domain.Schema {
-	var fields []domain.Field
-	for _, f := range s.Fields {
-		if !strings.EqualFold(f.Name, domain.SCDStartColumn) && !strings.EqualFold(f.Name, domain.SCDEndColumn) {
-			fields = append(fields, f)
-		}
-	}
-	return domain.NewSchema(fields...)
 }
 
 // conformChanges returns a batch of changes with its stored columns in the

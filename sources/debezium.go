@@ -44,15 +44,7 @@ func decodeDebeziumLines(b *builder, data string) error {
 		}
 		n := 0
 		if ev.Image != nil {
-			for i := range r.Fields {
-				f := &r.Fields[i]
-				c := b.columnAt(i, f.Key)
-				if b.appendScalar(c, f.Kind, f.Num, f.Text) {
-					continue
-				}
-				v, raw := f.Value()
-				b.put(c, f.Key, v, raw)
-			}
+			b.addFields(&r)
 			n = len(r.Fields)
 		}
 		ts := domain.Null()

@@ -30,17 +30,22 @@ func decodeJSONLines(b *builder, data string) error {
 		if err := r.Read(text); err != nil {
 			return b.badRecord(text, err.Error())
 		}
-		for i := range r.Fields {
-			f := &r.Fields[i]
-			c := b.columnAt(i, f.Key)
-			if b.appendScalar(c, f.Kind, f.Num, f.Text) {
-				continue
-			}
-			v, raw := f.Value()
-			b.put(c, f.Key, v, raw)
-		}
+		b.addFields(&r)
 		return b.endRow()
 	})
+}
+
+// addFields adds the fields of the object r read to the row being built.
+func (b *builder) addFields(r *domain.JSONObjectReader) {
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		c := b.columnAt(i, f.Key)
+		if b.appendScalar(c, f.Kind, f.Num, f.Text) {
+			continue
+		}
+		v, raw := f.Value()
+		b.put(c, f.Key, v, raw)
+	}
 }
 
 // blankLine reports whether a line holds JSON whitespace only.
@@ -70,15 +75,7 @@ func decodeJSONDocument(b *builder, data string) error {
 		if err := r.Read(raw); err != nil {
 			return b.badRecord(raw, "a JSON document holds a value that is not an object")
 		}
-		for i := range r.Fields {
-			f := &r.Fields[i]
-			c := b.columnAt(i, f.Key)
-			if b.appendScalar(c, f.Kind, f.Num, f.Text) {
-				continue
-			}
-			v, raw := f.Value()
-			b.put(c, f.Key, v, raw)
-		}
+		b.addFields(&r)
 		return b.endRow()
 	}
 	return domain.ParseJSONSequence(data, func(n *domain.JSONNode, off int) error {
