@@ -381,6 +381,12 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *syntax.CreateFlow, conf map[strin
 		l.problemAt(f, ins.Pos, domain.CodeNotImplemented, "INSERT INTO without BY NAME matches columns by position, which sluice does not do yet; write INSERT INTO %s BY NAME and name the query's columns as the table's", nameText(ins.Target))
 		fl.failed = true
 	}
+	fl.flowClauses(st)
+	l.attach(fl, ins.Target)
+}
+
+// flowClauses takes the COMMENT and DEPENDS ON of a CREATE FLOW.
+func (fl *sqlFlow) flowClauses(st *syntax.CreateFlow) {
 	if st.Comment != nil {
 		fl.comment = st.Comment.Value
 	}
@@ -389,7 +395,6 @@ func (l *sqlLoader) createFlow(f *sqlFile, st *syntax.CreateFlow, conf map[strin
 			fl.dependsOn = append(fl.dependsOn, d.Last().Name)
 		}
 	}
-	l.attach(fl, ins.Target)
 }
 
 // attach adds a flow, with the target it names (which may be declared
@@ -432,14 +437,7 @@ func (l *sqlLoader) autoCDCFlow(f *sqlFile, name string, a *syntax.AutoCDC, st *
 	fl := &sqlFlow{name: name, query: q, file: f, pos: pos, once: a.Once, conf: conf, ns: ns, cdc: c}
 	if st != nil {
 		fl.pos = st.Pos
-		if st.Comment != nil {
-			fl.comment = st.Comment.Value
-		}
-		if st.DependsOn != nil {
-			for _, d := range st.DependsOn.Flows {
-				fl.dependsOn = append(fl.dependsOn, d.Last().Name)
-			}
-		}
+		fl.flowClauses(st)
 	}
 	l.attach(fl, a.Target)
 }

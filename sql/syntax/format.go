@@ -185,12 +185,7 @@ func (p *printer) watermark(wm *Watermark) {
 	p.node(wm.Delay)
 	if len(wm.Deduplicate) > 0 {
 		p.w(" DEDUPLICATE ON (")
-		for i, c := range wm.Deduplicate {
-			if i > 0 {
-				p.w(", ")
-			}
-			p.ident(c)
-		}
+		p.idents(wm.Deduplicate)
 		p.w(")")
 	}
 }
