@@ -29,3 +29,4 @@ GROUP BY window(event_time, '1 minute');
 SELECT * FROM STREAM(events) AS e WATERMARK e.event_time DELAY OF INTERVAL '10' SECONDS;
 SELECT * FROM STREAM(events) WATERMARK to_timestamp(ts) AS event_ts DELAY OF INTERVAL 1 HOUR ev;
 SELECT * FROM STREAM read_files('/x', format => 'json') WATERMARK ts DELAY OF INTERVAL 5 MINUTES AS f;
+SELECT * FROM STREAM(clicks) WATERMARK event_ts DELAY OF INTERVAL 5 MINUTES DEDUPLICATE ON (session_id, click_seq_num);
