@@ -90,8 +90,15 @@ func Orderable(t domain.Type) bool {
 	return true
 }
 
-// Info returns what the state was built with.
+// Info returns what the state was built with (and its current tombstone
+// threshold).
 func (s *State) Info() domain.ChangeInfo { return s.info }
+
+// SetTombstoneGC sets how long, in seconds, deleted keys are remembered
+// from now on: a table property that may change between updates, which
+// each recorded batch carries (ChangeInfo.TombstoneGCSeconds) for Replay's
+// caller to set before folding it.
+func (s *State) SetTombstoneGC(seconds int64) { s.info.TombstoneGCSeconds = seconds }
 
 // Stored returns the stored columns.
 func (s *State) Stored() domain.Schema { return s.stored }

@@ -39,6 +39,7 @@ func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen
 				return err
 			}
 		}
+		state.SetTombstoneGC(ev.Details.BatchCommitted.Changes.TombstoneGCSeconds)
 		_, err = state.Replay(delta, ev.Timestamp, false)
 		return err
 	})
@@ -192,6 +193,7 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	} else if err := t.state.Evolve(stored); err != nil {
 		return nil, err
 	}
+	t.state.SetTombstoneGC(want.TombstoneGCSeconds) // the table property, as it is now
 	now := time.Now().UTC()
 	var changes *domain.Batch
 	if snapshot {
@@ -339,6 +341,7 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 						return err
 					}
 				}
+				state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
 				feed, err = state.Replay(b, ev.Timestamp, ev.Seq > since)
 			}
 			if err != nil || feed == nil || feed.Len() == 0 {

@@ -242,6 +242,7 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 					return err
 				}
 			}
+			state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
 			_, err = state.Replay(b, ev.Timestamp, false)
 			return err
 		})

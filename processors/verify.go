@@ -62,6 +62,7 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 			}
 			tables[k] = state
 		}
+		state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
 		if _, err := state.Replay(delta, ev.Timestamp, false); err != nil {
 			return err
 		}
