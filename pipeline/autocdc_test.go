@@ -256,3 +256,22 @@ func TestAutoCDCFromSnapshotFunc(t *testing.T) {
 		t.Fatalf("update %s: %v, want FAILED with %s", res.State, res.Err, domain.CodeCDCSnapshotVersion)
 	}
 }
+
+// AUTO CDC ONCE applies what its source holds once, read as a batch: a
+// later update skips it, and the table keeps what it applied.
+func TestAutoCDCOnce(t *testing.T) {
+	h := newHarness(t)
+	dir := changesDir(t, `{"id": 1, "v": "a", "op": "I", "ts": 1}`, `{"id": 1, "v": "b", "op": "U", "ts": 2}`, `{"id": 2, "v": "c", "op": "I", "ts": 1}`)
+	const flow = "CREATE FLOW f AS AUTO CDC ONCE INTO t FROM raw KEYS (id) SEQUENCE BY ts COLUMNS * EXCEPT (op, ts);"
+	if res := runCDC(t, h, dir, flow); res.State != domain.UpdateCompleted {
+		t.Fatal(res.Err)
+	}
+	writeFile(t, filepath.Join(dir, "in"), "b.json", `{"id": 3, "v": "d", "op": "I", "ts": 5}`+"\n")
+	res := runCDC(t, h, dir, flow)
+	if res.State != domain.UpdateCompleted {
+		t.Fatal(res.Err)
+	}
+	if got := strings.Join(rowsOf(t, h, "t"), ";"); got != "1,b;2,c" {
+		t.Fatalf("table %s, want 1,b;2,c (the once flow does not run again)", got)
+	}
+}
