@@ -243,8 +243,6 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	progress.Level = domain.LevelMetrics
 	progress.Message = fmt.Sprintf("Flow %q applied batch %d to %q: %d rows upserted, %d deleted.", r.f.Name, info.BatchID, r.f.Target, res.Upserted, res.Deleted)
 	progress.Details.FlowProgress.DataQuality = info.DataQuality
-	r.upserted += res.Upserted
-	r.deleted += res.Deleted
 	return []*domain.Event{ev, progress}, nil
 }
 

@@ -597,6 +597,8 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 					r.s.changes[f.Target].loaded = false // folded again from the log
 					return err
 				}
+				r.upserted += info.Changes.NumUpserted
+				r.deleted += info.Changes.NumDeleted
 				return nil
 			}
 			rows = &domain.Batch{} // no change yet, nor a sequence type: the checkpoint moves on
