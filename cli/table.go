@@ -230,6 +230,7 @@ type jsonlWriter struct {
 }
 
 func (j *jsonlWriter) write(rows *domain.Batch, n int) error {
+	cols := columnsOf(rows, j.schema)
 	for i := 0; i < n; i++ {
 		line := append(j.line[:0], '{')
 		for k, f := range j.schema.Fields {
@@ -238,7 +239,7 @@ func (j *jsonlWriter) write(rows *domain.Batch, n int) error {
 			}
 			line = domain.AppendJSONString(line, f.Name)
 			line = append(line, ':')
-			line = domain.AppendJSON(line, cell(rows, f.Name, i), f.Type)
+			line = domain.AppendJSON(line, cell(cols[k], i), f.Type)
 		}
 		line = append(line, '}', '\n')
 		j.line = line
@@ -251,14 +252,25 @@ func (j *jsonlWriter) write(rows *domain.Batch, n int) error {
 
 func (j *jsonlWriter) close(int) error { return nil }
 
-// cell is the value of the named column at row i (NULL when the batch lacks
-// the column).
-func cell(rows *domain.Batch, column string, i int) domain.Value {
-	j := rows.Schema.Index(column)
-	if j < 0 {
+// columnsOf finds a batch's column of each field of schema, looked up once
+// per batch: nil where the batch lacks the column.
+func columnsOf(rows *domain.Batch, schema domain.Schema) []*domain.Column {
+	out := make([]*domain.Column, len(schema.Fields))
+	for k, f := range schema.Fields {
+		if j := rows.Schema.Index(f.Name); j >= 0 {
+			out[k] = rows.Columns[j]
+		}
+	}
+	return out
+}
+
+// cell is the value of a column at row i (NULL for a column the batch
+// lacks).
+func cell(c *domain.Column, i int) domain.Value {
+	if c == nil {
 		return domain.Null()
 	}
-	return rows.Columns[j].Value(i)
+	return c.Value(i)
 }
 
 // text renders a value for the table and CSV formats: nested values as JSON.
@@ -287,9 +299,10 @@ func newCSVWriter(w io.Writer, schema domain.Schema) *csvWriter {
 }
 
 func (c *csvWriter) write(rows *domain.Batch, n int) error {
+	cols := columnsOf(rows, c.schema)
 	for i := 0; i < n; i++ {
 		for j, f := range c.schema.Fields {
-			v := cell(rows, f.Name, i)
+			v := cell(cols[j], i)
 			if v.IsNull() {
 				c.rec[j] = ""
 			} else {
@@ -324,10 +337,11 @@ func newTableWriter(w io.Writer, schema domain.Schema) *tableWriter {
 }
 
 func (t *tableWriter) write(rows *domain.Batch, n int) error {
+	cols := columnsOf(rows, t.schema)
 	for i := 0; i < n; i++ {
 		rec := make([]string, len(t.schema.Fields))
 		for j, f := range t.schema.Fields {
-			rec[j] = strings.ReplaceAll(text(cell(rows, f.Name, i), f.Type), "\n", `\n`)
+			rec[j] = strings.ReplaceAll(text(cell(cols[j], i), f.Type), "\n", `\n`)
 		}
 		if err := t.out.add(rec); err != nil {
 			return err
