@@ -841,7 +841,7 @@ func (l *sqlLoader) query(f *sqlFlow, streaming bool) (Query, error) {
 	}
 	if streaming && main >= 0 && !p.RowWiseIn(main) {
 		return Query{}, &syntax.Error{Code: domain.CodeNotImplemented, File: f.file.Path, Pos: f.query.Pos,
-			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream, joins it with itself or reads it in a subquery does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables"}
+			Message: "a streaming query that aggregates, sorts, limits, deduplicates or windows its stream, joins it with itself or reads it in a subquery does not run yet; make the table a materialized view, or keep the streaming query to projections, filters and joins with tables (to drop duplicates of a stream, write FROM STREAM(s) WATERMARK col DELAY OF INTERVAL ... DEDUPLICATE ON (cols))"}
 	}
 	if main < 0 {
 		main = 0
