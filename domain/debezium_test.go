@@ -94,3 +94,44 @@ func FuzzParseDebezium(f *testing.F) {
 		}
 	})
 }
+
+// With the schema envelope, the image's columns of a logical type take the
+// value the type means.
+func TestDebeziumLogicalTypes(t *testing.T) {
+	event := `{"schema": {"type": "struct", "fields": [
+	  {"type": "struct", "field": "before", "fields": []},
+	  {"type": "struct", "field": "after", "fields": [
+	    {"type": "int32", "field": "id"},
+	    {"type": "int32", "name": "io.debezium.time.Date", "field": "born"},
+	    {"type": "int64", "name": "io.debezium.time.MicroTimestamp", "field": "seen"},
+	    {"type": "int64", "name": "io.debezium.time.Timestamp", "field": "ms"},
+	    {"type": "int64", "name": "io.debezium.time.NanoTimestamp", "field": "ns"},
+	    {"type": "string", "name": "io.debezium.time.ZonedTimestamp", "field": "zoned"},
+	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2"}, "field": "price"},
+	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "3"}, "field": "debt"}]}]},
+	 "payload": {"before": null, "after": {"id": 1, "born": 19000, "seen": 1700000000123456, "ms": 1700000000123,
+	   "ns": 1700000000123456789, "zoned": "2023-11-14T22:13:20.5+01:00", "price": "MDk=", "debt": "/84="},
+	  "source": {"lsn": 1}, "op": "c"}}`
+	ev, err := ParseDebezium(event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"born":  "2022-01-08",
+		"seen":  "2023-11-14T22:13:20.123456Z",
+		"ms":    "2023-11-14T22:13:20.123Z",
+		"ns":    "2023-11-14T22:13:20.123456Z",
+		"zoned": "2023-11-14T21:13:20.5Z",
+		"price": "123.45",
+		"debt":  "-0.050",
+	}
+	if len(ev.Logical) != len(want) {
+		t.Fatalf("logical types %v, want %d of them", ev.Logical, len(want))
+	}
+	for col, w := range want {
+		v, ok := ev.Logical[col].Value(ev.Image.Member(col))
+		if !ok || v.String() != w {
+			t.Errorf("%s: %v (%v), want %s", col, v, ok, w)
+		}
+	}
+}

@@ -22,9 +22,9 @@ import (
 // so that AUTO CDC ... APPLY AS DELETE WHEN _op = 'DELETE' APPLY AS
 // TRUNCATE WHEN _op = 'TRUNCATE' SEQUENCE BY _sequence replicates the
 // source table. A line "null" (a Kafka tombstone) is skipped. Values are as
-// Debezium writes them: temporal types as numbers unless the connector
-// writes them as strings, decimals as the connector's decimal.handling.mode
-// gives them.
+// Debezium writes them, except where the schema envelope gives a column a
+// logical type (domain.DebeziumLogical): dates and timestamps become DATE
+// and TIMESTAMP, decimals their exact text.
 
 // decodeDebeziumLines adds the change events of the lines of data to b.
 func decodeDebeziumLines(b *builder, data string) error {
@@ -44,7 +44,11 @@ func decodeDebeziumLines(b *builder, data string) error {
 		}
 		n := 0
 		if ev.Image != nil {
-			b.addFields(&r)
+			if ev.Logical == nil {
+				b.addFields(&r)
+			} else {
+				b.addLogicalFields(&r, ev)
+			}
 			n = len(r.Fields)
 		}
 		ts := domain.Null()
@@ -59,4 +63,25 @@ func decodeDebeziumLines(b *builder, data string) error {
 		}
 		return b.endRow()
 	})
+}
+
+// addLogicalFields adds the fields of an image whose schema gives some of
+// them a logical type (a time, a decimal): those take the value the type
+// means, the others are read as JSON.
+func (b *builder) addLogicalFields(r *domain.JSONObjectReader, ev domain.DebeziumEvent) {
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		c := b.columnAt(i, f.Key)
+		if l, ok := ev.Logical[f.Key]; ok {
+			if v, ok := l.Value(ev.Image.Member(f.Key)); ok {
+				b.put(c, f.Key, v, f.Text)
+				continue
+			}
+		}
+		if b.appendScalar(c, f.Kind, f.Num, f.Text) {
+			continue
+		}
+		v, raw := f.Value()
+		b.put(c, f.Key, v, raw)
+	}
 }

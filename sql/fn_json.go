@@ -327,7 +327,9 @@ func compileFromJSON(c *compiler, e *syntax.FuncCall, name string) (node, error)
 // compileFromDebezium: from_debezium(event, schema) takes a Debezium change
 // event (a JSON string, with or without the schema envelope) apart into a
 // struct of the row's columns, read as from_json reads them into schema (a
-// string literal of columns: 'id BIGINT, name STRING'), then _op (INSERT,
+// string literal of columns: 'id BIGINT, name STRING'; a column the schema
+// envelope gives a logical type, a time or a decimal, as that type means
+// it), then _op (INSERT,
 // UPDATE, DELETE, READ, TRUNCATE), _source_ts and _sequence (see
 // domain.ParseDebezium): the after image, the before image for a delete,
 // NULLs for a truncate. A NULL event (a Kafka tombstone) gives NULL; an
@@ -365,6 +367,24 @@ func compileFromDebezium(c *compiler, e *syntax.FuncCall, name string) (node, er
 		vals := make([]domain.Value, len(row.Fields), len(fields))
 		if ev.Image != nil {
 			copy(vals, jsonToValue(ev.Image, row).Fields())
+			for i, f := range row.Fields {
+				// a column the schema envelope gives a logical type (a
+				// time, a decimal): its meaning, where it fits the column
+				l, ok := ev.Logical[f.Name]
+				if !ok {
+					continue
+				}
+				v, ok := l.Value(ev.Image.Member(f.Name))
+				switch {
+				case !ok:
+				case v.Kind() == f.Type.Kind || v.IsNull():
+					vals[i] = v
+				case f.Type.Kind == domain.KindFloat64 && v.Kind() == domain.KindString:
+					if x, err := strconv.ParseFloat(v.AsString(), 64); err == nil {
+						vals[i] = domain.Float(x)
+					}
+				}
+			}
 		}
 		ts := domain.Null()
 		if ev.SourceTS != nil {

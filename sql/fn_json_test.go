@@ -56,6 +56,8 @@ var jsonCases = []struct{ src, want string }{
 		"struct<id: bigint, v: string, _op: string, _source_ts: timestamp, _sequence: string>:{7, x, INSERT, 1970-01-01T00:00:00Z, 00000000000000000005}"},
 	{`from_debezium('{"schema": {}, "payload": {"before": {"id": 7}, "after": null, "source": {"ts_ms": 3}, "op": "d"}}', 'id INT, v STRING')`,
 		"struct<id: bigint, v: string, _op: string, _source_ts: timestamp, _sequence: string>:{7, NULL, DELETE, 1970-01-01T00:00:00.003Z, 00000000000000000003}"},
+	{`from_debezium('{"schema": {"fields": [{"field": "after", "fields": [{"field": "d", "name": "io.debezium.time.Date"}, {"field": "p", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2"}}]}]}, "payload": {"after": {"d": 1, "p": "MDk="}, "source": {"lsn": 1}, "op": "r"}}', 'd DATE, p DOUBLE')`,
+		"struct<d: date, p: double, _op: string, _source_ts: timestamp, _sequence: string>:{1970-01-02, 123.45, READ, NULL, 00000000000000000001}"},
 	{`from_debezium(CAST(NULL AS STRING), 'id INT')`, "struct<id: bigint, _op: string, _source_ts: timestamp, _sequence: string>:NULL"},
 	{`from_debezium('{"op": "q"}', 'id INT')`, "MALFORMED_RECORD_IN_PARSING"},
 	{`from_json('{"a":"x", "b":"y"}', 'a INT, b STRING')`, "struct<a: bigint, b: string>:{NULL, y}"},
