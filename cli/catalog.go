@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -94,8 +96,8 @@ func (c *catalog) tables() []string {
 }
 
 // datasetNames and flowNames are every name the log defines, sorted.
-func (c *catalog) datasetNames() []string { return sortedKeys(c.datasets) }
-func (c *catalog) flowNames() []string    { return sortedKeys(c.flows) }
+func (c *catalog) datasetNames() []string { return slices.Sorted(maps.Keys(c.datasets)) }
+func (c *catalog) flowNames() []string    { return slices.Sorted(maps.Keys(c.flows)) }
 
 // writers are the flows writing dataset name in its latest definition, with
 // their latest definitions, sorted by name.
@@ -106,15 +108,6 @@ func (c *catalog) writers(name string) []string {
 		if f.def.OutputDataset == name && (d == nil || f.update == d.update) {
 			out = append(out, flow)
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -263,7 +265,7 @@ func byteSize(n int64) string {
 // sortedMap iterates m in key order.
 func sortedMap(m map[string]string) func(func(string, string) bool) {
 	return func(yield func(string, string) bool) {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if !yield(k, m[k]) {
 				return
 			}

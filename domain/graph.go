@@ -3,6 +3,8 @@ package domain
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -313,10 +315,10 @@ type Graph struct {
 }
 
 // DatasetNames lists dataset names sorted.
-func (g *Graph) DatasetNames() []string { return sortedKeys(g.Datasets) }
+func (g *Graph) DatasetNames() []string { return slices.Sorted(maps.Keys(g.Datasets)) }
 
 // FlowNames lists flow names sorted.
-func (g *Graph) FlowNames() []string { return sortedKeys(g.Flows) }
+func (g *Graph) FlowNames() []string { return slices.Sorted(maps.Keys(g.Flows)) }
 
 // Writers lists the flows that write dataset, sorted.
 func (g *Graph) Writers(dataset string) []string {
@@ -356,13 +358,4 @@ func (g *Graph) Downstream(flows []string) map[string]bool {
 		delete(seen, f)
 	}
 	return seen
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

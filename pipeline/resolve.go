@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -174,7 +176,7 @@ func (r *resolver) collectNames() {
 
 func (r *resolver) unknownDataset(what, name string) *domain.Error {
 	e := domain.Errorf(domain.CodeUnknownDataset, "%s %q, which the pipeline does not declare", what, name).WithNames(name)
-	if s := suggest.Closest(name, sortedNames(r.datasets)); s != "" {
+	if s := suggest.Closest(name, slices.Sorted(maps.Keys(r.datasets))); s != "" {
 		e.WithHint(fmt.Sprintf("did you mean %q?", s))
 	}
 	return e
@@ -398,7 +400,7 @@ func (r *resolver) checkDependsOn() {
 			pf, ok := r.flows[pred]
 			if !ok {
 				e := domain.Errorf(domain.CodeUnknownDependsOn, "flow %q depends on %q, which is not a flow of the pipeline", f.Name, pred).WithNames(f.Name, pred)
-				if s := suggest.Closest(pred, sortedNames(r.flows)); s != "" {
+				if s := suggest.Closest(pred, slices.Sorted(maps.Keys(r.flows))); s != "" {
 					e.WithHint(fmt.Sprintf("did you mean %q?", s))
 				}
 				r.add(e)
@@ -420,7 +422,7 @@ func (r *resolver) checkDatasetsHaveFlows() {
 	for _, f := range r.p.flows { // a flow refused for its name still writes: that problem is said
 		written[f.Target] = true
 	}
-	for _, name := range sortedNames(r.datasets) {
+	for _, name := range slices.Sorted(maps.Keys(r.datasets)) {
 		ds := r.datasets[name]
 		if ds.Type == domain.SinkDataset {
 			if ds.Sink == nil {
@@ -436,7 +438,7 @@ func (r *resolver) checkDatasetsHaveFlows() {
 
 // checkExpectations parses every expectation and reports duplicate names.
 func (r *resolver) checkExpectations() {
-	for _, name := range sortedNames(r.datasets) {
+	for _, name := range slices.Sorted(maps.Keys(r.datasets)) {
 		ds := r.datasets[name]
 		seen := map[string]bool{}
 		for _, e := range ds.Expectations {
@@ -513,7 +515,7 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 				set[w] = true
 			}
 		}
-		preds[f.Name] = sortedNames(set)
+		preds[f.Name] = slices.Sorted(maps.Keys(set))
 	}
 	return preds, dependsOn
 }
@@ -521,7 +523,7 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 // order sorts the runnable flows topologically (ties by name) and reports
 // every cycle, naming its flows in order.
 func (r *resolver) order(preds map[string][]string) []string {
-	names := sortedNames(preds)
+	names := slices.Sorted(maps.Keys(preds))
 	indeg := map[string]int{}
 	succ := map[string][]string{}
 	for _, f := range names {
@@ -594,7 +596,7 @@ func (r *resolver) reportCycles(preds map[string][]string, indeg map[string]int)
 		stack = stack[:len(stack)-1]
 		color[f] = black
 	}
-	for _, f := range sortedNames(indeg) {
+	for _, f := range slices.Sorted(maps.Keys(indeg)) {
 		if indeg[f] > 0 && color[f] == white {
 			visit(f)
 		}
@@ -630,18 +632,9 @@ func rotateToSmallest(cyc []string) []string {
 
 func (r *resolver) sortedFlows() []*domain.Flow {
 	out := make([]*domain.Flow, 0, len(r.flows))
-	for _, n := range sortedNames(r.flows) {
+	for _, n := range slices.Sorted(maps.Keys(r.flows)) {
 		out = append(out, r.flows[n])
 	}
-	return out
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

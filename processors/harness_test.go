@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,7 @@ func newGraph(name string, datasets []*domain.Dataset, flows ...*domain.Flow) *d
 				preds[w] = true
 			}
 		}
-		g.Preds[f.Name] = sortedKeys(preds)
+		g.Preds[f.Name] = slices.Sorted(maps.Keys(preds))
 	}
 	indeg := map[string]int{}
 	for _, f := range flows {

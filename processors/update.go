@@ -8,6 +8,8 @@ package processors
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -308,7 +310,7 @@ func (u *update) plan() (*updatePlan, error) {
 	for _, f := range o.ResetCheckpoint {
 		resetFlows[f] = true
 	}
-	p.resetFlows = sortedKeys(resetFlows)
+	p.resetFlows = slices.Sorted(maps.Keys(resetFlows))
 
 	var selected map[string]bool
 	switch {
@@ -567,13 +569,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
