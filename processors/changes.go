@@ -32,24 +32,7 @@ type changeTable struct {
 // committed in [1, to]: nil when there are none.
 func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen int64, to uint64) (*cdc.State, error) {
 	var state *cdc.State
-	err := scanChangeBatches(ctx, store, table, 1, to, gen, func(ev *domain.Event, delta *domain.Batch) error {
-		var err error
-		if state == nil {
-			if state, err = cdc.New(*ev.Details.BatchCommitted.Changes, cdc.StoredOf(delta.Schema)); err != nil {
-				return err
-			}
-		}
-		state.SetTombstoneGC(ev.Details.BatchCommitted.Changes.TombstoneGCSeconds)
-		_, err = state.Replay(delta, ev.Timestamp, false)
-		return err
-	})
-	return state, err
-}
-
-// scanChangeBatches calls fn with each batch of changes recorded for a table
-// in generation gen, committed in [from, to], in commit order.
-func scanChangeBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64, fn func(*domain.Event, *domain.Batch) error) error {
-	return store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+	err := store.Scan(ctx, eventstore.Filter{To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
 			if bc == nil || bc.TableGeneration != gen || bc.Changes == nil || len(ev.Data) == 0 {
@@ -62,8 +45,26 @@ func scanChangeBatches(ctx context.Context, store *eventstore.Store, table strin
 			if err != nil {
 				return err
 			}
-			return fn(ev, delta)
+			_, err = foldBatch(&state, ev, delta, false)
+			return err
 		})
+	return state, err
+}
+
+// foldBatch folds a recorded batch of changes (the data of ev) into
+// *state, which the table's first batch makes; with feed it returns what the
+// batch did to the table's rows (see cdc.State.Replay).
+func foldBatch(state **cdc.State, ev *domain.Event, delta *domain.Batch, feed bool) (*domain.Batch, error) {
+	info := ev.Details.BatchCommitted.Changes
+	if *state == nil {
+		s, err := cdc.New(*info, cdc.StoredOf(delta.Schema))
+		if err != nil {
+			return nil, err
+		}
+		*state = s
+	}
+	(*state).SetTombstoneGC(info.TombstoneGCSeconds) // the table property as it was at that batch
+	return (*state).Replay(delta, ev.Timestamp, feed)
 }
 
 // changeState returns the keyed state of the flow's target in generation
@@ -334,13 +335,7 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 			if bc.Changes == nil {
 				feed, err = withColumn(b, cdc.ChangeTypeColumn, domain.String(cdc.Insert), domain.TypeString)
 			} else {
-				if state == nil {
-					if state, err = cdc.New(*bc.Changes, cdc.StoredOf(b.Schema)); err != nil {
-						return err
-					}
-				}
-				state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
-				feed, err = state.Replay(b, ev.Timestamp, ev.Seq > since)
+				feed, err = foldBatch(&state, ev, b, ev.Seq > since)
 			}
 			if err != nil || feed == nil || feed.Len() == 0 {
 				return err

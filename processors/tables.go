@@ -237,13 +237,7 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 			if from > 1 {
 				return domain.Errorf(domain.CodeCDCTargetNotStream, "table %q is written by an AUTO CDC flow; its rows are updated and deleted, so it cannot be read from event %d on", table, from).WithNames(table)
 			}
-			if state == nil {
-				if state, err = cdc.New(*bc.Changes, cdc.StoredOf(b.Schema)); err != nil {
-					return err
-				}
-			}
-			state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
-			_, err = state.Replay(b, ev.Timestamp, false)
+			_, err = foldBatch(&state, ev, b, false)
 			return err
 		})
 	if err != nil || state == nil {

@@ -56,16 +56,10 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 		}
 		k := key{bc.Target, bc.TableGeneration}
 		state := tables[k]
-		if state == nil {
-			if state, err = cdc.New(*bc.Changes, cdc.StoredOf(delta.Schema)); err != nil {
-				return err
-			}
-			tables[k] = state
-		}
-		state.SetTombstoneGC(bc.Changes.TombstoneGCSeconds)
-		if _, err := state.Replay(delta, ev.Timestamp, false); err != nil {
+		if _, err := foldBatch(&state, ev, delta, false); err != nil {
 			return err
 		}
+		tables[k] = state
 		if want := bc.Changes.StateFingerprint; want != "" {
 			checked++
 			if got := state.Fingerprint(); got != want {
