@@ -553,7 +553,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			r.late += p.late
 			r.dups += p.dups
 		}()
-		ev, err := r.stateEvent(info, p, len(r.stream.seen))
+		ev, err := r.stateEvent(info, p, r.stream.seen.len())
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -22,14 +21,7 @@ import (
 type streamState struct {
 	gen       int64
 	watermark int64 // microseconds; noWatermark before any event time was read
-	seen      map[string]int64
-	// queue holds the identities in the order they were remembered, for
-	// forgetting them once expired: event time mostly grows, so the front
-	// expires first; an identity behind one that expires later waits for
-	// it, and a lookup treats it as expired meanwhile.
-	queue []expiry
-	head  int
-	sum   uint64 // the identities' hashes (see fingerprint)
+	seen      *identities
 }
 
 const noWatermark = math.MinInt64
@@ -60,7 +52,7 @@ func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, 
 }
 
 func newStreamState(gen int64) *streamState {
-	return &streamState{gen: gen, watermark: noWatermark, seen: map[string]int64{}}
+	return &streamState{gen: gen, watermark: noWatermark, seen: newIdentities()}
 }
 
 // fold applies a stream_state event: the identities its micro-batch began
@@ -81,46 +73,17 @@ func (s *streamState) fold(ev *domain.Event) error {
 		}
 		ids, exp := b.Columns[0], b.Columns[1]
 		for i := 0; i < b.Len(); i++ {
-			s.remember(strings.Clone(ids.Strs[i]), exp.Ints[i])
+			s.seen.remember([]byte(ids.Strs[i]), exp.Ints[i], math.MaxInt64)
 		}
 	}
 	s.advance(p)
 	return nil
 }
 
-// remember notes an identity kept, until at.
-func (s *streamState) remember(identity string, at int64) {
-	if old, ok := s.seen[identity]; ok {
-		s.sum -= identityHash(identity, old)
-	}
-	s.seen[identity] = at
-	s.sum += identityHash(identity, at)
-	s.queue = append(s.queue, expiry{at: at, identity: identity})
-}
-
-// identityHash is an identity's part of the state's fingerprint: a 64-bit
-// FNV-1a hash of it and its expiry.
-func identityHash(identity string, at int64) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(identity); i++ {
-		h = (h ^ uint64(identity[i])) * 1099511628211
-	}
-	for i := 0; i < 8; i++ {
-		h = (h ^ uint64(byte(at>>(8*i)))) * 1099511628211
-	}
-	return h
-}
-
 // fingerprint identifies the state: the sum of its identities' hashes,
 // with the watermark.
 func (s *streamState) fingerprint() string {
-	return fmt.Sprintf("%016x", s.sum^uint64(s.watermark)*1099511628211)
-}
-
-// remembered reports whether an identity's state lives.
-func (s *streamState) remembered(identity []byte) bool {
-	at, ok := s.seen[string(identity)]
-	return ok && (s.watermark == noWatermark || at >= s.watermark)
+	return fmt.Sprintf("%016x", s.seen.sum^uint64(s.watermark)*1099511628211)
 }
 
 // advance moves the watermark on as a committed micro-batch left it,
@@ -129,19 +92,7 @@ func (s *streamState) advance(p *pendingState) {
 	if p.watermark > s.watermark {
 		s.watermark = p.watermark
 	}
-	for s.head < len(s.queue) && s.queue[s.head].at < s.watermark {
-		e := s.queue[s.head]
-		s.queue[s.head] = expiry{}
-		s.head++
-		if at, ok := s.seen[e.identity]; ok && at == e.at {
-			s.sum -= identityHash(e.identity, at)
-			delete(s.seen, e.identity)
-		}
-	}
-	if s.head > len(s.queue)/2 { // reuse the front half of the queue
-		n := copy(s.queue, s.queue[s.head:])
-		s.queue, s.head = s.queue[:n], 0
-	}
+	s.seen.forgetBefore(s.watermark)
 }
 
 // apply drops the rows of a micro-batch that are late (an event time before
@@ -189,13 +140,13 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 		}
 		if idCols != nil {
 			key = sql.AppendRowKey(key[:0], idCols, i)
-			if s.remembered(key) {
+			// An identity whose state expired but is not forgotten yet
+			// (it waits behind a later one) is remembered anew.
+			if !s.seen.remember(key, t+delay, s.watermark) {
 				p.dups++
 				continue
 			}
-			id := string(key)
-			s.remember(id, t+delay)
-			ids.Strs = append(ids.Strs, id)
+			ids.Strs = append(ids.Strs, string(key))
 			exps.Ints = append(exps.Ints, t+delay)
 		}
 		keep = append(keep, i)
@@ -234,10 +185,4 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 		ev.Data = data
 	}
 	return ev, nil
-}
-
-// expiry is when an identity's state expires.
-type expiry struct {
-	at       int64
-	identity string
 }

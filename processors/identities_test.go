@@ -1,0 +1,90 @@
+package processors
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// identitiesModel is the dedup state kept the plain way: a map of every
+// live identity, and the queue of the identities in the order remembered.
+type identitiesModel struct {
+	seen  map[string]int64
+	queue []struct {
+		id string
+		at int64
+	}
+	sum uint64
+}
+
+func (m *identitiesModel) remember(id string, expires, since int64) bool {
+	if at, ok := m.seen[id]; ok {
+		if at >= since {
+			return false
+		}
+		m.sum -= identityHash([]byte(id), at)
+	}
+	m.seen[id] = expires
+	m.sum += identityHash([]byte(id), expires)
+	m.queue = append(m.queue, struct {
+		id string
+		at int64
+	}{id, expires})
+	return true
+}
+
+func (m *identitiesModel) forgetBefore(t int64) {
+	for len(m.queue) > 0 && m.queue[0].at < t {
+		e := m.queue[0]
+		m.queue = m.queue[1:]
+		if at, ok := m.seen[e.id]; ok && at == e.at {
+			m.sum -= identityHash([]byte(e.id), at)
+			delete(m.seen, e.id)
+		}
+	}
+}
+
+// TestIdentitiesMatchModel runs random streams of remembering and
+// forgetting through the identity index and the plain model, with the
+// index's hash of full width and cut to a few values so that identities
+// clash, and checks each answer, the live count and the fingerprint.
+func TestIdentitiesMatchModel(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		hashBits uint // 0: the full hash
+	}{{"full hash", 0}, {"clashing hash", 2}, {"one hash", 0xff}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(0); seed < 20; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				ids := newIdentities()
+				switch full := ids.hash; tc.hashBits {
+				case 0:
+				case 0xff:
+					ids.hash = func([]byte) uint64 { return 42 }
+				default:
+					ids.hash = func(b []byte) uint64 { return full(b) & (1<<tc.hashBits - 1) }
+				}
+				m := &identitiesModel{seen: map[string]int64{}}
+				now, watermark := int64(0), int64(-1<<63)
+				for step := 0; step < 5000; step++ {
+					if rng.IntN(20) == 0 {
+						watermark = now - int64(rng.IntN(50))
+						ids.forgetBefore(watermark)
+						m.forgetBefore(watermark)
+					} else {
+						now += int64(rng.IntN(5)) - 1 // mostly forward, sometimes back
+						id := fmt.Sprintf("key-%d", rng.IntN(300))
+						expires := now + int64(rng.IntN(40))
+						got, want := ids.remember([]byte(id), expires, watermark), m.remember(id, expires, watermark)
+						if got != want {
+							t.Fatalf("seed %d step %d: remember(%s) = %v, the model says %v", seed, step, id, got, want)
+						}
+					}
+					if ids.len() != len(m.seen) || ids.sum != m.sum {
+						t.Fatalf("seed %d step %d: %d identities with sum %x, the model has %d with %x", seed, step, ids.len(), ids.sum, len(m.seen), m.sum)
+					}
+				}
+			}
+		})
+	}
+}
