@@ -333,15 +333,16 @@ func (s *Store) prepare(r *appendReq) error {
 		if err != nil {
 			return err
 		}
-		if int64(len(p)) >= maxValue {
+		entry := entryOf(p)
+		if int64(len(entry)) >= maxValue {
 			return domain.Errorf(domain.CodeTxnTooLarge, "event %d of %d (%s) is %d bytes encoded; the store takes at most %d bytes per event",
-				i+1, len(r.events), ev.Type, len(p), maxValue-1)
+				i+1, len(r.events), ev.Type, len(entry), maxValue-1)
 		}
 		d, err := domain.DecodeEventShared(0, p) // p is the request's own, never written again
 		if err != nil {
 			return err
 		}
-		r.encoded[i], r.decoded[i] = p, d
+		r.encoded[i], r.decoded[i] = entry, d
 	}
 	return nil
 }

@@ -475,16 +475,3 @@ func corruptionOf(err error) bool {
 func truncateNeeded(err error) bool {
 	return errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), "truncate required")
 }
-
-// decodeStored decodes the log entry of event seq. Badger hands back an empty
-// or short value, and only logs why, when the value log cannot give it: a
-// stored event that does not decode is damage (STORE_CORRUPT), unless it was
-// written in a codec version this sluice does not read.
-func decodeStored(seq uint64, v []byte) (*domain.Event, error) {
-	ev, err := domain.DecodeEvent(seq, v)
-	if err == nil || domain.CodeOf(err) != domain.CodeEventCodec || (len(v) > 0 && v[0] > 2) {
-		return ev, err
-	}
-	return nil, domain.Wrap(domain.CodeStoreCorrupt, err, fmt.Sprintf("event %d of the log cannot be read (%d bytes): the storage is damaged", seq, len(v))).
-		WithHint("nothing was changed; restore the storage directory from a backup, or run `sluice doctor` to see every damaged file")
-}

@@ -30,9 +30,12 @@ const (
 	indexType    = 'T' // event_type
 )
 
-// formatVersion is the version of the keyspace layout written under
-// metaFormatKey. Open refuses any other version.
-const formatVersion = 1
+// formatVersion is the version of the storage layout written under
+// metaFormatKey. Version 2 added compressed log entries (see entry.go);
+// Open reads version 1 too, and raises a version 1 store it may write to
+// to 2, since an older sluice cannot read the entries written from then
+// on. It refuses any other version.
+const formatVersion = 2
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

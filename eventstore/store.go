@@ -262,12 +262,15 @@ func (s *Store) init(ds dirState) error {
 		return storeIO(err, "reading the event store's metadata")
 	}
 
+	writeFormat := false
 	switch {
 	case format != nil:
 		v, perr := strconv.ParseUint(string(format), 10, 64)
-		if perr != nil || v != formatVersion {
-			return domain.Errorf(domain.CodeStoreFormat, "the storage in %s has format version %q; this sluice reads version %d", s.dir, format, formatVersion)
+		if perr != nil || v < 1 || v > formatVersion {
+			return domain.Errorf(domain.CodeStoreFormat, "the storage in %s has format version %q; this sluice reads versions 1 to %d", s.dir, format, formatVersion).
+				WithHint("run a sluice at least as new as the one that wrote this storage")
 		}
+		writeFormat = v < formatVersion && !s.cfg.readOnly
 	case hasLog:
 		return domain.Errorf(domain.CodeStoreFormat, "the storage in %s holds events but no format version", s.dir).
 			WithHint("this is not a sluice event store, or it is damaged; point the pipeline at its own storage directory")
@@ -276,6 +279,9 @@ func (s *Store) init(ds dirState) error {
 	case s.cfg.readOnly:
 		// A new, empty store opened read-only: nothing to read, nothing to write.
 	default:
+		writeFormat = true
+	}
+	if writeFormat {
 		err := s.db.Update(func(txn *badger.Txn) error {
 			return txn.Set(metaFormatKey, []byte(strconv.Itoa(formatVersion)))
 		})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +57,9 @@ func TestFormatVersion(t *testing.T) {
 		code   domain.Code
 	}{
 		{"same version", func(*badger.Txn) error { return nil }, ""},
-		{"newer version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("2")) }, domain.CodeStoreFormat},
+		{"older version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("1")) }, ""},
+		{"newer version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte(strconv.Itoa(formatVersion+1))) }, domain.CodeStoreFormat},
+		{"version zero", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("0")) }, domain.CodeStoreFormat},
 		{"garbage version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte{0xff}) }, domain.CodeStoreFormat},
 		{"events without version", func(txn *badger.Txn) error { return txn.Delete(metaFormatKey) }, domain.CodeStoreFormat},
 	}

@@ -3,8 +3,8 @@ package processors
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
@@ -118,11 +118,15 @@ func TestStreamOfRefreshedTableFails(t *testing.T) {
 func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
 	store := openStore(t)
 	const rows = 5000
-	padding := strings.Repeat("x", 4<<10) // 4 KiB a row: ~20 MB, over the store's 16 MiB limit for one event
+	// 4 KiB of random bytes a row (so that compression does not shrink
+	// them): ~20 MB, over the store's 16 MiB limit for one event
+	random := rand.NewChaCha8([32]byte{})
 	wide := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
 		pad := domain.NewColumn(domain.KindString, b.Len())
 		for range b.Len() {
-			pad.Strs = append(pad.Strs, padding)
+			padding := make([]byte, 4<<10)
+			_, _ = random.Read(padding)
+			pad.Strs = append(pad.Strs, string(padding))
 		}
 		schema := domain.NewSchema(append(slices.Clone(b.Schema.Fields), domain.Field{Name: "pad", Type: domain.TypeString})...)
 		return domain.BatchOf(schema, append(slices.Clone(b.Columns), pad))
