@@ -309,6 +309,17 @@ var timestampLayouts = []string{
 // the date forms (midnight). Without an offset the value is in loc, the
 // session time zone.
 func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
+	if us, zoned, ok := parseISOTimestamp(s); ok {
+		if zoned {
+			return us, true
+		}
+		return fromLocalMicros(us, loc), true
+	}
+	return parseTimestampByLayouts(s, loc)
+}
+
+// parseTimestampByLayouts is parseTimestampIn for every form it takes.
+func parseTimestampByLayouts(s string, loc *time.Location) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) > 10 && s[10] == 'T' {
 		s = s[:10] + " " + s[11:]
@@ -328,6 +339,68 @@ func parseTimestampIn(s string, loc *time.Location) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// parseISOTimestamp reads the common form yyyy-mm-ddThh:mm:ss[.f{1,9}]
+// [Z|±hh:mm] (T or a space) without allocating: most timestamps in data
+// are written so. It gives the microseconds (the wall clock's when there
+// is no offset, said by zoned), and false for anything else, which
+// parseTimestampIn then reads by its layouts.
+func parseISOTimestamp(s string) (us int64, zoned, ok bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
+		return 0, false, false
+	}
+	num := func(i, n int) int64 {
+		v := int64(0)
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int64(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi, sec := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return 0, false, false
+	}
+	rest := s[19:]
+	var frac int64
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return 0, false, false
+		}
+		digits := rest[1:n]
+		for i := 0; i < 6; i++ { // microseconds: the first six digits
+			frac *= 10
+			if i < len(digits) {
+				frac += int64(digits[i] - '0')
+			}
+		}
+		rest = rest[n:]
+	}
+	us = ((daysFromCivil(y, mo, d)*24+h)*60+mi)*60*microsPerSecond + sec*microsPerSecond + frac
+	switch {
+	case rest == "":
+		return us, false, true
+	case rest == "Z":
+		return us, true, true
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, om := num(len(s)-5, 2), num(len(s)-2, 2)
+		if oh < 0 || oh > 18 || om < 0 || om > 59 {
+			return 0, false, false
+		}
+		off := (oh*60 + om) * 60 * microsPerSecond
+		if rest[0] == '+' {
+			off = -off
+		}
+		return us + off, true, true
+	}
+	return 0, false, false
 }
 
 // castNested compiles a cast to an array, map or struct type from a value
