@@ -78,7 +78,12 @@ func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.
 	if res.Delta, err = s.finishDelta(); err != nil {
 		return nil, err
 	}
-	s.collect(now)
+	if err := s.collect(now); err != nil {
+		return nil, err
+	}
+	if err := s.spillOver(); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -207,7 +212,9 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
 				seq = own(seq)
 				truncSeqs = append(truncSeqs, seq)
-				s.truncate(seq, touch)
+				if err := s.truncate(seq, touch); err != nil {
+					return err
+				}
 			}
 			continue // a truncate no newer than the last one removes nothing more
 		}
@@ -219,7 +226,10 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			continue // older than a truncate that came after it
 		}
 		del := isTrue(c.del, i)
-		e := s.one[string(key)]
+		e, err := s.entryAt(key, keyCols, i)
+		if err != nil {
+			return err
+		}
 		cmp := 1
 		if e != nil {
 			if cmp = domain.Compare(seq, e.seq); cmp < 0 {
@@ -305,27 +315,31 @@ func keyRow(n int, keyIdx []int, key []domain.Value) []domain.Value {
 // bury records a tombstone for collection.
 func (s *State) bury(e *entry, now time.Time) {
 	e.gcAt = s.gcMeasure(e.seq, now)
-	heap.Push(&s.tombs, tomb{at: e.gcAt, key: s.encodeKey(e.key)})
-}
-
-// encodeKey encodes key values as keyAt encodes a row's.
-func (s *State) encodeKey(key []domain.Value) string {
-	cols := make([]*domain.Column, len(key))
-	for i, v := range key {
-		cols[i] = &domain.Column{Kind: v.Kind()}
-		if err := cols[i].Append(v); err != nil {
-			panic(err)
-		}
-	}
-	k, _ := s.keyAt(cols, 0)
-	return string(k)
+	heap.Push(&s.tombs, tomb{at: e.gcAt, id: e.id, key: e.key})
 }
 
 // truncate removes every key whose sequence is older than seq, and makes
 // changes older than seq ignored from now on.
-func (s *State) truncate(seq domain.Value, touch func(*entry, bool)) {
+func (s *State) truncate(seq domain.Value, touch func(*entry, bool)) error {
 	if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
 		s.floor = seq
+	}
+	if s.spilled > 0 { // bring back the spilled keys it removes
+		var orders []string
+		err := s.cold.each(func(order, v []byte) error {
+			if !s.thawed[string(order)] && domain.Compare(decodeEntry(v).seq, s.floor) < 0 {
+				orders = append(orders, string(order))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, o := range orders {
+			if _, err := s.thawEntry(o); err != nil {
+				return err
+			}
+		}
 	}
 	var gone []string
 	for k, e := range s.one {
@@ -344,4 +358,5 @@ func (s *State) truncate(seq domain.Value, touch func(*entry, bool)) {
 		e.hash = 0
 		delete(s.one, k)
 	}
+	return nil
 }

@@ -233,7 +233,9 @@ var valueCmp = cmp.Comparer(func(a, b domain.Value) bool { return a.Equal(b) })
 // TestApplyEqualsSortedFold: for random change streams split into random
 // batches, the table equals the fold of the sorted changes; replaying the
 // recorded deltas gives the same table; the change feed, folded, gives it
-// too; and applying a batch again changes nothing.
+// too; and applying a batch again changes nothing. Each holds with every
+// key in memory, and with memory budgets that make the states spill all or
+// some of their keys after each batch.
 func TestApplyEqualsSortedFold(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -245,8 +247,25 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 		{"scd2 tracked on name", 2, []string{"name"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			for trial := 0; trial < 300; trial++ {
+		for _, budget := range []int64{0, 1, 500} {
+			t.Run(fmt.Sprintf("%s budget %d", tc.name, budget), func(t *testing.T) { testSortedFold(t, tc.scd, tc.tracked, budget) })
+		}
+	}
+}
+
+func testSortedFold(t *testing.T, scd int, tracked []string, budget int64) {
+	tc := struct {
+		scd     int
+		tracked []string
+	}{scd, tracked}
+	trials := 300
+	if budget > 0 {
+		trials = 25 // a spill is a database opened and removed
+	}
+	spilled := 0
+	{
+		{
+			for trial := 0; trial < trials; trial++ {
 				r := rand.New(rand.NewSource(int64(trial)))
 				stream := genStream(r, 1+r.Intn(60), tc.scd == 1)
 				info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: tc.scd, SequenceType: domain.TypeInt64, TombstoneGCSeconds: 1 << 40}
@@ -258,6 +277,14 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 					t.Fatal(err)
 				}
 				replayed, _ := New(info, stored)
+				for _, st := range []*State{live, replayed} {
+					st.SpillBeyond(budget, t.TempDir())
+					t.Cleanup(func() {
+						if err := st.Close(); err != nil {
+							t.Error(err)
+						}
+					})
+				}
 				feedTable := map[string][]domain.Value{}
 				now := time.Unix(1_700_000_000, 0)
 				for rest := stream; len(rest) > 0; {
@@ -287,6 +314,7 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 					if again.Delta.Len() != 0 {
 						t.Fatalf("trial %d: applying a batch twice recorded %d more changes", trial, again.Delta.Len())
 					}
+					spilled += live.Spilled()
 				}
 				var want [][]domain.Value
 				if tc.scd == 1 {
@@ -309,7 +337,10 @@ func TestApplyEqualsSortedFold(t *testing.T) {
 					t.Fatalf("trial %d: the folded feed differs from the table (-table +feed):\n%s", trial, diff)
 				}
 			}
-		})
+		}
+	}
+	if budget > 0 && spilled == 0 {
+		t.Errorf("a budget of %d bytes spilled no key", budget)
 	}
 }
 

@@ -60,9 +60,13 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 				return nil, domain.Errorf(domain.CodeBatchCodec, "a recorded batch of changes of an SCD type 2 table holds a truncate")
 			}
 			if out != nil {
-				s.feedTruncate(out, seq)
+				if err := s.feedTruncate(out, seq); err != nil {
+					return nil, err
+				}
 			}
-			s.truncate(seq, nil)
+			if err := s.truncate(seq, nil); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		key, null := s.keyAt(keyCols, i)
@@ -70,7 +74,10 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			return nil, domain.Errorf(domain.CodeBatchCodec, "row %d of a recorded batch of changes has a NULL key", i+1)
 		}
 		if s.info.SCDType == 2 {
-			h := s.two[string(key)]
+			h, err := s.historyAt(key, keyCols, i)
+			if err != nil {
+				return nil, err
+			}
 			if h == nil {
 				id := string(key)
 				h = &history{id: id, key: keyValues(keyCols, i)}
@@ -83,7 +90,10 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			s.put(h, s.changeAt(cols, n, i, seq, op == domain.ChangeDelete), nil)
 			continue
 		}
-		e := s.one[string(key)]
+		e, err := s.entryAt(key, keyCols, i)
+		if err != nil {
+			return nil, err
+		}
 		if e == nil {
 			id := string(key)
 			e = &entry{id: id, key: keyValues(keyCols, i)}
@@ -116,7 +126,12 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 		s.feedVersions(out, h.before, s.versions(h))
 		h.before = nil
 	}
-	s.collect(now)
+	if err := s.collect(now); err != nil {
+		return nil, err
+	}
+	if err := s.spillOver(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -128,12 +143,13 @@ func feedRow(out *domain.Batch, row []domain.Value, typ string) {
 }
 
 // feedTruncate records the deletes of the rows a truncate at seq removes.
-func (s *State) feedTruncate(out *domain.Batch, seq domain.Value) {
-	for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-		if e := s.one[k]; e.row != "" && domain.Compare(e.seq, seq) < 0 {
+func (s *State) feedTruncate(out *domain.Batch, seq domain.Value) error {
+	return s.eachEntry(func(e *entry) error {
+		if e.row != "" && domain.Compare(e.seq, seq) < 0 {
 			feedRow(out, e.row.values(nil), Delete)
 		}
-	}
+		return nil
+	})
 }
 
 // feedVersions records how a key's versions changed: a version is known by
@@ -198,22 +214,26 @@ func (s *State) Rows(chunk int, fn func(*domain.Batch) error) error {
 		return nil
 	}
 	start()
+	var err error
 	if s.info.SCDType == 2 {
-		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
-			for _, v := range s.versions(s.two[k]) {
+		err = s.eachHistory(func(h *history) error {
+			for _, v := range s.versions(h) {
 				if err := emit(v.row, &v); err != nil {
 					return err
 				}
 			}
-		}
+			return nil
+		})
 	} else {
-		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-			if e := s.one[k]; e.row != "" {
-				if err := emit(e.row, nil); err != nil {
-					return err
-				}
+		err = s.eachEntry(func(e *entry) error {
+			if e.row == "" {
+				return nil
 			}
-		}
+			return emit(e.row, nil)
+		})
+	}
+	if err != nil {
+		return err
 	}
 	if rows > 0 {
 		return flush()

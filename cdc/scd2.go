@@ -176,7 +176,10 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			return s.nullKey(c, i, null)
 		}
 		ch := s.changeAt(c.stored, nStored, i, c.seq.Value(i), isTrue(c.del, i))
-		h := s.two[string(key)]
+		h, err := s.historyAt(key, keyCols, i)
+		if err != nil {
+			return err
+		}
 		if h == nil {
 			id := string(key)
 			h = &history{id: id, key: keyValues(keyCols, i)}

@@ -39,7 +39,11 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 		}
 		seen[string(key)] = true
 		r := s.encodeAt(snap.Columns, n, i)
-		if cur := s.current(string(key)); cur != "" && cur == r {
+		cur, err := s.current(key, keyCols, i)
+		if err != nil {
+			return nil, err
+		}
+		if cur != "" && cur == r {
 			continue
 		}
 		if err := emit(r.values(nil), false); err != nil {
@@ -47,40 +51,45 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 		}
 	}
 	// the keys the snapshot lacks, in key order
-	var gone [][]domain.Value
-	if s.info.SCDType == 2 {
-		for _, k := range sortedKeys(s.two, func(h *history) []domain.Value { return h.key }) {
-			if !seen[k] && s.current(k) != "" {
-				gone = append(gone, s.two[k].key)
-			}
+	lacking := func(id string, key []domain.Value, cur row) error {
+		if seen[id] || cur == "" {
+			return nil
 		}
-	} else {
-		for _, k := range sortedKeys(s.one, func(e *entry) []domain.Value { return e.key }) {
-			if !seen[k] && s.one[k].row != "" {
-				gone = append(gone, s.one[k].key)
-			}
-		}
+		return emit(keyRow(n, s.keyIdx, key), true)
 	}
-	for _, key := range gone {
-		if err := emit(keyRow(n, s.keyIdx, key), true); err != nil {
-			return nil, err
-		}
+	var err error
+	if s.info.SCDType == 2 {
+		err = s.eachHistory(func(h *history) error { return lacking(h.id, h.key, h.current()) })
+	} else {
+		err = s.eachEntry(func(e *entry) error { return lacking(e.id, e.key, e.row) })
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // current returns a key's current row: empty when the table does not hold
 // the key (deleted, or never seen).
-func (s *State) current(key string) row {
+func (s *State) current(id []byte, keyCols []*domain.Column, i int) (row, error) {
 	if s.info.SCDType == 1 {
-		if e := s.one[key]; e != nil {
-			return e.row
+		e, err := s.entryAt(id, keyCols, i)
+		if e == nil || err != nil {
+			return "", err
 		}
+		return e.row, nil
+	}
+	h, err := s.historyAt(id, keyCols, i)
+	if h == nil || err != nil {
+		return "", err
+	}
+	return h.current(), nil
+}
+
+// current returns the key's current row: empty after a delete.
+func (h *history) current() row {
+	if len(h.changes) == 0 {
 		return ""
 	}
-	h := s.two[key]
-	if h == nil || len(h.changes) == 0 {
-		return ""
-	}
-	return h.changes[len(h.changes)-1].row() // empty after a delete
+	return h.changes[len(h.changes)-1].row()
 }

@@ -2,7 +2,6 @@ package cdc
 
 import (
 	"container/heap"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +29,12 @@ type State struct {
 	floor  domain.Value // the sequence of the newest truncate; NULL when none
 	maxSeq domain.Value // the greatest recorded sequence (for time-based GC)
 	tombs  tombHeap     // SCD 1 tombstones by when they may be collected
+
+	budget   int64           // bytes of keys kept in memory; 0: no limit (see keys.go)
+	spillDir string          // where the spill goes
+	cold     *spill          // the keys beyond the budget; nil until needed
+	spilled  int             // the keys in cold
+	thawed   map[string]bool // the order keys brought back from cold in this micro-batch
 
 	stamp  uint64 // counts the batches folded; marks what a batch touched
 	sum    uint64 // the keys' hashes (see Fingerprint)
@@ -159,7 +164,42 @@ func (s *State) setStored(stored domain.Schema) error {
 		}
 	}
 	s.rehashAll()
-	return nil
+	if s.spilled == 0 {
+		return nil
+	}
+	// the spilled keys, rewritten in place a few MiB at a time
+	puts, size := map[string][]byte{}, 0
+	err = s.cold.each(func(order, v []byte) error {
+		if s.thawed[string(order)] {
+			return nil
+		}
+		var out []byte
+		if s.info.SCDType == 2 {
+			h := decodeHistory(v)
+			for i, c := range h.changes {
+				h.changes[i] = s.makeChange(c.seqKey(), carry(c.row()), c.del)
+				s.sum += s.hashChange(h.id, h.changes[i])
+			}
+			out = encodeHistory(h)
+		} else {
+			e := decodeEntry(v)
+			e.row, e.hash = carry(e.row), 0
+			s.rehashEntry(e)
+			out = encodeEntry(e)
+		}
+		puts[string(order)] = out
+		if size += len(out); size >= 4<<20 {
+			if err := s.cold.write(puts, nil); err != nil {
+				return err
+			}
+			puts, size = map[string][]byte{}, 0
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.cold.write(puts, nil)
 }
 
 func indexes(stored domain.Schema, names []string, what string) ([]int, error) {
@@ -341,23 +381,32 @@ func (s *State) gcMeasure(seq domain.Value, now time.Time) int64 {
 
 // collect forgets the tombstones past the threshold: by the greatest
 // sequence recorded when the sequence is a time, else by now.
-func (s *State) collect(now time.Time) {
+func (s *State) collect(now time.Time) error {
 	if len(s.tombs) == 0 {
-		return
+		return nil
 	}
 	limit := s.gcMeasure(s.maxSeq, now) - s.info.TombstoneGCSeconds*1_000_000
 	for len(s.tombs) > 0 && s.tombs[0].at < limit {
 		t := heap.Pop(&s.tombs).(tomb)
-		if e := s.one[t.key]; e != nil && e.row == "" && e.gcAt == t.at {
+		e := s.one[t.id]
+		if e == nil && s.spilled > 0 {
+			var err error
+			if e, err = s.thawEntry(orderKey(t.key)); err != nil {
+				return err
+			}
+		}
+		if e != nil && e.row == "" && e.gcAt == t.at {
 			s.sum -= e.hash
-			delete(s.one, t.key)
+			delete(s.one, t.id)
 		}
 	}
+	return nil
 }
 
 type tomb struct {
 	at  int64
-	key string
+	id  string
+	key []domain.Value
 }
 
 type tombHeap []tomb
@@ -378,31 +427,4 @@ func (s *State) noteSeq(seq domain.Value) {
 	if s.maxSeq.IsNull() || domain.Compare(seq, s.maxSeq) > 0 {
 		s.maxSeq = seq
 	}
-}
-
-// sortedKeys returns the state's keys in the order of their values.
-func sortedKeys[T any](m map[string]T, keyOf func(T) []domain.Value) []string {
-	// Sort by the keys' sequence keys (see appendSeqKey), whose bytes order
-	// as the values do: one encoding per key, then string comparisons.
-	type pair struct{ order, id string }
-	pairs := make([]pair, 0, len(m))
-	var buf []byte
-	for id, v := range m {
-		buf = buf[:0]
-		for _, x := range keyOf(v) {
-			buf = appendSeqKey(buf, x)
-		}
-		pairs = append(pairs, pair{string(buf), id})
-	}
-	slices.SortFunc(pairs, func(a, b pair) int {
-		if c := strings.Compare(a.order, b.order); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	keys := make([]string, len(pairs))
-	for i, p := range pairs {
-		keys[i] = p.id
-	}
-	return keys
 }

@@ -1,6 +1,7 @@
 package cdc
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -31,37 +32,41 @@ func TestTombstoneCollection(t *testing.T) {
 		{"timestamps, by sequence", ts, domain.Type{Kind: domain.KindTimestamp}, [3]time.Time{t0, t0, t0}, 1, 2, 30},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			schema := domain.NewSchema(append(append([]domain.Field(nil), stored.Fields...),
-				domain.Field{Name: domain.ChangeSequenceColumn, Type: tc.typ},
-				domain.Field{Name: domain.ChangeDeleteColumn, Type: domain.TypeBool},
-				domain.Field{Name: domain.ChangeTruncateColumn, Type: domain.TypeBool})...)
-			change := func(key int64, city string, seq int64, del bool) *domain.Batch {
-				b := domain.NewBatch(schema, 1)
-				if err := b.AppendRow(domain.Int(key), domain.String("n"), domain.String(city), tc.seq(seq), domain.Bool(del), domain.Bool(false)); err != nil {
+		for _, budget := range []int64{0, 1} { // every key in memory; every key spilled after each batch
+			t.Run(fmt.Sprintf("%s budget %d", tc.name, budget), func(t *testing.T) {
+				schema := domain.NewSchema(append(append([]domain.Field(nil), stored.Fields...),
+					domain.Field{Name: domain.ChangeSequenceColumn, Type: tc.typ},
+					domain.Field{Name: domain.ChangeDeleteColumn, Type: domain.TypeBool},
+					domain.Field{Name: domain.ChangeTruncateColumn, Type: domain.TypeBool})...)
+				change := func(key int64, city string, seq int64, del bool) *domain.Batch {
+					b := domain.NewBatch(schema, 1)
+					if err := b.AppendRow(domain.Int(key), domain.String("n"), domain.String(city), tc.seq(seq), domain.Bool(del), domain.Bool(false)); err != nil {
+						t.Fatal(err)
+					}
+					return b
+				}
+				s, err := New(domain.ChangeInfo{Keys: []string{"id"}, SCDType: 1, SequenceType: tc.typ, TombstoneGCSeconds: 10}, stored)
+				if err != nil {
 					t.Fatal(err)
 				}
-				return b
-			}
-			s, err := New(domain.ChangeInfo{Keys: []string{"id"}, SCDType: 1, SequenceType: tc.typ, TombstoneGCSeconds: 10}, stored)
-			if err != nil {
-				t.Fatal(err)
-			}
-			apply := func(b *domain.Batch, at time.Time) {
-				if _, err := s.Apply(b, nil, at); err != nil {
-					t.Fatal(err)
+				s.SpillBeyond(budget, t.TempDir())
+				defer s.Close()
+				apply := func(b *domain.Batch, at time.Time) {
+					if _, err := s.Apply(b, nil, at); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			apply(change(1, "del", tc.del, true), tc.at[0])
-			apply(change(1, "late", tc.late, false), tc.at[1])
-			if rows := tableRows(t, s); len(rows) != 0 {
-				t.Fatalf("an older change came back through the tombstone: %v", rows)
-			}
-			apply(change(2, "other", tc.later, false), tc.at[2]) // moves the clock or the sequence on: the tombstone goes
-			apply(change(1, "late", tc.late, false), tc.at[2])
-			if rows := tableRows(t, s); len(rows) != 2 {
-				t.Fatalf("after the tombstone was collected, the late change should apply: %v", rows)
-			}
-		})
+				apply(change(1, "del", tc.del, true), tc.at[0])
+				apply(change(1, "late", tc.late, false), tc.at[1])
+				if rows := tableRows(t, s); len(rows) != 0 {
+					t.Fatalf("an older change came back through the tombstone: %v", rows)
+				}
+				apply(change(2, "other", tc.later, false), tc.at[2]) // moves the clock or the sequence on: the tombstone goes
+				apply(change(1, "late", tc.late, false), tc.at[2])
+				if rows := tableRows(t, s); len(rows) != 2 {
+					t.Fatalf("after the tombstone was collected, the late change should apply: %v", rows)
+				}
+			})
+		}
 	}
 }

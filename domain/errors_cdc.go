@@ -13,6 +13,7 @@ const (
 	CodeCDCTargetNotStream Code = "AUTOCDC_TARGET_READ_AS_STREAM"
 	CodeCDCSnapshotKey     Code = "AUTOCDC_SNAPSHOT_DUPLICATE_KEY"
 	CodeCDCSnapshotVersion Code = "AUTOCDC_SNAPSHOT_VERSION_NOT_INCREASING"
+	CodeCDCStateSpill      Code = "AUTOCDC_STATE_SPILL_FAILED"
 )
 
 func init() {
@@ -37,6 +38,8 @@ func init() {
 			"read it as a batch (in a materialized view), or read what each batch changed with sluice table TABLE --changes"},
 		CodeCDCSnapshotKey: {"a snapshot holds a key more than once, so which row the table should hold is unknown",
 			"make the snapshot's keys unique (deduplicate it in the source, or declare more key columns)"},
+		CodeCDCStateSpill: {"the keys an AUTO CDC table holds beyond its memory budget could not be written to or read from the spill directory",
+			"free space in the spill directory (the system's temporary directory unless sluice.stateSpillDir says otherwise), or raise sluice.stateMemoryBytes; nothing of the batch was applied"},
 		CodeCDCSnapshotVersion: {"a snapshot's version is not greater than the last one applied",
 			"give each snapshot a version greater than the last (a Go snapshot function must return growing versions); the snapshot was not applied"},
 	} {

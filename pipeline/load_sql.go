@@ -1038,6 +1038,7 @@ func (l *sqlLoader) relPath(p string) string {
 func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
 	p := New(proj.Name)
 	p.Continuous, p.Development, p.MaxConcurrentFlows = proj.Continuous, proj.Development, proj.MaxConcurrentFlows
+	p.StateMemory = proj.StateMemoryMiB << 20
 	var files []SQLFile
 	var problems domain.Problems
 	for _, path := range proj.Libraries {

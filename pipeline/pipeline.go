@@ -31,6 +31,10 @@ type Pipeline struct {
 	// MaxConcurrentFlows bounds the micro-batches running at the same time;
 	// 0 means the default (4).
 	MaxConcurrentFlows int
+	// StateMemory bounds, in bytes, the keys of each AUTO CDC table's state
+	// kept in memory (see processors.Options.StateMemory); 0 means the
+	// default.
+	StateMemory int64
 
 	datasets []*domain.Dataset
 	flows    []*domain.Flow

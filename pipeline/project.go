@@ -38,6 +38,7 @@ const DefaultStorage = ".sluice"
 //	continuous: false
 //	development: false
 //	max_concurrent_flows: 4
+//	state_memory_mib: 1024           # per AUTO CDC table; the rest spills to disk
 type Project struct {
 	// Dir is the pipeline directory, absolute.
 	Dir string
@@ -59,6 +60,9 @@ type Project struct {
 	// MaxConcurrentFlows bounds the micro-batches running at once; 0 means
 	// the default.
 	MaxConcurrentFlows int
+	// StateMemoryMiB bounds the keys of each AUTO CDC table's state kept in
+	// memory, in MiB; 0 means the default (processors.DefaultStateMemory).
+	StateMemoryMiB int64
 }
 
 // FindProject returns the pipeline directory that holds dir: dir itself or
@@ -176,6 +180,8 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 			proj.Development = pr.boolean(k, v)
 		case "max_concurrent_flows":
 			proj.MaxConcurrentFlows = pr.positive(k, v)
+		case "state_memory_mib":
+			proj.StateMemoryMiB = int64(pr.positive(k, v))
 		default:
 			pr.add(pr.errAt(k.Line, k.Column, "unknown field %q%s", k.Value, didYouMean(k.Value, projectFields)).
 				WithHint("the fields are: " + strings.Join(projectFields, ", ")))
@@ -197,7 +203,7 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 // one. pipeline.yaml's name and sluice init's argument follow this one rule.
 func ValidName(name string) bool { return name != "" }
 
-var projectFields = []string{"name", "storage", "libraries", "configuration", "catalog", "schema", "continuous", "development", "max_concurrent_flows"}
+var projectFields = []string{"name", "storage", "libraries", "configuration", "catalog", "schema", "continuous", "development", "max_concurrent_flows", "state_memory_mib"}
 
 // projectReader collects the problems of one settings file.
 type projectReader struct {

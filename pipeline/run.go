@@ -9,7 +9,8 @@ import (
 )
 
 // Run resolves the pipeline and runs one update over store. The pipeline's
-// settings (Development, MaxConcurrentFlows) fill what opts leaves unset.
+// settings (Development, MaxConcurrentFlows, StateMemory) fill what opts
+// leaves unset.
 //
 // A pipeline that fails validation is recorded as a failed update and
 // returned as a Result whose Err is the domain.Problems; the error return is
@@ -18,6 +19,9 @@ func (p *Pipeline) Run(ctx context.Context, store *eventstore.Store, opts proces
 	opts.Development = opts.Development || p.Development
 	if opts.MaxConcurrentFlows == 0 {
 		opts.MaxConcurrentFlows = p.MaxConcurrentFlows
+	}
+	if opts.StateMemory == 0 {
+		opts.StateMemory = p.StateMemory
 	}
 	g, problems := p.Resolve()
 	if len(problems) > 0 {

@@ -28,9 +28,19 @@ type changeTable struct {
 	loaded bool
 }
 
+// close drops the state (and its spill).
+func (t *changeTable) close() error {
+	if t.state == nil {
+		return nil
+	}
+	err := t.state.Close()
+	t.state = nil
+	return err
+}
+
 // foldChanges folds the changes recorded for a table in generation gen,
 // committed in [1, to]: nil when there are none.
-func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen int64, to uint64) (*cdc.State, error) {
+func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen int64, to uint64, budget int64) (*cdc.State, error) {
 	var state *cdc.State
 	err := store.Scan(ctx, eventstore.Filter{To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
@@ -45,19 +55,24 @@ func foldChanges(ctx context.Context, store *eventstore.Store, table string, gen
 			if err != nil {
 				return err
 			}
-			_, err = foldBatch(&state, ev, delta, false)
+			_, err = foldBatch(&state, ev, delta, false, budget)
 			return err
 		})
+	if err != nil && state != nil {
+		_ = state.Close()
+		state = nil
+	}
 	return state, err
 }
 
 // foldBatch folds a recorded batch of changes (the data of ev) into
-// *state, which the table's first batch makes; with feed it returns what the
-// batch did to the table's rows (see cdc.State.Replay).
-func foldBatch(state **cdc.State, ev *domain.Event, delta *domain.Batch, feed bool) (*domain.Batch, error) {
+// *state, which the table's first batch makes with the memory budget
+// budget (see newState); with feed it returns what the batch did to the
+// table's rows (see cdc.State.Replay). The caller closes the state.
+func foldBatch(state **cdc.State, ev *domain.Event, delta *domain.Batch, feed bool, budget int64) (*domain.Batch, error) {
 	info := ev.Details.BatchCommitted.Changes
 	if *state == nil {
-		s, err := cdc.New(*info, cdc.StoredOf(delta.Schema))
+		s, err := newState(*info, cdc.StoredOf(delta.Schema), budget)
 		if err != nil {
 			return nil, err
 		}
@@ -67,6 +82,28 @@ func foldBatch(state **cdc.State, ev *domain.Event, delta *domain.Batch, feed bo
 	return (*state).Replay(delta, ev.Timestamp, feed)
 }
 
+// DefaultStateMemory is how many bytes of keys the state of a table AUTO
+// CDC flows write keeps in memory, by default, before it spills the rest
+// to disk (Options.StateMemory).
+const DefaultStateMemory = 1 << 30
+
+// newState makes the empty keyed state of a table, which keeps about
+// budget bytes of keys in memory (DefaultStateMemory when 0, every key
+// when negative) and spills the rest to the system's temporary directory.
+func newState(info domain.ChangeInfo, stored domain.Schema, budget int64) (*cdc.State, error) {
+	s, err := cdc.New(info, stored)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case budget == 0:
+		s.SpillBeyond(DefaultStateMemory, "")
+	case budget > 0:
+		s.SpillBeyond(budget, "")
+	}
+	return s, nil
+}
+
 // changeState returns the keyed state of the flow's target in generation
 // gen, folding the log when the update has not yet.
 func (r *flowRun) changeState(ctx context.Context, gen int64) (*changeTable, error) {
@@ -74,8 +111,12 @@ func (r *flowRun) changeState(ctx context.Context, gen int64) (*changeTable, err
 	if t.loaded && t.gen == gen {
 		return t, nil
 	}
-	state, err := foldChanges(ctx, r.u.store, r.f.Target, gen, r.u.store.LastSeq())
+	state, err := foldChanges(ctx, r.u.store, r.f.Target, gen, r.u.store.LastSeq(), r.u.opts.StateMemory)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.close(); err != nil {
+		_ = state.Close()
 		return nil, err
 	}
 	t.gen, t.state, t.loaded = gen, state, true
@@ -188,7 +229,7 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 			}
 			return nil, nil // nothing to apply, nor a type to build the table with
 		}
-		if t.state, err = cdc.New(want, stored); err != nil {
+		if t.state, err = newState(want, stored, r.u.opts.StateMemory); err != nil {
 			return nil, err
 		}
 	} else if err := t.state.Evolve(stored); err != nil {
@@ -243,6 +284,9 @@ func (r *flowRun) commitChanges(ctx context.Context, info *domain.BatchInfo, gen
 	progress.Origin.BatchID = &id
 	progress.Level = domain.LevelMetrics
 	progress.Message = fmt.Sprintf("Flow %q applied batch %d to %q: %d rows upserted, %d deleted.", r.f.Name, info.BatchID, r.f.Target, res.Upserted, res.Deleted)
+	if n := t.state.Spilled(); n > 0 {
+		progress.Message += fmt.Sprintf(" The table's state holds %d keys in memory and %d spilled to disk (state_memory_mib).", t.state.InMemory(), n)
+	}
 	progress.Details.FlowProgress.DataQuality = info.DataQuality
 	return []*domain.Event{ev, progress}, nil
 }
@@ -318,6 +362,11 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 		return err
 	}
 	var state *cdc.State
+	defer func() {
+		if state != nil {
+			_ = state.Close()
+		}
+	}()
 	return store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
@@ -335,7 +384,7 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 			if bc.Changes == nil {
 				feed, err = withColumn(b, cdc.ChangeTypeColumn, domain.String(cdc.Insert), domain.TypeString)
 			} else {
-				feed, err = foldBatch(&state, ev, b, ev.Seq > since)
+				feed, err = foldBatch(&state, ev, b, ev.Seq > since, 0)
 			}
 			if err != nil || feed == nil || feed.Len() == 0 {
 				return err

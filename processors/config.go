@@ -50,6 +50,13 @@ type Options struct {
 	// least one committed batch, a file source at least one record.
 	Limit domain.ReadLimit
 
+	// StateMemory is how many bytes of keys the state of each table AUTO
+	// CDC flows write keeps in memory; past it, the keys a micro-batch did
+	// not touch are spilled to the system's temporary directory, and read
+	// back when a change comes for them. 0 means DefaultStateMemory (1
+	// GiB); negative keeps every key in memory.
+	StateMemory int64
+
 	// Logger receives the update's progress (start, retries, failures, end);
 	// the zero Logger discards it. The event log records everything anyway.
 	Logger zerolog.Logger

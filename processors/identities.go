@@ -18,8 +18,8 @@ import (
 // clash, about once in 2^64 pairs) are kept exactly in a map of their own.
 type identities struct {
 	hash  func([]byte) uint64 // the index's hash
-	index map[uint64]uint64 // hash → position in the queue
-	clash map[string]uint64 // identity → position, for identities whose hash another live one holds
+	index map[uint64]uint64   // hash → position in the queue
+	clash map[string]uint64   // identity → position, for identities whose hash another live one holds
 	queue []remembered
 	arena []byte // the identities of queue[head:], end to end
 	head  int    // queue[:head] is forgotten

@@ -102,6 +102,11 @@ func (s *scheduler) gates(flow string) []string {
 // run runs every flow of the update and returns the first flow failure.
 func (s *scheduler) run(ctx context.Context) error {
 	u := s.u
+	defer func() {
+		for _, t := range s.changes {
+			_ = t.close() // a spill is scratch: failing to remove it loses nothing
+		}
+	}()
 	flows := u.g.Order
 	var initial []*domain.Event
 	var pending []string

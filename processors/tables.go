@@ -214,6 +214,11 @@ func readBatches(ctx context.Context, store *eventstore.Store, table string, fro
 // table is read whole, from its first batch.
 func scanBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64, fn func(*domain.Batch) error) error {
 	var state *cdc.State
+	defer func() {
+		if state != nil {
+			_ = state.Close()
+		}
+	}()
 	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
@@ -237,7 +242,7 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 			if from > 1 {
 				return domain.Errorf(domain.CodeCDCTargetNotStream, "table %q is written by an AUTO CDC flow; its rows are updated and deleted, so it cannot be read from event %d on", table, from).WithNames(table)
 			}
-			_, err = foldBatch(&state, ev, b, false)
+			_, err = foldBatch(&state, ev, b, false, 0)
 			return err
 		})
 	if err != nil || state == nil {

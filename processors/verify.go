@@ -21,6 +21,11 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 		gen  int64
 	}
 	tables := map[key]*cdc.State{}
+	defer func() {
+		for _, s := range tables {
+			_ = s.Close()
+		}
+	}()
 	streams := map[key]*streamState{}
 	checked := 0
 	mismatch := func(what string, ev *domain.Event, want, got string) error {
@@ -56,10 +61,13 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 		}
 		k := key{bc.Target, bc.TableGeneration}
 		state := tables[k]
-		if _, err := foldBatch(&state, ev, delta, false); err != nil {
+		_, err = foldBatch(&state, ev, delta, false, 0)
+		if state != nil {
+			tables[k] = state
+		}
+		if err != nil {
 			return err
 		}
-		tables[k] = state
 		if want := bc.Changes.StateFingerprint; want != "" {
 			checked++
 			if got := state.Fingerprint(); got != want {
