@@ -26,8 +26,10 @@ func fnvAdd(h uint64, b []byte) uint64 {
 	return h
 }
 
+// fnvString hashes s preceded by its length as a uvarint.
 func fnvString(h uint64, s string) uint64 {
-	h = fnvAdd(h, binary.AppendUvarint(nil, uint64(len(s))))
+	var n [binary.MaxVarintLen64]byte
+	h = fnvAdd(h, n[:binary.PutUvarint(n[:], uint64(len(s)))])
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= fnvPrime
