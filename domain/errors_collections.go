@@ -3,16 +3,18 @@ package domain
 // The codes of the collection, lambda, generator and JSON functions, kept
 // apart from errors.go so that each family of functions adds its own.
 const (
-	CodeInvalidArrayIndex          Code = "INVALID_ARRAY_INDEX"
-	CodeInvalidArrayIndexElementAt Code = "INVALID_ARRAY_INDEX_IN_ELEMENT_AT"
-	CodeNullMapKey                 Code = "NULL_MAP_KEY"
-	CodeDuplicatedMapKey           Code = "DUPLICATED_MAP_KEY"
-	CodeInvalidParameterValue      Code = "INVALID_PARAMETER_VALUE"
-	CodeCollectionSizeLimit        Code = "COLLECTION_SIZE_LIMIT_EXCEEDED"
-	CodeUnsupportedGenerator       Code = "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS"
-	CodeInvalidSchema              Code = "INVALID_SCHEMA"
-	CodeComparatorReturnsNull      Code = "COMPARATOR_RETURNS_NULL"
-	CodeAmbiguousField             Code = "AMBIGUOUS_REFERENCE_TO_FIELDS"
+	CodeInvalidArrayIndex            Code = "INVALID_ARRAY_INDEX"
+	CodeInvalidArrayIndexElementAt   Code = "INVALID_ARRAY_INDEX_IN_ELEMENT_AT"
+	CodeNullMapKey                   Code = "NULL_MAP_KEY"
+	CodeDuplicatedMapKey             Code = "DUPLICATED_MAP_KEY"
+	CodeInvalidParameterValue        Code = "INVALID_PARAMETER_VALUE"
+	CodeCollectionSizeLimit          Code = "COLLECTION_SIZE_LIMIT_EXCEEDED"
+	CodeUnsupportedGenerator         Code = "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS"
+	CodeInvalidSchema                Code = "INVALID_SCHEMA"
+	CodeComparatorReturnsNull        Code = "COMPARATOR_RETURNS_NULL"
+	CodeAmbiguousField               Code = "AMBIGUOUS_REFERENCE_TO_FIELDS"
+	CodeInvalidParameterValueCharset Code = "INVALID_PARAMETER_VALUE.CHARSET"
+	CodeMalformedCharacterCoding     Code = "MALFORMED_CHARACTER_CODING"
 )
 
 func init() {
@@ -33,6 +35,10 @@ func init() {
 			"make the comparator return an integer for every pair, NULL elements included (coalesce)"},
 		CodeAmbiguousField: {"a JSON key matches several keys that differ only in case",
 			"write the key in brackets and quotes (col:['Key']) to match its case exactly"},
+		CodeInvalidParameterValueCharset: {"decode or encode names a character set they do not know",
+			"name one of US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32"},
+		CodeMalformedCharacterCoding: {"the bytes are not text in the character set named, or the text cannot be written in it",
+			"name the character set the data is in, or use try_ and filter the rows out"},
 		CodeInvalidSchema: {"a schema text could not be read", "write the schema in DDL, as 'a INT, b STRING' or 'STRUCT<a: INT, b: STRING>'"},
 	} {
 		codeInfo[c] = t

@@ -520,6 +520,8 @@ func (c *compiler) binary(e *syntax.Binary) (node, error) {
 		return c.concat([]syntax.Expr{e.L, e.R}, e.Pos)
 	case "&", "|", "^":
 		return c.bitwise(e)
+	case "DIV":
+		return c.intDiv(e)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
 }
@@ -844,6 +846,8 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 	switch e.Type.Name {
 	case "ARRAY", "MAP", "STRUCT":
 		return c.castNested(e, x)
+	case "BINARY":
+		return castBinary(e, x)
 	}
 	to, ok := castTarget(e.Type)
 	if !ok {
@@ -861,6 +865,22 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
 	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: bits}, nil
+}
+
+// castBinary compiles a cast to BINARY: a string gives its UTF-8 bytes.
+func castBinary(e *syntax.Cast, x node) (node, error) {
+	switch x.typ().Kind {
+	case domain.KindBytes:
+		return x, nil
+	case domain.KindNull:
+		return retype(x, domain.TypeBytes), nil
+	case domain.KindString:
+		return &fnNode{args: []node{x}, t: domain.TypeBytes, body: func(out *domain.Column, a []*domain.Column) error {
+			copy(out.Strs, a[0].Strs)
+			return nil
+		}}, nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to binary", x.typ())
 }
 
 func castable(from, to domain.Kind) bool {

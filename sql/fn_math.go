@@ -374,8 +374,21 @@ var float1Funcs = map[string]func(float64) (float64, bool){
 	"degrees": always(func(x float64) float64 { return x * (180 / math.Pi) }),
 	"radians": always(func(x float64) float64 { return x * (math.Pi / 180) }),
 	"rint":    always(math.RoundToEven),
-	"sign":    always(signum),
-	"signum":  always(signum),
+	"cot":     always(func(x float64) float64 { return 1 / math.Tan(x) }),
+	"sec":     always(func(x float64) float64 { return 1 / math.Cos(x) }),
+	"csc":     always(func(x float64) float64 { return 1 / math.Sin(x) }),
+	// the inverse hyperbolic functions by Spark's formulas, so that the
+	// last digits agree
+	"acosh": always(func(x float64) float64 { return math.Log(x + math.Sqrt(x*x-1)) }),
+	"asinh": always(func(x float64) float64 {
+		if math.IsInf(x, -1) {
+			return x
+		}
+		return math.Log(x + math.Sqrt(x*x+1))
+	}),
+	"atanh":  always(func(x float64) float64 { return 0.5 * (math.Log1p(x) - math.Log1p(-x)) }),
+	"sign":   always(signum),
+	"signum": always(signum),
 }
 
 func signum(x float64) float64 {

@@ -1,0 +1,606 @@
+package sql
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
+)
+
+// Functions of Spark 4's built-in list that pipelines meet: the cast
+// aliases, elt, positive and negative, isnan and nanvl, div, width_bucket,
+// conv and bin, the array helpers get, array_size and array_compact, and
+// decode and encode.
+
+func init() {
+	fs := map[string]builtin{
+		"elt":           {minArgs: 2, maxArgs: -1, compile: compileElt},
+		"positive":      {minArgs: 1, maxArgs: 1, compile: compileSign},
+		"negative":      {minArgs: 1, maxArgs: 1, compile: compileSign},
+		"isnan":         {minArgs: 1, maxArgs: 1, compile: compileIsNaN},
+		"nanvl":         {minArgs: 2, maxArgs: 2, compile: compileNaNvl},
+		"div":           {minArgs: 2, maxArgs: 2, compile: compileDivFunc},
+		"width_bucket":  {minArgs: 4, maxArgs: 4, compile: compileWidthBucket},
+		"conv":          {minArgs: 3, maxArgs: 3, compile: compileConv},
+		"bin":           {minArgs: 1, maxArgs: 1, compile: compileBin},
+		"get":           {minArgs: 2, maxArgs: 2, compile: compileGet},
+		"array_size":    {minArgs: 1, maxArgs: 1, compile: compileArraySize},
+		"array_compact": {minArgs: 1, maxArgs: 1, compile: compileArrayCompact},
+		"decode":        {minArgs: 2, maxArgs: -1, compile: compileDecode},
+		"encode":        {minArgs: 2, maxArgs: 2, compile: compileEncode},
+	}
+	for _, name := range castAliases {
+		fs[strings.ToLower(name)] = builtin{minArgs: 1, maxArgs: 1, compile: compileCastAlias}
+	}
+	register(fs)
+}
+
+// castAliases are the types whose name, called as a function, casts its
+// argument: int(x) is CAST(x AS INT).
+var castAliases = []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "STRING", "BINARY", "DATE", "TIMESTAMP"}
+
+func compileCastAlias(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	return c.cast(&syntax.Cast{Pos: e.Pos, X: e.Args[0], Type: &syntax.Type{Pos: e.Pos, Name: strings.ToUpper(name)}})
+}
+
+// compileSign: positive(x) is +x, negative(x) is -x (which overflows as
+// -x does).
+func compileSign(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	op := "+"
+	if name == "negative" {
+		op = "-"
+	}
+	return c.unary(&syntax.Unary{Pos: e.Pos, Op: op, X: e.Args[0]})
+}
+
+// compileElt: elt(n, a1, a2, ...) is a_n; NULL when n is NULL; an n out of
+// 1..count is INVALID_ARRAY_INDEX, as with ANSI on.
+func compileElt(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	n, err := c.intArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	args, err := c.args(&syntax.FuncCall{Args: e.Args[1:]})
+	if err != nil {
+		return nil, err
+	}
+	t := domain.TypeString
+	if binaryArgs(args) {
+		t = domain.TypeBytes
+	}
+	for i, a := range args {
+		switch k := a.typ().Kind; {
+		case k == t.Kind || k == domain.KindNull:
+			args[i] = retype(a, t)
+		case scalarCastable(k):
+			args[i] = c.implicit(a, t, e.Args[i+1].Position())
+		default:
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i+1].Position(), "elt takes strings or binary values, found %s", a.typ())
+		}
+	}
+	p := e.Pos
+	return &valuesNode{args: append([]node{n}, args...), t: t, nullSafe: true, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		if a[0].IsNull() {
+			return domain.Null(), nil
+		}
+		i := a[0].AsInt()
+		if i < 1 || i > int64(len(a)-1) {
+			return domain.Value{}, exprErr(domain.CodeInvalidArrayIndex, p, "elt: the index %d is out of bounds: there are %d inputs", i, len(a)-1)
+		}
+		return a[i], nil
+	}}, nil
+}
+
+// binaryArgs reports whether every argument is binary (or NULL), and one is.
+func binaryArgs(args []node) bool {
+	some := false
+	for _, a := range args {
+		switch a.typ().Kind {
+		case domain.KindBytes:
+			some = true
+		case domain.KindNull:
+		default:
+			return false
+		}
+	}
+	return some
+}
+
+// compileIsNaN: isnan(x) is true for NaN, false otherwise, NULL included.
+func compileIsNaN(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.doubleArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return isNaN(x), nil
+}
+
+func isNaN(x node) node {
+	return &valuesNode{args: []node{x}, t: domain.TypeBool, nullSafe: true, row: func(a []domain.Value) (domain.Value, error) {
+		return domain.Bool(!a[0].IsNull() && math.IsNaN(a[0].AsFloat())), nil
+	}}
+}
+
+// compileNaNvl: nanvl(a, b) is a unless a is NaN, then b, which is
+// evaluated only on those rows.
+func compileNaNvl(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	a, err := c.doubleArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.doubleArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	return &caseNode{conds: []node{isNaN(a)}, results: []node{b, a}, t: domain.TypeFloat64}, nil
+}
+
+func compileDivFunc(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	return c.intDiv(&syntax.Binary{Pos: e.Pos, Op: "DIV", L: e.Args[0], R: e.Args[1]})
+}
+
+// intDiv compiles a DIV b: the quotient truncated toward zero, as a bigint;
+// a zero divisor is DIVIDE_BY_ZERO and a quotient beyond bigint
+// ARITHMETIC_OVERFLOW, as with ANSI on.
+func (c *compiler) intDiv(e *syntax.Binary) (node, error) {
+	var args [2]node
+	for i, x := range []syntax.Expr{e.L, e.R} {
+		n, err := c.compile(x)
+		if err != nil {
+			return nil, err
+		}
+		switch k := n.typ().Kind; {
+		case k == domain.KindNull, k == domain.KindString:
+			n = implicit(n, domain.TypeFloat64, x.Position())
+		case !isNumeric(k):
+			return nil, exprErr(domain.CodeDatatypeMismatch, x.Position(), "div needs numbers, found %s", n.typ())
+		}
+		args[i] = n
+	}
+	p := e.Pos
+	if args[0].typ().Kind == domain.KindInt64 && args[1].typ().Kind == domain.KindInt64 {
+		return &fnNode{args: args[:], t: domain.TypeInt64, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+			for i, x := range a[0].Ints {
+				if isNullAt(out.Nulls, i) {
+					continue
+				}
+				switch y := a[1].Ints[i]; {
+				case y == 0:
+					return exprErr(domain.CodeDivideByZero, p, "%d div 0: division by zero", x)
+				case y == -1 && x == math.MinInt64:
+					return exprErr(domain.CodeArithmeticOverflow, p, "%d div -1 overflows bigint", x)
+				default:
+					out.Ints[i] = x / y
+				}
+			}
+			return nil
+		}}, nil
+	}
+	for i := range args {
+		args[i] = implicit(args[i], domain.TypeFloat64, p)
+	}
+	return &fnNode{args: args[:], t: domain.TypeInt64, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, x := range a[0].Floats {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			y := a[1].Floats[i]
+			if y == 0 {
+				return exprErr(domain.CodeDivideByZero, p, "%s div 0: division by zero", fmtFloat(x))
+			}
+			q := math.Trunc(x / y)
+			if math.IsNaN(q) || q < math.MinInt64 || q >= math.MaxInt64 {
+				return exprErr(domain.CodeArithmeticOverflow, p, "%s div %s does not fit a bigint", fmtFloat(x), fmtFloat(y))
+			}
+			out.Ints[i] = int64(q)
+		}
+		return nil
+	}}, nil
+}
+
+// compileWidthBucket: width_bucket(v, min, max, n) is the bucket of v among
+// n equal buckets from min to max (max may be below min): 0 below the
+// first, n+1 past the last; NULL when n is not positive, min equals max, or
+// a bound or v is NaN or a bound infinite, as in Spark.
+func compileWidthBucket(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	var args []node
+	for i := 0; i < 3; i++ {
+		x, err := c.doubleArg(e, i, name)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, x)
+	}
+	n, err := c.intArg(e, 3, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: append(args, n), t: domain.TypeInt64, row: func(a []domain.Value) (domain.Value, error) {
+		v, lo, hi, n := a[0].AsFloat(), a[1].AsFloat(), a[2].AsFloat(), a[3].AsInt()
+		b, ok := widthBucket(v, lo, hi, n)
+		if !ok {
+			return domain.Null(), nil
+		}
+		return domain.Int(b), nil
+	}}, nil
+}
+
+func widthBucket(v, min, max float64, n int64) (int64, bool) {
+	if n <= 0 || n == math.MaxInt64 || min == max || math.IsNaN(min) || math.IsNaN(max) || math.IsNaN(v) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+		return 0, false
+	}
+	lower, upper := math.Min(min, max), math.Max(min, max)
+	if min < max {
+		switch {
+		case v < lower:
+			return 0, true
+		case v >= upper:
+			return n + 1, true
+		}
+		return int64(float64(n)*(v-lower)/(max-min)) + 1, true
+	}
+	switch {
+	case v > upper:
+		return 0, true
+	case v <= lower:
+		return n + 1, true
+	}
+	return int64(float64(n)*(upper-v)/(min-max)) + 1, true
+}
+
+// compileConv: conv(num, from, to) writes the number num, read in base
+// from, in base to (2 to 36; a negative to writes it signed); digits stop
+// at the first character that is not one. NULL for a base out of range or
+// an empty num; a number past 64 bits is ARITHMETIC_OVERFLOW, as with ANSI
+// on. It follows Spark's NumberConverter, two's complement included.
+func compileConv(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if x.typ().Kind != domain.KindString {
+		if !scalarCastable(x.typ().Kind) && x.typ().Kind != domain.KindNull {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "conv needs a string or a number, found %s", x.typ())
+		}
+		x = c.implicit(x, domain.TypeString, e.Args[0].Position())
+	}
+	from, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	to, err := c.intArg(e, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{x, from, to}, t: domain.TypeString, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		s, ok, overflow := convert(a[0].AsString(), a[1].AsInt(), a[2].AsInt())
+		if overflow {
+			return domain.Value{}, exprErr(domain.CodeArithmeticOverflow, p, "conv(%q, %d, %d) overflows 64 bits", a[0].AsString(), a[1].AsInt(), a[2].AsInt())
+		}
+		if !ok {
+			return domain.Null(), nil
+		}
+		return domain.String(s), nil
+	}}, nil
+}
+
+func convert(n string, from, to int64) (string, bool, bool) {
+	abs := to
+	if abs < 0 {
+		abs = -abs
+	}
+	if from < 2 || from > 36 || abs < 2 || abs > 36 || n == "" {
+		return "", false, false
+	}
+	negative := n[0] == '-'
+	if negative {
+		n = n[1:]
+	}
+	radix := uint64(from)
+	var v uint64
+	bound := (math.MaxUint64 - radix) / radix // -1 - radix, unsigned
+	for i := 0; i < len(n); i++ {
+		d := digitValue(n[i])
+		if d < 0 || uint64(d) >= radix {
+			break
+		}
+		if int64(v) >= int64(bound) && (math.MaxUint64-uint64(d))/radix < v {
+			return "", false, true
+		}
+		v = v*radix + uint64(d)
+	}
+	if negative && to > 0 {
+		if int64(v) < 0 {
+			v = math.MaxUint64
+		} else {
+			v = -v
+		}
+	}
+	if to < 0 && int64(v) < 0 {
+		v = -v
+		negative = true
+	}
+	out := strings.ToUpper(strconv.FormatUint(v, int(abs)))
+	if negative && to < 0 {
+		out = "-" + out
+	}
+	return out, true, false
+}
+
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// compileBin: bin(n) is n in base 2, a negative n in two's complement.
+func compileBin(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.intArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{x}, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			out.Strs[i] = strconv.FormatUint(uint64(v), 2)
+		}
+		return nil
+	}}, nil
+}
+
+// arrayArg compiles argument i as an array (a NULL is an array of NULLs).
+func (c *compiler) arrayArg(e *syntax.FuncCall, i int, name string) (node, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	switch x.typ().Kind {
+	case domain.KindList:
+		return x, nil
+	case domain.KindNull:
+		return retype(x, domain.ListOf(domain.Type{})), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs an array, found %s", name, x.typ())
+}
+
+// compileGet: get(array, i) is the element at i counted from 0, NULL when
+// i is out of bounds.
+func compileGet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	i, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: []node{arr, i}, t: elemOf(arr.typ()), row: func(a []domain.Value) (domain.Value, error) {
+		items, i := a[0].AsList(), a[1].AsInt()
+		if i < 0 || i >= int64(len(items)) {
+			return domain.Null(), nil
+		}
+		return items[i], nil
+	}}, nil
+}
+
+// compileArraySize: array_size(a) is the number of elements of an array.
+func compileArraySize(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: []node{arr}, t: domain.TypeInt64, row: func(a []domain.Value) (domain.Value, error) {
+		return domain.Int(int64(len(a[0].AsList()))), nil
+	}}, nil
+}
+
+// compileArrayCompact: array_compact(a) is a without its NULL elements.
+func compileArrayCompact(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: []node{arr}, t: arr.typ(), row: func(a []domain.Value) (domain.Value, error) {
+		var out []domain.Value
+		for _, x := range a[0].AsList() {
+			if !x.IsNull() {
+				out = append(out, x)
+			}
+		}
+		return domain.List(out...), nil
+	}}, nil
+}
+
+// compileDecode: decode(bin, charset) decodes bytes to text;
+// decode(x, search1, result1, ..., [default]) is the result of the first
+// search equal to x, NULL equal to NULL (a CASE of <=>), else default.
+func compileDecode(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	if len(e.Args) == 2 {
+		return c.charsetFunc(e, name)
+	}
+	cs := &syntax.Case{Pos: e.Pos}
+	rest := e.Args[1:]
+	for ; len(rest) >= 2; rest = rest[2:] {
+		cs.Whens = append(cs.Whens, &syntax.When{Pos: rest[0].Position(),
+			Cond: &syntax.Binary{Pos: rest[0].Position(), Op: "<=>", L: e.Args[0], R: rest[0]}, Result: rest[1]})
+	}
+	if len(rest) == 1 {
+		cs.Else = rest[0]
+	}
+	return c.caseExpr(cs)
+}
+
+func compileEncode(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	return c.charsetFunc(e, name)
+}
+
+// charsets are the character sets decode and encode take, as Java names
+// them (case does not matter).
+var charsets = []string{"US-ASCII", "ISO-8859-1", "UTF-8", "UTF-16BE", "UTF-16LE", "UTF-16", "UTF-32"}
+
+// charsetFunc compiles decode(bin, charset) and encode(str, charset). Bytes
+// that are not text in the charset, or text it cannot hold, are
+// MALFORMED_CHARACTER_CODING, as Spark 4 raises it.
+func (c *compiler) charsetFunc(e *syntax.FuncCall, name string) (node, error) {
+	var x node
+	var err error
+	if name == "decode" {
+		x, err = c.bytesArg(e, 0, name)
+	} else {
+		x, err = c.compile(e.Args[0])
+		if err == nil && x.typ().Kind != domain.KindString {
+			if !scalarCastable(x.typ().Kind) && x.typ().Kind != domain.KindNull {
+				return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "encode needs a string, found %s", x.typ())
+			}
+			x = c.implicit(x, domain.TypeString, e.Args[0].Position())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs, err := c.compile(e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if k := cs.typ().Kind; k != domain.KindString && k != domain.KindNull {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "%s needs the charset as a string, found %s", name, cs.typ())
+	}
+	cs = retype(cs, domain.TypeString)
+	t := domain.TypeString
+	if name == "encode" {
+		t = domain.TypeBytes
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{x, cs}, t: t, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		charset := strings.ToUpper(strings.TrimSpace(a[1].AsString()))
+		known := false
+		for _, k := range charsets {
+			known = known || k == charset
+		}
+		if !known {
+			return domain.Value{}, exprErr(domain.CodeInvalidParameterValueCharset, p, "%s: unknown charset %q; the charsets are %s", name, a[1].AsString(), strings.Join(charsets, ", "))
+		}
+		if name == "encode" {
+			b, ok := encodeText(a[0].AsString(), charset)
+			if !ok {
+				return domain.Value{}, exprErr(domain.CodeMalformedCharacterCoding, p, "encode: the text cannot be written in %s", charset)
+			}
+			return domain.Bytes(b), nil
+		}
+		s, ok := decodeText([]byte(a[0].AsString()), charset)
+		if !ok {
+			return domain.Value{}, exprErr(domain.CodeMalformedCharacterCoding, p, "decode: the bytes are not %s text", charset)
+		}
+		return domain.String(s), nil
+	}}, nil
+}
+
+func decodeText(b []byte, charset string) (string, bool) {
+	switch charset {
+	case "US-ASCII":
+		for _, x := range b {
+			if x >= 0x80 {
+				return "", false
+			}
+		}
+		return string(b), true
+	case "ISO-8859-1":
+		r := make([]rune, len(b))
+		for i, x := range b {
+			r[i] = rune(x)
+		}
+		return string(r), true
+	case "UTF-8":
+		return string(b), utf8.Valid(b)
+	case "UTF-32":
+		if len(b)%4 != 0 {
+			return "", false
+		}
+		r := make([]rune, len(b)/4)
+		for i := range r {
+			r[i] = rune(binary.BigEndian.Uint32(b[4*i:]))
+			if !utf8.ValidRune(r[i]) {
+				return "", false
+			}
+		}
+		return string(r), true
+	}
+	// UTF-16: big-endian unless a byte order mark says otherwise
+	order := binary.ByteOrder(binary.BigEndian)
+	switch {
+	case charset == "UTF-16LE":
+		order = binary.LittleEndian
+	case charset == "UTF-16" && len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+		order, b = binary.LittleEndian, b[2:]
+	case charset == "UTF-16" && len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+		b = b[2:]
+	}
+	if len(b)%2 != 0 {
+		return "", false
+	}
+	units := make([]uint16, len(b)/2)
+	for i := range units {
+		units[i] = order.Uint16(b[2*i:])
+	}
+	for i := 0; i < len(units); i++ { // a lone surrogate is malformed
+		switch u := units[i]; {
+		case u >= 0xD800 && u < 0xDC00:
+			if i+1 == len(units) || units[i+1] < 0xDC00 || units[i+1] >= 0xE000 {
+				return "", false
+			}
+			i++
+		case u >= 0xDC00 && u < 0xE000:
+			return "", false
+		}
+	}
+	return string(utf16.Decode(units)), true
+}
+
+func encodeText(s string, charset string) ([]byte, bool) {
+	switch charset {
+	case "UTF-8":
+		return []byte(s), utf8.ValidString(s)
+	case "US-ASCII", "ISO-8859-1":
+		limit := rune(0x80)
+		if charset == "ISO-8859-1" {
+			limit = 0x100
+		}
+		out := make([]byte, 0, len(s))
+		for _, r := range s {
+			if r >= limit {
+				return nil, false
+			}
+			out = append(out, byte(r))
+		}
+		return out, true
+	case "UTF-32":
+		var out []byte
+		for _, r := range s {
+			out = binary.BigEndian.AppendUint32(out, uint32(r))
+		}
+		return out, true
+	}
+	var out []byte
+	order := binary.AppendByteOrder(binary.BigEndian)
+	switch charset {
+	case "UTF-16LE":
+		order = binary.LittleEndian
+	case "UTF-16": // Java writes a byte order mark, then big-endian
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = order.AppendUint16(out, u)
+	}
+	return out, true
+}
