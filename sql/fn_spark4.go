@@ -2,6 +2,7 @@ package sql
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -603,4 +604,285 @@ func encodeText(s string, charset string) ([]byte, bool) {
 		out = order.AppendUint16(out, u)
 	}
 	return out, true
+}
+
+func init() {
+	register(map[string]builtin{
+		"isnull":             {minArgs: 1, maxArgs: 1, compile: compileIsNull},
+		"isnotnull":          {minArgs: 1, maxArgs: 1, compile: compileIsNull},
+		"equal_null":         {minArgs: 2, maxArgs: 2, compile: compileEqualNull},
+		"typeof":             {minArgs: 1, maxArgs: 1, compile: compileTypeof},
+		"hypot":              {minArgs: 2, maxArgs: 2, compile: compileHypot},
+		"factorial":          {minArgs: 1, maxArgs: 1, compile: compileFactorial},
+		"bit_count":          {minArgs: 1, maxArgs: 1, compile: compileBitCount},
+		"bit_get":            {minArgs: 2, maxArgs: 2, compile: compileBitGet},
+		"getbit":             {minArgs: 2, maxArgs: 2, compile: compileBitGet},
+		"shiftleft":          {minArgs: 2, maxArgs: 2, compile: compileShift},
+		"shiftright":         {minArgs: 2, maxArgs: 2, compile: compileShift},
+		"shiftrightunsigned": {minArgs: 2, maxArgs: 2, compile: compileShift},
+		"find_in_set":        {minArgs: 2, maxArgs: 2, compile: compileFindInSet},
+		"luhn_check":         {minArgs: 1, maxArgs: 1, compile: compileLuhnCheck},
+		"assert_true":        {minArgs: 1, maxArgs: 2, compile: compileAssertTrue},
+		"raise_error":        {minArgs: 1, maxArgs: 1, compile: compileRaiseError},
+	})
+}
+
+// compileIsNull: isnull(x) is x IS NULL, isnotnull(x) x IS NOT NULL.
+func compileIsNull(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	return c.is(&syntax.Is{Pos: e.Pos, X: e.Args[0], Not: name == "isnotnull", What: "NULL"})
+}
+
+// compileEqualNull: equal_null(a, b) is a <=> b.
+func compileEqualNull(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	return c.binary(&syntax.Binary{Pos: e.Pos, Op: "<=>", L: e.Args[0], R: e.Args[1]})
+}
+
+// compileTypeof: typeof(x) is the name of x's type, as Spark writes it.
+func compileTypeof(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &litNode{t: domain.TypeString, v: domain.String(x.typ().String())}, nil
+}
+
+func compileHypot(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	a, err := c.doubleArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.doubleArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	return float2(a, b, func(x, y float64) (float64, bool) { return math.Hypot(x, y), true }), nil
+}
+
+// compileFactorial: factorial(n) for n from 0 to 20, NULL otherwise.
+func compileFactorial(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	n, err := c.intArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: []node{n}, t: domain.TypeInt64, row: func(a []domain.Value) (domain.Value, error) {
+		n := a[0].AsInt()
+		if n < 0 || n > 20 {
+			return domain.Null(), nil
+		}
+		f := int64(1)
+		for k := int64(2); k <= n; k++ {
+			f *= k
+		}
+		return domain.Int(f), nil
+	}}, nil
+}
+
+// bitsArg compiles argument i of a bit function: an integer, or a boolean
+// as 0 or 1.
+func (c *compiler) bitsArg(e *syntax.FuncCall, i int, name string) (node, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	if x.typ().Kind == domain.KindBool {
+		return implicit(x, domain.TypeInt64, e.Args[i].Position()), nil
+	}
+	return c.intArg(e, i, name)
+}
+
+func compileBitCount(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.bitsArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{x}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			out.Ints[i] = int64(bitsOnes(uint64(v)))
+		}
+		return nil
+	}}, nil
+}
+
+func bitsOnes(v uint64) int {
+	n := 0
+	for ; v != 0; v &= v - 1 {
+		n++
+	}
+	return n
+}
+
+// compileBitGet: bit_get(x, pos) is bit pos of x (0 the lowest); a pos
+// outside 0..63 is INVALID_PARAMETER_VALUE.
+func compileBitGet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.intArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &fnNode{args: []node{x, pos}, t: domain.TypeInt64, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			k := a[1].Ints[i]
+			if k < 0 || k > 63 {
+				return exprErr(domain.CodeInvalidParameterValue, p, "%s: the bit position %d is not from 0 to 63", name, k)
+			}
+			out.Ints[i] = (v >> k) & 1
+		}
+		return nil
+	}}, nil
+}
+
+// compileShift: shiftleft(a, n) is a << n, shiftright arithmetic and
+// shiftrightunsigned logical shifts; n is taken modulo 64, as Java does.
+func compileShift(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.intArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{x, n}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, v := range a[0].Ints {
+			k := uint(a[1].Ints[i]) & 63
+			switch name {
+			case "shiftleft":
+				out.Ints[i] = v << k
+			case "shiftright":
+				out.Ints[i] = v >> k
+			default:
+				out.Ints[i] = int64(uint64(v) >> k)
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// compileFindInSet: find_in_set(s, list) is the 1-based place of s among
+// the comma-separated strings of list; 0 when absent or when s holds a
+// comma.
+func compileFindInSet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: args, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if isNullAt(out.Nulls, i) || strings.Contains(s, ",") {
+				continue
+			}
+			for k, part := range strings.Split(a[1].Strs[i], ",") {
+				if part == s {
+					out.Ints[i] = int64(k + 1)
+					break
+				}
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// stringArgs compiles every argument as a string (other scalars are cast).
+func (c *compiler) stringArgs(e *syntax.FuncCall, name string) ([]node, error) {
+	out := make([]node, len(e.Args))
+	for i, a := range e.Args {
+		x, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		switch k := x.typ().Kind; {
+		case k == domain.KindString:
+		case k == domain.KindNull || scalarCastable(k):
+			x = c.implicit(x, domain.TypeString, a.Position())
+		default:
+			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s needs strings, found %s", name, x.typ())
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// compileLuhnCheck: luhn_check(s) is whether s is digits that pass the
+// Luhn checksum (card numbers).
+func compileLuhnCheck(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: args, t: domain.TypeBool, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if luhn(s) {
+				out.Ints[i] = 1
+			}
+		}
+		return nil
+	}}, nil
+}
+
+func luhn(s string) bool {
+	if s == "" {
+		return false
+	}
+	sum := 0
+	for k := 0; k < len(s); k++ {
+		d := s[len(s)-1-k]
+		if d < '0' || d > '9' {
+			return false
+		}
+		v := int(d - '0')
+		if k%2 == 1 {
+			if v *= 2; v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+	}
+	return sum%10 == 0
+}
+
+// compileAssertTrue: assert_true(cond[, message]) is NULL when cond is
+// true, and otherwise fails the query with USER_RAISED_EXCEPTION.
+func compileAssertTrue(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	cond, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if cond, err = c.expectBool(cond, e.Args[0].Position(), name); err != nil {
+		return nil, err
+	}
+	msg := node(&litNode{t: domain.TypeString, v: domain.String(fmt.Sprintf("'%s' is not true!", fmt.Sprint(e.Args[0])))})
+	if len(e.Args) == 2 {
+		args, err := c.stringArgs(&syntax.FuncCall{Args: e.Args[1:]}, name)
+		if err != nil {
+			return nil, err
+		}
+		msg = args[0]
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{cond, msg}, t: domain.Type{Kind: domain.KindNull}, nullSafe: true, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		if !a[0].IsNull() && a[0].AsBool() {
+			return domain.Null(), nil
+		}
+		return domain.Value{}, exprErr(domain.CodeUserRaisedException, p, "%s", a[1].AsString())
+	}}, nil
+}
+
+// compileRaiseError: raise_error(message) fails the query with
+// USER_RAISED_EXCEPTION on any row it is evaluated for.
+func compileRaiseError(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &valuesNode{args: args, t: domain.Type{Kind: domain.KindNull}, nullSafe: true, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		return domain.Value{}, exprErr(domain.CodeUserRaisedException, p, "%s", a[0].AsString())
+	}}, nil
 }

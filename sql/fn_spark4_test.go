@@ -69,3 +69,27 @@ var spark4FnCases = []struct{ src, want string }{
 }
 
 func TestSpark4Functions(t *testing.T) { checkEvalCases(t, spark4FnCases) }
+
+var spark4MoreFnCases = []struct{ src, want string }{
+	{"isnull(n)", "boolean:true"}, {"isnull(i)", "boolean:false"}, {"isnotnull(n)", "boolean:false"}, {"isnotnull(s)", "boolean:true"},
+	{"equal_null(3, 3)", "boolean:true"}, {"equal_null(1, '11')", "boolean:false"}, {"equal_null(true, NULL)", "boolean:false"},
+	{"equal_null(NULL, 'abc')", "boolean:false"}, {"equal_null(NULL, NULL)", "boolean:true"},
+	{"typeof(1)", "string:'bigint'"}, {"typeof(d)", "string:'double'"}, {"typeof(array(1))", "string:'array<bigint>'"},
+	{"hypot(3, 4)", "double:5.0"}, {"hypot(n, 4)", "double:NULL"},
+	{"factorial(5)", "bigint:120"}, {"factorial(0)", "bigint:1"}, {"factorial(20)", "bigint:2432902008176640000"},
+	{"factorial(21)", "bigint:NULL"}, {"factorial(-1)", "bigint:NULL"},
+	{"bit_count(0)", "bigint:0"}, {"bit_count(-1)", "bigint:64"}, {"bit_count(b)", "bigint:1"}, {"bit_count(n)", "bigint:NULL"},
+	{"bit_get(11, 0)", "bigint:1"}, {"bit_get(11, 2)", "bigint:0"}, {"getbit(11, 3)", "bigint:1"}, {"bit_get(11, 64)", "INVALID_PARAMETER_VALUE"},
+	{"bit_get(11, -1)", "INVALID_PARAMETER_VALUE"}, {"bit_get(n, 1)", "bigint:NULL"},
+	{"shiftleft(2, 1)", "bigint:4"}, {"shiftright(4, 1)", "bigint:2"}, {"shiftright(-4, 1)", "bigint:-2"},
+	{"shiftrightunsigned(4, 1)", "bigint:2"}, {"shiftrightunsigned(-1, 60)", "bigint:15"}, {"shiftleft(1, 64)", "bigint:1"},
+	{"find_in_set('ab', 'abc,b,ab,c,def')", "bigint:3"}, {"find_in_set('x', 'a,b')", "bigint:0"}, {"find_in_set('a,b', 'a,b')", "bigint:0"},
+	{"find_in_set(n, 'a')", "bigint:NULL"},
+	{"luhn_check('8112189876')", "boolean:true"}, {"luhn_check('79927398713')", "boolean:true"}, {"luhn_check('79927398714')", "boolean:false"},
+	{"luhn_check('8112189875')", "boolean:false"}, {"luhn_check('')", "boolean:false"}, {"luhn_check('12a')", "boolean:false"},
+	{"assert_true(0 < 1)", "null:NULL"}, {"assert_true(i < 1)", "USER_RAISED_EXCEPTION"}, {"assert_true(nb)", "USER_RAISED_EXCEPTION"},
+	{"assert_true(b, 'never')", "null:NULL"}, {"assert_true(i)", "DATATYPE_MISMATCH"},
+	{"raise_error('custom error message')", "USER_RAISED_EXCEPTION"}, {"if(b, 1, raise_error('no'))", "bigint:1"},
+}
+
+func TestSpark4MoreFunctions(t *testing.T) { checkEvalCases(t, spark4MoreFnCases) }
