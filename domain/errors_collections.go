@@ -15,6 +15,8 @@ const (
 	CodeAmbiguousField               Code = "AMBIGUOUS_REFERENCE_TO_FIELDS"
 	CodeInvalidParameterValueCharset Code = "INVALID_PARAMETER_VALUE.CHARSET"
 	CodeMalformedCharacterCoding     Code = "MALFORMED_CHARACTER_CODING"
+	CodeCannotDecodeURL              Code = "CANNOT_DECODE_URL"
+	CodeInvalidUTF8String            Code = "INVALID_UTF8_STRING"
 )
 
 func init() {
@@ -39,6 +41,10 @@ func init() {
 			"name one of US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32"},
 		CodeMalformedCharacterCoding: {"the bytes are not text in the character set named, or the text cannot be written in it",
 			"name the character set the data is in, or use try_ and filter the rows out"},
+		CodeCannotDecodeURL: {"url_decode met text that is not a URL encoding (a % not followed by two hex digits)",
+			"use try_url_decode to get NULL for such rows"},
+		CodeInvalidUTF8String: {"validate_utf8 met bytes that are not UTF-8",
+			"use make_valid_utf8 to replace them, or try_validate_utf8 to get NULL"},
 		CodeInvalidSchema: {"a schema text could not be read", "write the schema in DDL, as 'a INT, b STRING' or 'STRUCT<a: INT, b: STRING>'"},
 	} {
 		codeInfo[c] = t

@@ -30,6 +30,7 @@ func init() {
 		"log":          {minArgs: 1, maxArgs: 2, compile: compileLog},
 		"bround":       {minArgs: 1, maxArgs: 2, compile: compileBround},
 		"rand":         {minArgs: 0, maxArgs: 1, compile: compileRand},
+		"randn":        {minArgs: 0, maxArgs: 1, compile: compileRand},
 		"random":       {minArgs: 0, maxArgs: 1, compile: compileRand},
 		"e":            {minArgs: 0, maxArgs: 0, compile: compileConst},
 		"pi":           {minArgs: 0, maxArgs: 0, compile: compileConst},
@@ -542,10 +543,11 @@ func broundFloat(f float64, scale int64) float64 { return roundShortest(f, scale
 type randNode struct {
 	seed   uint64
 	seeded bool
+	normal bool // randn: standard normal, not uniform in [0, 1)
 }
 
 func compileRand(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	n := &randNode{}
+	n := &randNode{normal: name == "randn"}
 	if len(e.Args) == 1 {
 		x, err := c.compile(e.Args[0])
 		if err != nil {
@@ -571,7 +573,11 @@ func (n *randNode) eval(b *domain.Batch) (*domain.Column, error) {
 	}
 	out := newCol(domain.KindFloat64, b.Len())
 	for i := range out.Floats {
-		out.Floats[i] = src.Float64()
+		if n.normal {
+			out.Floats[i] = src.NormFloat64()
+		} else {
+			out.Floats[i] = src.Float64()
+		}
 	}
 	return out, nil
 }

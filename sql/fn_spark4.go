@@ -886,3 +886,325 @@ func compileRaiseError(c *compiler, e *syntax.FuncCall, name string) (node, erro
 		return domain.Value{}, exprErr(domain.CodeUserRaisedException, p, "%s", a[0].AsString())
 	}}, nil
 }
+
+func init() {
+	register(map[string]builtin{
+		"dayname":           {minArgs: 1, maxArgs: 1, compile: compileDayName},
+		"monthname":         {minArgs: 1, maxArgs: 1, compile: compileDayName},
+		"array_append":      {minArgs: 2, maxArgs: 2, compile: compileArrayAdd},
+		"array_prepend":     {minArgs: 2, maxArgs: 2, compile: compileArrayAdd},
+		"arrays_overlap":    {minArgs: 2, maxArgs: 2, compile: compileArraysOverlap},
+		"array_repeat":      {minArgs: 2, maxArgs: 2, compile: compileArrayRepeat},
+		"current_timezone":  {minArgs: 0, maxArgs: 0, compile: compileCurrentTimezone},
+		"url_encode":        {minArgs: 1, maxArgs: 1, compile: compileURL},
+		"url_decode":        {minArgs: 1, maxArgs: 1, compile: compileURL},
+		"try_url_decode":    {minArgs: 1, maxArgs: 1, compile: compileURL},
+		"is_valid_utf8":     {minArgs: 1, maxArgs: 1, compile: compileUTF8},
+		"make_valid_utf8":   {minArgs: 1, maxArgs: 1, compile: compileUTF8},
+		"validate_utf8":     {minArgs: 1, maxArgs: 1, compile: compileUTF8},
+		"try_validate_utf8": {minArgs: 1, maxArgs: 1, compile: compileUTF8},
+		"quote":             {minArgs: 1, maxArgs: 1, compile: compileQuote},
+	})
+}
+
+var dayNames = [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+var monthNames = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// compileDayName: dayname(d) is the day of the week of a date or timestamp
+// ("Mon"), monthname(d) its month ("Jan").
+func compileDayName(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	d, err := c.dateArg(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{d}, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, days := range a[0].Ints {
+			if name == "dayname" {
+				out.Strs[i] = dayNames[((days+4)%7+7)%7] // 1970-01-01 was a Thursday
+			} else {
+				_, m, _ := civil(days)
+				out.Strs[i] = monthNames[m-1]
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// elemArg compiles argument i as an element of the arrays arr holds: of
+// their element type, or NULL, or (for an array of NULLs) any type.
+func (c *compiler) elemArg(e *syntax.FuncCall, i int, arr node, name string) (node, domain.Type, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, domain.Type{}, err
+	}
+	elem := elemOf(arr.typ())
+	switch {
+	case x.typ().Kind == domain.KindNull:
+		return retype(x, elem), elem, nil
+	case elem.Kind == domain.KindNull || x.typ().Equal(elem):
+		return x, x.typ(), nil
+	case elem.Kind == domain.KindFloat64 && x.typ().Kind == domain.KindInt64:
+		return implicit(x, elem, e.Args[i].Position()), elem, nil
+	}
+	return nil, domain.Type{}, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s: the element is %s, the array holds %s", name, x.typ(), elem)
+}
+
+// compileArrayAdd: array_append(a, x) is a with x at its end,
+// array_prepend(a, x) with x at its start; NULL when a is NULL.
+func compileArrayAdd(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	x, elem, err := c.elemArg(e, 1, arr, name)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{args: []node{arr, x}, t: domain.ListOf(elem), nullSafe: true, row: func(a []domain.Value) (domain.Value, error) {
+		if a[0].IsNull() {
+			return domain.Null(), nil
+		}
+		items := a[0].AsList()
+		out := make([]domain.Value, 0, len(items)+1)
+		if name == "array_prepend" {
+			out = append(append(out, a[1]), items...)
+		} else {
+			out = append(append(out, items...), a[1])
+		}
+		return domain.List(out...), nil
+	}}, nil
+}
+
+// compileArraysOverlap: arrays_overlap(a, b) is true when the arrays share
+// a non-NULL element; otherwise NULL when both are non-empty and one holds
+// a NULL, else false.
+func compileArraysOverlap(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	a, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.arrayArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	ta, tb := elemOf(a.typ()), elemOf(b.typ())
+	if ta.Kind != domain.KindNull && tb.Kind != domain.KindNull && !ta.Equal(tb) {
+		if !isNumeric(ta.Kind) || !isNumeric(tb.Kind) {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "%s needs arrays of one element type, found %s and %s", name, a.typ(), b.typ())
+		}
+	}
+	return &valuesNode{args: []node{a, b}, t: domain.TypeBool, row: func(v []domain.Value) (domain.Value, error) {
+		x, y := v[0].AsList(), v[1].AsList()
+		nulls := false
+		for _, p := range x {
+			if p.IsNull() {
+				nulls = true
+				continue
+			}
+			for _, q := range y {
+				if q.IsNull() {
+					nulls = true
+				} else if domain.Compare(p, q) == 0 {
+					return domain.Bool(true), nil
+				}
+			}
+		}
+		for _, q := range y {
+			nulls = nulls || q.IsNull()
+		}
+		if nulls && len(x) > 0 && len(y) > 0 {
+			return domain.Null(), nil
+		}
+		return domain.Bool(false), nil
+	}}, nil
+}
+
+// compileArrayRepeat: array_repeat(x, n) is an array of n copies of x
+// (empty for n below 1), NULL when n is NULL.
+func compileArrayRepeat(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{x, n}, t: domain.ListOf(x.typ()), nullSafe: true, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		if a[1].IsNull() {
+			return domain.Null(), nil
+		}
+		k := a[1].AsInt()
+		if k > maxSequenceLength {
+			return domain.Value{}, exprErr(domain.CodeCollectionSizeLimit, p, "array_repeat: %d elements are more than an array holds (%d)", k, maxSequenceLength)
+		}
+		out := make([]domain.Value, max(k, 0))
+		for i := range out {
+			out[i] = a[0]
+		}
+		return domain.List(out...), nil
+	}}, nil
+}
+
+func compileCurrentTimezone(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+	zone := "UTC"
+	if c.sess.TimeZone != nil {
+		zone = c.sess.TimeZone.String()
+	}
+	return &litNode{t: domain.TypeString, v: domain.String(zone)}, nil
+}
+
+// compileURL: url_encode and url_decode as Java's URLEncoder and
+// URLDecoder do them in UTF-8 (a space is +; letters, digits and .-*_ stay
+// as they are). Text that is not a URL encoding is CANNOT_DECODE_URL for
+// url_decode, NULL for try_url_decode.
+func compileURL(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &fnNode{args: args, t: domain.TypeString, fails: name == "url_decode", body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			if name == "url_encode" {
+				out.Strs[i] = urlEncode(s)
+				continue
+			}
+			d, ok := urlDecode(s)
+			switch {
+			case ok:
+				out.Strs[i] = d
+			case name == "try_url_decode":
+				setNull(out, i)
+			default:
+				return exprErr(domain.CodeCannotDecodeURL, p, "url_decode: %q is not a URL encoding", s)
+			}
+		}
+		return nil
+	}}, nil
+}
+
+func urlEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9', ch == '.', ch == '-', ch == '*', ch == '_':
+			b.WriteByte(ch)
+		case ch == ' ':
+			b.WriteByte('+')
+		default:
+			b.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(ch)>>4, 16)+strconv.FormatUint(uint64(ch)&15, 16)))
+		}
+	}
+	return b.String()
+}
+
+func urlDecode(s string) (string, bool) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; ch {
+		case '+':
+			out = append(out, ' ')
+		case '%':
+			if i+2 >= len(s) {
+				return "", false
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			out = append(out, byte(v))
+			i += 2
+		default:
+			out = append(out, ch)
+		}
+	}
+	return toValidUTF8(string(out)), true
+}
+
+// toValidUTF8 replaces each byte that does not begin valid UTF-8 with
+// U+FFFD, as Java's decoders do.
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// compileUTF8: is_valid_utf8(s), make_valid_utf8(s) (each bad byte
+// replaced by U+FFFD), validate_utf8(s) (INVALID_UTF8_STRING when not
+// valid) and try_validate_utf8(s) (NULL when not valid).
+func compileUTF8(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	switch k := x.typ().Kind; {
+	case k == domain.KindString, k == domain.KindBytes:
+		x = retype(x, domain.TypeString)
+	case k == domain.KindNull || scalarCastable(k):
+		x = c.implicit(x, domain.TypeString, e.Args[0].Position())
+	default:
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a string, found %s", name, x.typ())
+	}
+	t := domain.TypeString
+	if name == "is_valid_utf8" {
+		t = domain.TypeBool
+	}
+	p := e.Pos
+	return &fnNode{args: []node{x}, t: t, fails: name == "validate_utf8", body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			if isNullAt(out.Nulls, i) {
+				continue
+			}
+			valid := utf8.ValidString(s)
+			switch name {
+			case "is_valid_utf8":
+				if valid {
+					out.Ints[i] = 1
+				}
+			case "make_valid_utf8":
+				out.Strs[i] = toValidUTF8(s)
+			default:
+				switch {
+				case valid:
+					out.Strs[i] = s
+				case name == "try_validate_utf8":
+					setNull(out, i)
+				default:
+					return exprErr(domain.CodeInvalidUTF8String, p, "validate_utf8: the string is not valid UTF-8")
+				}
+			}
+		}
+		return nil
+	}}, nil
+}
+
+// compileQuote: quote(s) is s in single quotes, its quotes and
+// backslashes escaped with a backslash.
+func compileQuote(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: args, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			out.Strs[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+		}
+		return nil
+	}}, nil
+}

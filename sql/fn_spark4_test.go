@@ -93,3 +93,31 @@ var spark4MoreFnCases = []struct{ src, want string }{
 }
 
 func TestSpark4MoreFunctions(t *testing.T) { checkEvalCases(t, spark4MoreFnCases) }
+
+var spark4ThirdFnCases = []struct{ src, want string }{
+	{"dayname(DATE'2008-02-20')", "string:'Wed'"}, {"dayname(ts)", "string:'Thu'"}, {"dayname(DATE'1969-12-28')", "string:'Sun'"},
+	{"monthname(DATE'2008-02-20')", "string:'Feb'"}, {"monthname(dt)", "string:'Feb'"}, {"dayname(n)", "DATATYPE_MISMATCH"},
+	{"dayname(CAST(NULL AS DATE))", "string:NULL"},
+	{"array_append(array('b', 'd', 'c', 'a'), 'd')", "array<string>:[b, d, c, a, d]"},
+	{"array_append(array(1, 2, 3, NULL), NULL)", "array<bigint>:[1, 2, 3, NULL, NULL]"},
+	{"array_append(CAST(NULL AS ARRAY<INT>), 2)", "array<bigint>:NULL"}, {"array_append(array(1.5), 2)", "array<double>:[1.5, 2]"},
+	{"array_prepend(array('b', 'd', 'c', 'a'), 'd')", "array<string>:[d, b, d, c, a]"},
+	{"array_append(array(1), 'x')", "DATATYPE_MISMATCH"},
+	{"arrays_overlap(array(1, 2, 3), array(3, 4, 5))", "boolean:true"}, {"arrays_overlap(array(1, 2), array(3, 4))", "boolean:false"},
+	{"arrays_overlap(array(1, NULL), array(3))", "boolean:NULL"}, {"arrays_overlap(array(1, NULL), array())", "boolean:false"},
+	{"arrays_overlap(array(1, NULL), array(1))", "boolean:true"}, {"arrays_overlap(array(1), array('a'))", "DATATYPE_MISMATCH"},
+	{"array_repeat('123', 2)", "array<string>:[123, 123]"}, {"array_repeat(1, -1)", "array<bigint>:[]"},
+	{"array_repeat(NULL, 2)", "array<null>:[NULL, NULL]"}, {"array_repeat(1, n)", "array<bigint>:NULL"},
+	{"array_repeat(1, 9999999999)", "COLLECTION_SIZE_LIMIT_EXCEEDED"},
+	{"current_timezone()", "string:'UTC'"},
+	{"url_encode('https://spark.apache.org')", "string:'https%3A%2F%2Fspark.apache.org'"}, {"url_encode('a b~*')", "string:'a+b%7E*'"},
+	{"url_encode(u)", "string:'%C3%84rger+%C3%BCber+%C4%B2'"}, {"url_decode('https%3A%2F%2Fspark.apache.org')", "string:'https://spark.apache.org'"},
+	{"url_decode('a+b%7e')", "string:'a b~'"}, {"url_decode('%2')", "CANNOT_DECODE_URL"}, {"try_url_decode('%zz')", "string:NULL"},
+	{"url_decode(url_encode(u))", "string:'Ärger über Ĳ'"}, {"url_decode(n)", "string:NULL"},
+	{"is_valid_utf8('Spark')", "boolean:true"}, {"is_valid_utf8(X'61C262')", "boolean:false"}, {"make_valid_utf8(X'61C262')", "string:'a\uFFFDb'"},
+	{"validate_utf8(X'61C262')", "INVALID_UTF8_STRING"}, {"try_validate_utf8(X'61C262')", "string:NULL"}, {"validate_utf8('Spark')", "string:'Spark'"},
+	{`quote('Don\'t')`, `string:''Don\'t''`}, {`quote('a\\b')`, `string:''a\\b''`}, {"quote(n)", "string:NULL"},
+	{"randn(0) = randn(0)", "boolean:true"}, {"typeof(randn())", "string:'double'"},
+}
+
+func TestSpark4ThirdFunctions(t *testing.T) { checkEvalCases(t, spark4ThirdFnCases) }
