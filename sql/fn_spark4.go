@@ -1208,3 +1208,153 @@ func compileQuote(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 		return nil
 	}}, nil
 }
+
+func init() {
+	register(map[string]builtin{
+		"mask":             {minArgs: 1, maxArgs: 5, compile: compileMask},
+		"overlay":          {minArgs: 3, maxArgs: 4, compile: compileOverlay},
+		"map_from_entries": {minArgs: 1, maxArgs: 1, compile: compileMapFromEntries},
+		"map_concat":       {minArgs: 0, maxArgs: -1, compile: compileMapConcat},
+	})
+}
+
+// compileMask: mask(s[, upper, lower, digit, other]) replaces upper-case
+// letters with upper ('X'), lower-case with lower ('x'), digits with digit
+// ('n') and, when other is given, every other character with it; a NULL
+// replacement leaves its class as it is.
+func compileMask(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	defaults := []string{"X", "x", "n", ""}
+	return &valuesNode{args: args, t: domain.TypeString, nullSafe: true, row: func(a []domain.Value) (domain.Value, error) {
+		if a[0].IsNull() {
+			return domain.Null(), nil
+		}
+		var with [4]rune // 0: keep the class
+		for k := range with {
+			r := defaults[k]
+			if 1+k < len(a) {
+				r = a[1+k].AsString()
+				if a[1+k].IsNull() {
+					r = ""
+				}
+			}
+			if r != "" {
+				with[k], _ = utf8.DecodeRuneInString(r)
+			}
+		}
+		var b strings.Builder
+		for _, ch := range a[0].AsString() {
+			class := 3
+			switch {
+			case ch >= 'A' && ch <= 'Z':
+				class = 0
+			case ch >= 'a' && ch <= 'z':
+				class = 1
+			case ch >= '0' && ch <= '9':
+				class = 2
+			}
+			if with[class] != 0 {
+				ch = with[class]
+			}
+			b.WriteRune(ch)
+		}
+		return domain.String(b.String()), nil
+	}}, nil
+}
+
+// compileOverlay: overlay(s, r, pos[, len]) replaces len characters of s
+// from the 1-based pos with r (len defaults to r's length).
+func compileOverlay(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	strs, err := c.stringArgs(&syntax.FuncCall{Args: e.Args[:2]}, name)
+	if err != nil {
+		return nil, err
+	}
+	args := strs
+	for i := 2; i < len(e.Args); i++ {
+		n, err := c.intArg(e, i, name)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, n)
+	}
+	return &valuesNode{args: args, t: domain.TypeString, row: func(a []domain.Value) (domain.Value, error) {
+		s, r := []rune(a[0].AsString()), []rune(a[1].AsString())
+		pos, n := a[2].AsInt(), int64(len(r))
+		if len(a) == 4 {
+			n = a[3].AsInt()
+		}
+		cut := func(i int64) int64 { return min(max(i, 0), int64(len(s))) }
+		head := cut(pos - 1)
+		tail := cut(pos - 1 + max(n, 0))
+		return domain.String(string(s[:head]) + string(r) + string(s[tail:])), nil
+	}}, nil
+}
+
+// compileMapFromEntries: map_from_entries(array of (key, value) structs).
+func compileMapFromEntries(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.arrayArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	st := elemOf(arr.typ())
+	if st.Kind != domain.KindStruct || len(st.Fields) != 2 {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs an array of structs of a key and a value, found %s", name, arr.typ())
+	}
+	kt, vt := st.Fields[0].Type, st.Fields[1].Type
+	if err := mapKeyCheck(kt, e.Args[0].Position(), name); err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{arr}, t: domain.MapOf(kt, vt), fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		var ks, vs []domain.Value
+		for _, entry := range a[0].AsList() {
+			if entry.IsNull() {
+				return domain.Null(), nil // Spark: a NULL entry makes the map NULL
+			}
+			f := entry.Fields()
+			ks, vs = append(ks, f[0]), append(vs, f[1])
+		}
+		return buildMap(ks, vs, p)
+	}}, nil
+}
+
+// compileMapConcat: map_concat(m1, m2, ...) is the union of the maps; a key
+// in two of them is DUPLICATED_MAP_KEY, as with Spark's default policy.
+func compileMapConcat(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	var args []node
+	var t domain.Type
+	for i := range e.Args {
+		m, err := c.nested(e, i, domain.KindMap, name)
+		if err != nil {
+			return nil, err
+		}
+		typed := m.typ().Key.Kind != domain.KindNull // not a NULL map
+		switch {
+		case typed && t.Kind == domain.KindNull:
+			t = m.typ()
+		case typed && !m.typ().Equal(t):
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs maps of one type, found %s and %s", name, t, m.typ())
+		}
+		args = append(args, m)
+	}
+	if len(args) == 0 {
+		return &litNode{t: domain.MapOf(domain.TypeString, domain.TypeString), v: domain.Map()}, nil
+	}
+	if t.Kind == domain.KindNull {
+		t = args[0].typ()
+	}
+	p := e.Pos
+	return &valuesNode{args: args, t: t, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		var ks, vs []domain.Value
+		for _, m := range a {
+			for _, entry := range m.Entries() {
+				f := entry.Fields()
+				ks, vs = append(ks, f[0]), append(vs, f[1])
+			}
+		}
+		return buildMap(ks, vs, p)
+	}}, nil
+}

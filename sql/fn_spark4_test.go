@@ -121,3 +121,21 @@ var spark4ThirdFnCases = []struct{ src, want string }{
 }
 
 func TestSpark4ThirdFunctions(t *testing.T) { checkEvalCases(t, spark4ThirdFnCases) }
+
+var spark4FourthFnCases = []struct{ src, want string }{
+	{"mask('abcd-EFGH-8765-4321')", "string:'xxxx-XXXX-nnnn-nnnn'"}, {"mask('abcd-EFGH-8765-4321', 'Q')", "string:'xxxx-QQQQ-nnnn-nnnn'"},
+	{"mask('AbCD123-@$#', 'Q', 'q')", "string:'QqQQnnn-@$#'"}, {"mask('AbCD123-@$#', 'Q', 'q', 'd', 'o')", "string:'QqQQdddoooo'"},
+	{"mask('AbCD123-@$#', NULL, 'q', 'd', 'o')", "string:'AqCDdddoooo'"}, {"mask('AbCD123-@$#', NULL, NULL, NULL, NULL)", "string:'AbCD123-@$#'"},
+	{"mask(n)", "string:NULL"},
+	{"overlay('Spark SQL', '_', 6)", "string:'Spark_SQL'"}, {"overlay('Spark SQL', 'CORE', 7)", "string:'Spark CORE'"},
+	{"overlay('Spark SQL', 'ANSI ', 7, 0)", "string:'Spark ANSI SQL'"}, {"overlay('Spark SQL', 'tructured', 2, 4)", "string:'Structured SQL'"},
+	{"overlay(u, 'X', 2, 1)", "string:'ÄXger über Ĳ'"}, {"overlay(n, 'X', 1)", "string:NULL"},
+	{"map_from_entries(array(struct(1, 'a'), struct(2, 'b')))", "map<bigint, string>:{1 -> a, 2 -> b}"},
+	{"map_from_entries(array(struct(1, 'a'), struct(1, 'b')))", "DUPLICATED_MAP_KEY"},
+	{"map_from_entries(array(struct(NULL, 'a')))", "NULL_MAP_KEY"}, {"map_from_entries(array(1))", "DATATYPE_MISMATCH"},
+	{"map_concat(map(1, 'a', 2, 'b'), map(3, 'c'))", "map<bigint, string>:{1 -> a, 2 -> b, 3 -> c}"},
+	{"map_concat(map(1, 'a'), map(1, 'c'))", "DUPLICATED_MAP_KEY"}, {"map_concat(map(1, 'a'), NULL)", "map<bigint, string>:NULL"},
+	{"map_concat(map(1, 'a'), map('x', 'c'))", "DATATYPE_MISMATCH"},
+}
+
+func TestSpark4FourthFunctions(t *testing.T) { checkEvalCases(t, spark4FourthFnCases) }
