@@ -556,7 +556,7 @@ func (p *jsonScanner) str() (string, error) {
 			s := p.s[start:p.pos]
 			p.pos++
 			if !ascii {
-				s = validUTF8(s)
+				s = ValidUTF8(s)
 			}
 			return s, nil
 		case c == '\\':
@@ -579,7 +579,7 @@ func (p *jsonScanner) escapedStr(start int) (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			return validUTF8(string(buf)), nil
+			return ValidUTF8(string(buf)), nil
 		case c < 0x20:
 			return "", p.fail("control character %q in a string", c)
 		case c != '\\':
@@ -656,9 +656,9 @@ func hex4(s string) (rune, bool) {
 	return r, true
 }
 
-// validUTF8 returns s with each byte that is not part of valid UTF-8 replaced
-// by U+FFFD, as encoding/json reads strings.
-func validUTF8(s string) string {
+// ValidUTF8 returns s with each byte that is not part of valid UTF-8 replaced
+// by U+FFFD, as encoding/json reads strings and Java's decoders decode.
+func ValidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}

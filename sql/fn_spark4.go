@@ -1123,26 +1123,7 @@ func urlDecode(s string) (string, bool) {
 			out = append(out, ch)
 		}
 	}
-	return toValidUTF8(string(out)), true
-}
-
-// toValidUTF8 replaces each byte that does not begin valid UTF-8 with
-// U+FFFD, as Java's decoders do.
-func toValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return domain.ValidUTF8(string(out)), true
 }
 
 // compileUTF8: is_valid_utf8(s), make_valid_utf8(s) (each bad byte
@@ -1178,7 +1159,7 @@ func compileUTF8(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 					out.Ints[i] = 1
 				}
 			case "make_valid_utf8":
-				out.Strs[i] = toValidUTF8(s)
+				out.Strs[i] = domain.ValidUTF8(s)
 			default:
 				switch {
 				case valid:
@@ -1194,6 +1175,8 @@ func compileUTF8(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	}}, nil
 }
 
+var quoteEscapes = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+
 // compileQuote: quote(s) is s in single quotes, its quotes and
 // backslashes escaped with a backslash.
 func compileQuote(c *compiler, e *syntax.FuncCall, name string) (node, error) {
@@ -1203,7 +1186,7 @@ func compileQuote(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	}
 	return &fnNode{args: args, t: domain.TypeString, body: func(out *domain.Column, a []*domain.Column) error {
 		for i, s := range a[0].Strs {
-			out.Strs[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+			out.Strs[i] = "'" + quoteEscapes.Replace(s) + "'"
 		}
 		return nil
 	}}, nil
