@@ -261,14 +261,11 @@ func widthBucket(v, min, max float64, n int64) (int64, bool) {
 // on. It follows Spark's NumberConverter, two's complement included.
 func compileConv(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
+	if err == nil {
+		x, err = asString(x, e.Args[0].Position(), name)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if x.typ().Kind != domain.KindString {
-		if !scalarCastable(x.typ().Kind) && x.typ().Kind != domain.KindNull {
-			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "conv needs a string or a number, found %s", x.typ())
-		}
-		x = c.implicit(x, domain.TypeString, e.Args[0].Position())
 	}
 	from, err := c.intArg(e, 1, name)
 	if err != nil {
@@ -360,25 +357,10 @@ func compileBin(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-// arrayArg compiles argument i as an array (a NULL is an array of NULLs).
-func (c *compiler) arrayArg(e *syntax.FuncCall, i int, name string) (node, error) {
-	x, err := c.compile(e.Args[i])
-	if err != nil {
-		return nil, err
-	}
-	switch x.typ().Kind {
-	case domain.KindList:
-		return x, nil
-	case domain.KindNull:
-		return retype(x, domain.ListOf(domain.Type{})), nil
-	}
-	return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs an array, found %s", name, x.typ())
-}
-
 // compileGet: get(array, i) is the element at i counted from 0, NULL when
 // i is out of bounds.
 func compileGet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	arr, err := c.arrayArg(e, 0, name)
+	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +379,7 @@ func compileGet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 
 // compileArraySize: array_size(a) is the number of elements of an array.
 func compileArraySize(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	arr, err := c.arrayArg(e, 0, name)
+	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +390,7 @@ func compileArraySize(c *compiler, e *syntax.FuncCall, name string) (node, error
 
 // compileArrayCompact: array_compact(a) is a without its NULL elements.
 func compileArrayCompact(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	arr, err := c.arrayArg(e, 0, name)
+	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
@@ -460,11 +442,8 @@ func (c *compiler) charsetFunc(e *syntax.FuncCall, name string) (node, error) {
 		x, err = c.bytesArg(e, 0, name)
 	} else {
 		x, err = c.compile(e.Args[0])
-		if err == nil && x.typ().Kind != domain.KindString {
-			if !scalarCastable(x.typ().Kind) && x.typ().Kind != domain.KindNull {
-				return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "encode needs a string, found %s", x.typ())
-			}
-			x = c.implicit(x, domain.TypeString, e.Args[0].Position())
+		if err == nil {
+			x, err = asString(x, e.Args[0].Position(), name)
 		}
 	}
 	if err != nil {
@@ -794,15 +773,11 @@ func (c *compiler) stringArgs(e *syntax.FuncCall, name string) ([]node, error) {
 	out := make([]node, len(e.Args))
 	for i, a := range e.Args {
 		x, err := c.compile(a)
+		if err == nil {
+			x, err = asString(x, a.Position(), name)
+		}
 		if err != nil {
 			return nil, err
-		}
-		switch k := x.typ().Kind; {
-		case k == domain.KindString:
-		case k == domain.KindNull || scalarCastable(k):
-			x = c.implicit(x, domain.TypeString, a.Position())
-		default:
-			return nil, exprErr(domain.CodeDatatypeMismatch, a.Position(), "%s needs strings, found %s", name, x.typ())
 		}
 		out[i] = x
 	}
@@ -952,7 +927,7 @@ func (c *compiler) elemArg(e *syntax.FuncCall, i int, arr node, name string) (no
 // compileArrayAdd: array_append(a, x) is a with x at its end,
 // array_prepend(a, x) with x at its start; NULL when a is NULL.
 func compileArrayAdd(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	arr, err := c.arrayArg(e, 0, name)
+	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
@@ -979,11 +954,11 @@ func compileArrayAdd(c *compiler, e *syntax.FuncCall, name string) (node, error)
 // a non-NULL element; otherwise NULL when both are non-empty and one holds
 // a NULL, else false.
 func compileArraysOverlap(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	a, err := c.arrayArg(e, 0, name)
+	a, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := c.arrayArg(e, 1, name)
+	b, err := c.nested(e, 1, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
@@ -1134,13 +1109,10 @@ func compileUTF8(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch k := x.typ().Kind; {
-	case k == domain.KindString, k == domain.KindBytes:
+	if x.typ().Kind == domain.KindBytes { // checked as the text it would be
 		x = retype(x, domain.TypeString)
-	case k == domain.KindNull || scalarCastable(k):
-		x = c.implicit(x, domain.TypeString, e.Args[0].Position())
-	default:
-		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a string, found %s", name, x.typ())
+	} else if x, err = asString(x, e.Args[0].Position(), name); err != nil {
+		return nil, err
 	}
 	t := domain.TypeString
 	if name == "is_valid_utf8" {
@@ -1278,7 +1250,7 @@ func compileOverlay(c *compiler, e *syntax.FuncCall, name string) (node, error) 
 
 // compileMapFromEntries: map_from_entries(array of (key, value) structs).
 func compileMapFromEntries(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	arr, err := c.arrayArg(e, 0, name)
+	arr, err := c.nested(e, 0, domain.KindList, name)
 	if err != nil {
 		return nil, err
 	}
