@@ -45,7 +45,7 @@ func decodeStored(seq uint64, v []byte) (*domain.Event, error) {
 			return nil, damagedEntry(seq, v, err)
 		}
 		ev, err := domain.DecodeEventShared(seq, p) // p is this event's own
-		if err != nil && domain.CodeOf(err) == domain.CodeEventCodec && p[0] <= 2 {
+		if err != nil && domain.CodeOf(err) == domain.CodeEventCodec && (len(p) == 0 || p[0] <= 2) {
 			return nil, damagedEntry(seq, v, err)
 		}
 		return ev, err

@@ -97,6 +97,7 @@ func FuzzDecodeStored(f *testing.F) {
 	f.Add(p)
 	f.Add(entryOf(p))
 	f.Add([]byte{entryCompressed})
+	f.Add([]byte{entryCompressed, 0}) // an empty block: no event at all
 	f.Fuzz(func(t *testing.T, v []byte) {
 		ev, err := decodeStored(1, v)
 		if err == nil && ev == nil {

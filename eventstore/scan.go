@@ -282,5 +282,5 @@ func appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item)
 		return 0, nil
 	}
 	*out = append(*out, ev)
-	return len(v), nil
+	return max(len(v), len(ev.Data)), nil // a compressed entry holds more than it takes
 }
