@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -1312,4 +1313,171 @@ func compileMapConcat(c *compiler, e *syntax.FuncCall, name string) (node, error
 		}
 		return buildMap(ks, vs, p)
 	}}, nil
+}
+
+func init() {
+	register(map[string]builtin{
+		"str_to_map": {minArgs: 1, maxArgs: 3, compile: compileStrToMap},
+		"shuffle":    {minArgs: 1, maxArgs: 2, compile: compileRandomFunc},
+		"uniform":    {minArgs: 2, maxArgs: 3, compile: compileRandomFunc},
+		"randstr":    {minArgs: 1, maxArgs: 2, compile: compileRandomFunc},
+	})
+}
+
+// compileStrToMap: str_to_map(text[, pairDelim, keyValueDelim]) splits
+// text into pairs around pairDelim (',' by default), each into a key and
+// a value around the first keyValueDelim (':'); both are Java regular
+// expressions, as in Spark. A pair without the delimiter has a NULL value;
+// a key given twice is DUPLICATED_MAP_KEY.
+func compileStrToMap(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	args, err := c.stringArgs(e, name)
+	if err != nil {
+		return nil, err
+	}
+	for len(args) < 3 {
+		args = append(args, &litNode{t: domain.TypeString, v: domain.String([]string{",", ":"}[len(args)-1])})
+	}
+	p := e.Pos
+	patterns := map[string]*javaRegex{}
+	pattern := func(s string) (*javaRegex, error) {
+		re, ok := patterns[s]
+		if !ok {
+			var err error
+			if re, err = compileJavaRegex(s, p); err != nil {
+				return nil, err
+			}
+			patterns[s] = re
+		}
+		return re, nil
+	}
+	return &valuesNode{args: args, t: domain.MapOf(domain.TypeString, domain.TypeString), fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		pairRe, err := pattern(a[1].AsString())
+		if err != nil {
+			return domain.Value{}, err
+		}
+		kvRe, err := pattern(a[2].AsString())
+		if err != nil {
+			return domain.Value{}, err
+		}
+		pairs, err := splitJava(a[0].AsString(), pairRe, -1, p)
+		if err != nil {
+			return domain.Value{}, err
+		}
+		ks, vs := make([]domain.Value, len(pairs)), make([]domain.Value, len(pairs))
+		for i, pair := range pairs {
+			kv, err := splitJava(pair, kvRe, 2, p)
+			if err != nil {
+				return domain.Value{}, err
+			}
+			ks[i], vs[i] = domain.String(kv[0]), domain.Null()
+			if len(kv) == 2 {
+				vs[i] = domain.String(kv[1])
+			}
+		}
+		return buildMap(ks, vs, p)
+	}}, nil
+}
+
+// compileRandomFunc compiles shuffle(array[, seed]) (the elements in a
+// random order), uniform(min, max[, seed]) (a number from min up to max,
+// a bigint when both are) and randstr(length[, seed]) (that many random
+// letters and digits). A seed, a constant integer, makes the values the
+// same on every run for the same rows of a micro-batch, as rand(seed)
+// does; they are not Spark's values.
+func compileRandomFunc(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	nArgs := map[string]int{"shuffle": 1, "uniform": 2, "randstr": 1}[name]
+	var args []node
+	for i := 0; i < nArgs; i++ {
+		var x node
+		var err error
+		switch name {
+		case "shuffle":
+			x, err = c.nested(e, i, domain.KindList, name)
+		case "uniform":
+			x, err = c.numArg(e, i, name, domain.TypeInt64)
+		default:
+			x, err = c.intArg(e, i, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, x)
+	}
+	var seed *uint64
+	if len(e.Args) > nArgs {
+		x, err := c.compile(e.Args[nArgs])
+		if err != nil {
+			return nil, err
+		}
+		s, ok := constInt(x)
+		if !ok {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[nArgs].Position(), "the seed of %s must be a constant integer", name)
+		}
+		u := uint64(s)
+		seed = &u
+	}
+	t := domain.TypeString
+	switch name {
+	case "shuffle":
+		t = args[0].typ()
+	case "uniform":
+		t = domain.TypeInt64
+		if args[0].typ().Kind == domain.KindFloat64 || args[1].typ().Kind == domain.KindFloat64 {
+			t = domain.TypeFloat64
+			for i := range args {
+				args[i] = implicit(args[i], t, e.Args[i].Position())
+			}
+		}
+	}
+	return &randomNode{args: args, t: t, name: name, seed: seed, pos: e.Pos}, nil
+}
+
+// randomNode evaluates a random function with a source of its own for
+// each batch.
+type randomNode struct {
+	args []node
+	t    domain.Type
+	name string
+	seed *uint64
+	pos  syntax.Pos
+}
+
+func (n *randomNode) typ() domain.Type { return n.t }
+func (n *randomNode) mayFail() bool    { return n.name == "randstr" || anyMayFail(n.args) }
+
+const randChars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+func (n *randomNode) eval(b *domain.Batch) (*domain.Column, error) {
+	src := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	if n.seed != nil {
+		src = rand.New(rand.NewPCG(*n.seed, 0))
+	}
+	body := func(a []domain.Value) (domain.Value, error) {
+		switch n.name {
+		case "shuffle":
+			items := append([]domain.Value(nil), a[0].AsList()...)
+			src.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+			return domain.List(items...), nil
+		case "uniform":
+			if n.t.Kind == domain.KindFloat64 {
+				lo, hi := a[0].AsFloat(), a[1].AsFloat()
+				return domain.Float(lo + src.Float64()*(hi-lo)), nil
+			}
+			lo, hi := min(a[0].AsInt(), a[1].AsInt()), max(a[0].AsInt(), a[1].AsInt())
+			if hi == lo {
+				return domain.Int(lo), nil
+			}
+			return domain.Int(lo + int64(src.Uint64N(uint64(hi-lo)))), nil
+		}
+		k := a[0].AsInt()
+		if k < 0 || k > maxSequenceLength {
+			return domain.Value{}, exprErr(domain.CodeInvalidParameterValue, n.pos, "randstr: the length %d is not from 0 to %d", k, maxSequenceLength)
+		}
+		s := make([]byte, k)
+		for i := range s {
+			s[i] = randChars[src.IntN(len(randChars))]
+		}
+		return domain.String(string(s)), nil
+	}
+	return (&valuesNode{args: n.args, t: n.t, fails: n.mayFail(), row: body}).eval(b)
 }

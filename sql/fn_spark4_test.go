@@ -139,3 +139,18 @@ var spark4FourthFnCases = []struct{ src, want string }{
 }
 
 func TestSpark4FourthFunctions(t *testing.T) { checkEvalCases(t, spark4FourthFnCases) }
+
+var spark4FifthFnCases = []struct{ src, want string }{
+	{"str_to_map('a:1,b:2,c:3', ',', ':')", "map<string, string>:{a -> 1, b -> 2, c -> 3}"},
+	{"str_to_map('a')", "map<string, string>:{a -> NULL}"}, {"str_to_map('a=1;b=2', ';', '=')", "map<string, string>:{a -> 1, b -> 2}"},
+	{"str_to_map('a:1:2')", "map<string, string>:{a -> 1:2}"}, {"str_to_map('a:1,a:2')", "DUPLICATED_MAP_KEY"},
+	{"str_to_map('a1b2', '[0-9]', 'x')", "map<string, string>:{a -> NULL, b -> NULL,  -> NULL}"}, {"str_to_map(n)", "map<string, string>:NULL"},
+	{"size(shuffle(array(1, 20, 3, 5)))", "bigint:4"}, {"array_sort(shuffle(array(1, 20, 3, 5)))", "array<bigint>:[1, 3, 5, 20]"},
+	{"shuffle(array(1, 20, 3, 5), 7) = shuffle(array(1, 20, 3, 5), 7)", "boolean:true"}, {"shuffle(NULL)", "array<null>:NULL"}, {"shuffle(n)", "DATATYPE_MISMATCH"},
+	{"uniform(10, 11)", "bigint:10"}, {"uniform(10, 20, 0) BETWEEN 10 AND 19", "boolean:true"}, {"typeof(uniform(0, 1.5))", "string:'double'"},
+	{"uniform(5.5, 5.5)", "double:5.5"}, {"uniform(n, 2)", "bigint:NULL"}, {"uniform(1, 2, i)", "DATATYPE_MISMATCH"},
+	{"length(randstr(5))", "bigint:5"}, {"randstr(0)", "string:''"}, {"randstr(3, 0) = randstr(3, 0)", "boolean:true"},
+	{"randstr(-1)", "INVALID_PARAMETER_VALUE"}, {"regexp_like(randstr(20), '^[0-9a-zA-Z]{20}$')", "boolean:true"},
+}
+
+func TestSpark4FifthFunctions(t *testing.T) { checkEvalCases(t, spark4FifthFnCases) }
