@@ -522,6 +522,9 @@ func (c *compiler) binary(e *syntax.Binary) (node, error) {
 		return c.bitwise(e)
 	case "DIV":
 		return c.intDiv(e)
+	case "<<", ">>", ">>>":
+		name := map[string]string{"<<": "shiftleft", ">>": "shiftright", ">>>": "shiftrightunsigned"}[e.Op]
+		return compileShift(c, &syntax.FuncCall{Pos: e.Pos, Name: &syntax.Name{Parts: []*syntax.Ident{{Pos: e.Pos, Name: name}}}, Args: []syntax.Expr{e.L, e.R}}, name)
 	}
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
 }

@@ -120,7 +120,7 @@ func TestPromisedFunctionsTested(t *testing.T) {
 var sparkSyntaxForms = map[string]string{
 	"!": "!b", "%": "5 % 2", "&": "5 & 3", "*": "5 * 2", "+": "5 + 2", "-": "5 - 2", "/": "5 / 2",
 	"<": "1 < 2", "<=": "1 <= 2", "<=>": "1 <=> 2", "=": "1 = 2", "==": "1 == 2", ">": "1 > 2", ">=": "1 >= 2",
-	"^": "5 ^ 3", "|": "5 | 3", "~": "~5", "and": "b AND b", "or": "b OR b", "not": "NOT b",
+	"<<": "1 << 2", ">>": "8 >> 1", ">>>": "8 >>> 1", "^": "5 ^ 3", "|": "5 | 3", "~": "~5", "and": "b AND b", "or": "b OR b", "not": "NOT b",
 	"between": "1 BETWEEN 0 AND 2", "cast": "CAST(1 AS STRING)", "extract": "EXTRACT(YEAR FROM dt)",
 	"ilike": "s ILIKE 'a%'", "in": "i IN (1, 2)", "like": "s LIKE 'a%'", "when": "CASE WHEN b THEN 1 ELSE 2 END",
 }

@@ -82,6 +82,8 @@ var spark4MoreFnCases = []struct{ src, want string }{
 	{"bit_get(11, 0)", "bigint:1"}, {"bit_get(11, 2)", "bigint:0"}, {"getbit(11, 3)", "bigint:1"}, {"bit_get(11, 64)", "INVALID_PARAMETER_VALUE"},
 	{"bit_get(11, -1)", "INVALID_PARAMETER_VALUE"}, {"bit_get(n, 1)", "bigint:NULL"},
 	{"shiftleft(2, 1)", "bigint:4"}, {"shiftright(4, 1)", "bigint:2"}, {"shiftright(-4, 1)", "bigint:-2"},
+	{"1 << 2", "bigint:4"}, {"8 >> 1", "bigint:4"}, {"-8 >>> 60", "bigint:15"}, {"1 + 1 << 2", "bigint:8"}, {"1 << 2 & 5", "bigint:4"},
+	{"n << 1", "bigint:NULL"}, {"b << 1", "DATATYPE_MISMATCH"},
 	{"shiftrightunsigned(4, 1)", "bigint:2"}, {"shiftrightunsigned(-1, 60)", "bigint:15"}, {"shiftleft(1, 64)", "bigint:1"},
 	{"find_in_set('ab', 'abc,b,ab,c,def')", "bigint:3"}, {"find_in_set('x', 'a,b')", "bigint:0"}, {"find_in_set('a,b', 'a,b')", "bigint:0"},
 	{"find_in_set(n, 'a')", "bigint:NULL"},

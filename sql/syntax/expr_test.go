@@ -35,6 +35,10 @@ func TestPrecedence(t *testing.T) {
 		{"arr[0].f", "{{arr[0]}.f}"},
 		{"a.b.c", "a.b.c"},
 		{"a DIV b * c", "{{a DIV b} * c}"},
+		{"a + b << c & d", "{{{a + b} << c} & d}"},
+		{"a >> b >>> c", "{{a >> b} >>> c}"},
+		{"a << b < c", "{{a << b} < c}"},
+		{"a > > b", "PARSE_SYNTAX_ERROR"},
 		{"NOT NOT a", "{NOT {NOT a}}"},
 		{"a <=> b == c", "{{a <=> b} == c}"},
 		{"CASE WHEN a THEN b END = c", "{CASE WHEN a THEN b END = c}"},
@@ -44,7 +48,9 @@ func TestPrecedence(t *testing.T) {
 	for _, c := range cases {
 		e, err := ParseExpr("expr", c.in)
 		if err != nil {
-			t.Errorf("%s: %v", c.in, err)
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v", c.in, err)
+			}
 			continue
 		}
 		if got := explicitString(e); got != c.want {

@@ -115,7 +115,38 @@ func (p *parser) comparison() Expr {
 
 func (p *parser) bitOr() Expr  { return p.leftAssoc(p.bitXor, "|") }
 func (p *parser) bitXor() Expr { return p.leftAssoc(p.bitAnd, "^") }
-func (p *parser) bitAnd() Expr { return p.leftAssoc(p.additive, "&") }
+func (p *parser) bitAnd() Expr { return p.leftAssoc(p.shift, "&") }
+
+// shift parses a << b, a >> b and a >>> b, which bind looser than + and -
+// and tighter than &, as in Spark. The lexer makes single < and > tokens
+// (so that ARRAY<ARRAY<INT>> closes two types); a shift is two or three of
+// them with nothing between.
+func (p *parser) shift() Expr {
+	l := p.additive()
+	for {
+		op := p.shiftOp()
+		if op == "" {
+			return l
+		}
+		t := p.peek()
+		p.i += len(op)
+		l = &Binary{Pos: t.pos, Op: op, L: l, R: p.additive()}
+	}
+}
+
+// shiftOp is the shift operator at the parser's position, or "".
+func (p *parser) shiftOp() string {
+	adjacent := func(n int) bool { return p.peekAt(n).end == p.peekAt(n+1).off }
+	switch {
+	case p.isOp("<") && p.isOpAt(1, "<") && adjacent(0):
+		return "<<"
+	case p.isOp(">") && p.isOpAt(1, ">") && adjacent(0) && p.isOpAt(2, ">") && adjacent(1):
+		return ">>>"
+	case p.isOp(">") && p.isOpAt(1, ">") && adjacent(0):
+		return ">>"
+	}
+	return ""
+}
 
 func (p *parser) additive() Expr { return p.leftAssoc(p.multiplicative, "+", "-", "||") }
 
