@@ -27,6 +27,7 @@ func init() {
 		"pow":          {minArgs: 2, maxArgs: 2, compile: compileFloat2},
 		"power":        {minArgs: 2, maxArgs: 2, compile: compileFloat2},
 		"atan2":        {minArgs: 2, maxArgs: 2, compile: compileFloat2},
+		"hypot":        {minArgs: 2, maxArgs: 2, compile: compileFloat2},
 		"log":          {minArgs: 1, maxArgs: 2, compile: compileLog},
 		"bround":       {minArgs: 1, maxArgs: 2, compile: compileBround},
 		"rand":         {minArgs: 0, maxArgs: 1, compile: compileRand},
@@ -447,8 +448,11 @@ func compileFloat2(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 		return nil, err
 	}
 	f := func(a, b float64) (float64, bool) { return math.Pow(a, b), true }
-	if name == "atan2" {
+	switch name {
+	case "atan2":
 		f = func(a, b float64) (float64, bool) { return math.Atan2(a, b), true }
+	case "hypot":
+		f = func(a, b float64) (float64, bool) { return math.Hypot(a, b), true }
 	}
 	return float2(x, y, f), nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -592,7 +593,6 @@ func init() {
 		"isnotnull":          {minArgs: 1, maxArgs: 1, compile: compileIsNull},
 		"equal_null":         {minArgs: 2, maxArgs: 2, compile: compileEqualNull},
 		"typeof":             {minArgs: 1, maxArgs: 1, compile: compileTypeof},
-		"hypot":              {minArgs: 2, maxArgs: 2, compile: compileHypot},
 		"factorial":          {minArgs: 1, maxArgs: 1, compile: compileFactorial},
 		"bit_count":          {minArgs: 1, maxArgs: 1, compile: compileBitCount},
 		"bit_get":            {minArgs: 2, maxArgs: 2, compile: compileBitGet},
@@ -624,18 +624,6 @@ func compileTypeof(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 		return nil, err
 	}
 	return &litNode{t: domain.TypeString, v: domain.String(x.typ().String())}, nil
-}
-
-func compileHypot(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	a, err := c.doubleArg(e, 0, name)
-	if err != nil {
-		return nil, err
-	}
-	b, err := c.doubleArg(e, 1, name)
-	if err != nil {
-		return nil, err
-	}
-	return float2(a, b, func(x, y float64) (float64, bool) { return math.Hypot(x, y), true }), nil
 }
 
 // compileFactorial: factorial(n) for n from 0 to 20, NULL otherwise.
@@ -677,18 +665,10 @@ func compileBitCount(c *compiler, e *syntax.FuncCall, name string) (node, error)
 	}
 	return &fnNode{args: []node{x}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
 		for i, v := range a[0].Ints {
-			out.Ints[i] = int64(bitsOnes(uint64(v)))
+			out.Ints[i] = int64(bits.OnesCount64(uint64(v)))
 		}
 		return nil
 	}}, nil
-}
-
-func bitsOnes(v uint64) int {
-	n := 0
-	for ; v != 0; v &= v - 1 {
-		n++
-	}
-	return n
 }
 
 // compileBitGet: bit_get(x, pos) is bit pos of x (0 the lowest); a pos
