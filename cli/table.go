@@ -331,7 +331,7 @@ type tableWriter struct {
 func newTableWriter(w io.Writer, schema domain.Schema) *tableWriter {
 	right := make([]bool, len(schema.Fields))
 	for j, f := range schema.Fields {
-		right[j] = f.Type.Kind == domain.KindInt64 || f.Type.Kind == domain.KindFloat64
+		right[j] = f.Type.Kind == domain.KindInt64 || f.Type.Kind == domain.KindFloat64 || f.Type.Kind == domain.KindDecimal
 	}
 	return &tableWriter{out: newAligned(w, schema.Names(), right), schema: schema}
 }

@@ -13,6 +13,7 @@ import (
 //	float64                       Floats
 //	string, bytes                 Strs
 //	list, struct, map, null       Values
+//	decimal                       Values (see Kind.InValues)
 //
 // Nulls is nil when no value is NULL; otherwise Nulls[i] marks row i NULL and
 // the typed slice holds a zero at i.
@@ -59,7 +60,7 @@ func (c *Column) IsNull(i int) bool {
 	if c.Nulls != nil && c.Nulls[i] {
 		return true
 	}
-	return c.Kind == KindNull || (c.Kind.IsNested() && c.Values[i].IsNull())
+	return c.Kind.InValues() && c.Values[i].IsNull()
 }
 
 // Value returns row i as a Value.
@@ -307,7 +308,11 @@ func Concat(batches ...*Batch) (*Batch, error) {
 				}
 				continue
 			}
-			appendColumn(dst, b.Columns[k], b.Len())
+			src := b.Columns[k]
+			if f.Type.Kind == KindDecimal && !b.Schema.Fields[k].Type.Equal(f.Type) {
+				src, _ = toDecimalColumn(src, b.Len(), f.Type) // unifySchemas chose a type that holds it
+			}
+			appendColumn(dst, src, b.Len())
 		}
 	}
 	out.rows = total
@@ -358,6 +363,16 @@ func unifySchemas(parts []*Batch) (Schema, error) {
 			case cur.Type.Kind == KindInt64 && f.Type.Kind == KindFloat64:
 				cur.Type = TypeFloat64
 			case cur.Type.Kind == KindFloat64 && f.Type.Kind == KindInt64:
+			case decimalHolds(cur.Type, f.Type):
+			case decimalHolds(f.Type, cur.Type):
+				cur.Type = f.Type
+			case cur.Type.Kind == KindDecimal && f.Type.Kind == KindDecimal:
+				w, ok := widerDecimal(cur.Type, f.Type)
+				if !ok {
+					return Schema{}, Errorf(CodeSchemaDrift, "column %q is %s in one batch and %s in another, and no decimal holds both", f.Name, cur.Type, f.Type).
+						WithHint("cast the column to one type in the flow's query").WithNames(f.Name)
+				}
+				cur.Type = w
 			case cur.Type.Kind == KindNull:
 				cur.Type, cur.Nullable = f.Type, true
 			case f.Type.Kind == KindNull:

@@ -14,10 +14,12 @@ import (
 // The codecs' format versions. A decoder refuses versions it does not know,
 // so a store written by a newer sluice is never misread. Version 2 of both
 // ends in a CRC-32C of everything before it; version 1 (no checksum) is still
-// read.
+// read. Batch version 3 adds decimal values (kind 13) to version 2: a sluice
+// that reads only up to 2 refuses such a batch by its version instead of
+// failing on a value it does not know.
 const (
 	eventCodecVersion = 2
-	batchCodecVersion = 2
+	batchCodecVersion = 3
 )
 
 // checksumLen is the size of the CRC-32C trailer of version 2 payloads.
@@ -65,6 +67,8 @@ type decoder struct {
 	// s, when set, holds the same bytes as b: strings are then cut from it
 	// instead of each being copied (one copy for a whole batch payload).
 	s string
+	// decimals is set for batch versions that may hold decimal values.
+	decimals bool
 }
 
 var errTruncated = errors.New("truncated input")
@@ -346,11 +350,16 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 			for _, s := range c.Strs[:n] {
 				e.str(s)
 			}
-		case KindNull, KindList, KindStruct, KindMap:
+		case KindNull, KindList, KindStruct, KindMap, KindDecimal:
+			t := b.Schema.Fields[j].Type
 			for _, v := range c.Values[:n] {
 				err := encodeValue(&e, v, 0)
-				if err == nil && v.kind != KindNull && v.kind != c.Kind {
+				switch {
+				case err != nil, v.kind == KindNull:
+				case v.kind != c.Kind:
 					err = fmt.Errorf("a %s value in a %s column", v.kind, c.Kind)
+				case v.kind == KindDecimal && (int(v.prec) != t.Precision || int(v.scale) != t.Scale):
+					err = fmt.Errorf("a decimal(%d,%d) value in a %s column", v.prec, v.scale, t)
 				}
 				if err != nil {
 					return nil, Wrap(CodeBatchCodec, err, fmt.Sprintf("encoding batch: column %q", b.Schema.Fields[j].Name))
@@ -424,6 +433,11 @@ func encodeValue(e *encoder, v Value, depth int) error {
 		e.u64(uint64(v.i))
 	case KindString, KindBytes:
 		e.str(v.s)
+	case KindDecimal:
+		e.byte1(v.prec)
+		e.byte1(v.scale)
+		e.varint(v.i)
+		e.str(v.s)
 	case KindList, KindStruct, KindMap:
 		e.uvarint(uint64(len(v.l)))
 		for _, x := range v.l {
@@ -466,6 +480,18 @@ func decodeValue(d *decoder, depth int) Value {
 		return Value{kind: k, i: int64(d.u64())}
 	case KindString, KindBytes:
 		return Value{kind: k, s: d.str()}
+	case KindDecimal:
+		if !d.decimals {
+			d.fail(errors.New("a decimal value in a batch of a version before decimals"))
+			return Value{}
+		}
+		v := Value{kind: k, prec: d.byte1(), scale: d.byte1(), i: d.varint(), s: d.str()}
+		if d.err == nil {
+			if err := checkDecimal(v); err != nil {
+				d.fail(err)
+			}
+		}
+		return v
 	case KindList, KindStruct, KindMap:
 		n := d.length(1)
 		// n is bounded by the bytes left, but nested lists each claiming
@@ -486,23 +512,24 @@ func decodeValue(d *decoder, depth int) Value {
 // DecodeBatch decodes a batch encoded by EncodeBatch. It never panics on bad
 // input: anything malformed is a BATCH_CODEC_INVALID error.
 //
-// A version 2 payload whose checksum does not match is a STORE_CORRUPT error:
-// the bytes are never decoded.
+// A version 2 or 3 payload whose checksum does not match is a STORE_CORRUPT
+// error: the bytes are never decoded.
 func DecodeBatch(p []byte) (*Batch, error) {
+	decimals := len(p) > 0 && p[0] >= 3
 	if len(p) > 0 {
 		switch p[0] {
 		case 1:
-		case batchCodecVersion:
+		case 2, batchCodecVersion:
 			body, ok := unseal(p)
 			if !ok {
 				return nil, corrupt("a batch payload")
 			}
 			p = body
 		default:
-			return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads versions 1 and %d", p[0], batchCodecVersion)
+			return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads versions 1 to %d", p[0], batchCodecVersion)
 		}
 	}
-	d := decoder{b: p, s: string(p)} // the batch's strings share one copy of the payload
+	d := decoder{b: p, s: string(p), decimals: decimals} // the batch's strings share one copy of the payload
 	d.byte1()
 	var schema Schema
 	if raw := d.raw(); d.err == nil {
@@ -578,12 +605,17 @@ func DecodeBatch(p []byte) (*Batch, error) {
 			for i := range c.Strs {
 				c.Strs[i] = d.str()
 			}
-		case KindNull, KindList, KindStruct, KindMap:
+		case KindNull, KindList, KindStruct, KindMap, KindDecimal:
 			c.Values = make([]Value, n)
 			for i := range c.Values {
 				c.Values[i] = decodeValue(&d, 0)
-				if v := c.Values[i]; d.err == nil && v.kind != KindNull && v.kind != c.Kind {
+				v := c.Values[i]
+				switch {
+				case d.err != nil, v.kind == KindNull:
+				case v.kind != c.Kind:
 					d.fail(fmt.Errorf("a %s value in a %s column", v.kind, c.Kind))
+				case v.kind == KindDecimal && (int(v.prec) != f.Type.Precision || int(v.scale) != f.Type.Scale):
+					d.fail(fmt.Errorf("a decimal(%d,%d) value in a %s column", v.prec, v.scale, f.Type))
 				}
 			}
 		default:

@@ -78,16 +78,18 @@ const (
 	CodeLibraryNotFound       Code = "LIBRARY_NOT_FOUND"
 
 	// Expression resolution and evaluation errors (Spark's spelling).
-	CodeUnresolvedColumn    Code = "UNRESOLVED_COLUMN"
-	CodeUnresolvedRoutine   Code = "UNRESOLVED_ROUTINE"
-	CodeDatatypeMismatch    Code = "DATATYPE_MISMATCH"
-	CodeWrongNumArgs        Code = "WRONG_NUM_ARGS"
-	CodeArithmeticOverflow  Code = "ARITHMETIC_OVERFLOW"
-	CodeDivideByZero        Code = "DIVIDE_BY_ZERO"
-	CodeUserRaisedException Code = "USER_RAISED_EXCEPTION"
-	CodeCastInvalidInput    Code = "CAST_INVALID_INPUT"
-	CodeCastOverflow        Code = "CAST_OVERFLOW"
-	CodeInvalidLikePattern  Code = "INVALID_LIKE_PATTERN"
+	CodeUnresolvedColumn         Code = "UNRESOLVED_COLUMN"
+	CodeUnresolvedRoutine        Code = "UNRESOLVED_ROUTINE"
+	CodeDatatypeMismatch         Code = "DATATYPE_MISMATCH"
+	CodeWrongNumArgs             Code = "WRONG_NUM_ARGS"
+	CodeArithmeticOverflow       Code = "ARITHMETIC_OVERFLOW"
+	CodeDivideByZero             Code = "DIVIDE_BY_ZERO"
+	CodeUserRaisedException      Code = "USER_RAISED_EXCEPTION"
+	CodeCastInvalidInput         Code = "CAST_INVALID_INPUT"
+	CodeCastOverflow             Code = "CAST_OVERFLOW"
+	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
+	CodeDecimalPrecisionExceeded Code = "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"
+	CodeInvalidLikePattern       Code = "INVALID_LIKE_PATTERN"
 
 	// Query planning errors (Spark's spelling).
 	CodeAmbiguousReference   Code = "AMBIGUOUS_REFERENCE"
@@ -200,20 +202,22 @@ var codeInfo = map[Code]codeText{
 		"correct the source rows, or change the expectation to drop (ON VIOLATION DROP ROW) or warn"},
 	CodeUnableToInferSchema: {"the columns of a file read cannot be inferred: there are no files yet, or they hold no columns",
 		"add files before the first update, or declare the columns with schema => 'id BIGINT, name STRING'"},
-	CodeUnboundParameter:    {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
-	CodeUnresolvedColumn:    {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
-	CodeUnresolvedRoutine:   {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
-	CodeDatatypeMismatch:    {"an operator or function is applied to values of the wrong type", "cast the arguments to the types the operator expects"},
-	CodeWrongNumArgs:        {"a function is called with the wrong number of arguments", "see the function's reference for its arguments"},
-	CodeArithmeticOverflow:  {"an arithmetic result does not fit its type", "cast the operands to double, or use try_ functions to get NULL instead"},
-	CodeDivideByZero:        {"a value was divided by zero", "use try_divide, or guard the divisor with nullif(divisor, 0)"},
-	CodeUserRaisedException: {"the query raised an error of its own (raise_error or assert_true)", "see the message the query gave; the rows that raised it are the ones to look at"},
-	CodeCastInvalidInput:    {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
-	CodeCastOverflow:        {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
-	CodeInvalidLikePattern:  {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
-	CodeInvalidPattern:      {"a regular expression is not valid", "correct the pattern; the message says where it is wrong"},
-	CodeRegexGroupIndex:     {"a regular expression group index is out of range", "use a group index between 0 and the number of groups in the pattern"},
-	CodeInvalidLength:       {"a function's result would be too long", "use a smaller length or repeat count"},
+	CodeUnboundParameter:         {"a ${key} parameter has no value in the configuration", "add the key to the pipeline configuration, or correct its name"},
+	CodeUnresolvedColumn:         {"an expression names a column the input does not have", "correct the name; the message lists the nearest column"},
+	CodeUnresolvedRoutine:        {"an expression calls a function sluice does not know", "correct the function name; see the README for the functions supported"},
+	CodeDatatypeMismatch:         {"an operator or function is applied to values of the wrong type", "cast the arguments to the types the operator expects"},
+	CodeWrongNumArgs:             {"a function is called with the wrong number of arguments", "see the function's reference for its arguments"},
+	CodeArithmeticOverflow:       {"an arithmetic result does not fit its type", "cast the operands to double, or use try_ functions to get NULL instead"},
+	CodeDivideByZero:             {"a value was divided by zero", "use try_divide, or guard the divisor with nullif(divisor, 0)"},
+	CodeUserRaisedException:      {"the query raised an error of its own (raise_error or assert_true)", "see the message the query gave; the rows that raised it are the ones to look at"},
+	CodeCastInvalidInput:         {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
+	CodeCastOverflow:             {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
+	CodeNumericOutOfRange:        {"a decimal value has more digits than its type holds", "cast to a decimal of more precision (at most 38 digits), or use try_cast or try_ arithmetic to get NULL instead"},
+	CodeDecimalPrecisionExceeded: {"a decimal needs more than 38 digits", "use at most 38 digits, or a DOUBLE where an approximate value will do"},
+	CodeInvalidLikePattern:       {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},
+	CodeInvalidPattern:           {"a regular expression is not valid", "correct the pattern; the message says where it is wrong"},
+	CodeRegexGroupIndex:          {"a regular expression group index is out of range", "use a group index between 0 and the number of groups in the pattern"},
+	CodeInvalidLength:            {"a function's result would be too long", "use a smaller length or repeat count"},
 	CodeUnsupportedRegex: {"a regular expression uses Java syntax that sluice's RE2 engine does not have",
 		"rewrite the pattern without lookahead or lookbehind, backreferences, possessive quantifiers, atomic groups or class intersections, e.g. match more and cut with regexp_extract groups"},
 	CodeInvalidIndexOfZero: {"an index of 0 was given where indexes start at 1", "use 1 for the first element or -1 for the last"},

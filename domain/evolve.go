@@ -5,8 +5,10 @@ import (
 )
 
 // Schema evolution of a stored table. A table's schema is declared, or taken
-// from its first batch; later batches may add nullable columns and widen
-// bigint to double; a string column takes any scalar as its text (so that a
+// from its first batch; later batches may add nullable columns, widen bigint
+// to double, and widen a decimal to one with more digits on either side of
+// the point (Delta's type widening), bigint to a decimal of 19 integer digits
+// or more; a string column takes any scalar as its text (so that a
 // column inferred as string in one batch and as a number in the next, like a
 // zip code, is not drift). Anything else is SCHEMA_DRIFT: the batch is not written
 // and the flow fails, naming the column, both types and the fix.
@@ -36,6 +38,14 @@ func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Sch
 		case have.Kind == KindFloat64 && f.Type.Kind == KindInt64:
 		case have.Kind == KindInt64 && f.Type.Kind == KindFloat64 && !declared:
 			out.Fields[i].Type = TypeFloat64
+		case decimalHolds(have, f.Type):
+		case have.Kind == KindDecimal && f.Type.Kind == KindDecimal && !declared:
+			w, ok := widerDecimal(have, f.Type)
+			if !ok {
+				return cur, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the new batch, and no decimal holds both", have, f.Type),
+					fmt.Sprintf("cast %s to %s in the flow's query", f.Name, have))
+			}
+			out.Fields[i].Type = w
 		case have.Kind == KindNull && !declared:
 			out.Fields[i].Type = f.Type
 		case have.Kind == KindString && !declared && scalar(f.Type.Kind):
@@ -84,8 +94,14 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 			}
 		}
 		switch {
-		case src.Kind == f.Type.Kind:
+		case b.Schema.Fields[k].Type.Equal(f.Type) || src.Kind == f.Type.Kind && src.Kind != KindDecimal:
 			cols[j] = src
+		case decimalHolds(f.Type, b.Schema.Fields[k].Type):
+			c, err := toDecimalColumn(src, n, f.Type)
+			if err != nil {
+				return nil, drift(table, f.Name, err.Error(), "cast the column in the flow's query")
+			}
+			cols[j] = c
 		case f.Type.Kind == KindFloat64 && src.Kind == KindInt64, src.Kind == KindNull:
 			c := NewColumn(f.Type.Kind, n)
 			appendColumn(c, src, n)
@@ -110,4 +126,48 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 		}
 	}
 	return BatchOf(schema, cols)
+}
+
+// decimalHolds reports whether every value of type from fits in the decimal
+// type to without rounding: a decimal with no more digits on either side of
+// the point, or a bigint where to has 19 integer digits.
+func decimalHolds(to, from Type) bool {
+	if to.Kind != KindDecimal {
+		return false
+	}
+	switch from.Kind {
+	case KindDecimal:
+		return from.Scale <= to.Scale && from.Precision-from.Scale <= to.Precision-to.Scale
+	case KindInt64:
+		return to.Precision-to.Scale >= 19
+	}
+	return false
+}
+
+// widerDecimal is the narrowest decimal that holds both a and b, if one does.
+func widerDecimal(a, b Type) (Type, bool) {
+	scale := max(a.Scale, b.Scale)
+	p := scale + max(a.Precision-a.Scale, b.Precision-b.Scale)
+	return DecimalType(p, scale), p <= MaxDecimalPrecision
+}
+
+// toDecimalColumn converts the first n rows of src, which decimalHolds says
+// fit, to a column of the decimal type t.
+func toDecimalColumn(src *Column, n int, t Type) (*Column, error) {
+	c := NewColumn(KindDecimal, n)
+	for i := 0; i < n; i++ {
+		v := src.Value(i)
+		switch v.kind {
+		case KindInt64:
+			u, _ := Rescale(Int128Of(v.i), 0, t.Scale)
+			v = Decimal(u, t.Precision, t.Scale)
+		case KindDecimal:
+			u, _ := Rescale(v.AsDecimal(), int(v.scale), t.Scale)
+			v = Decimal(u, t.Precision, t.Scale)
+		}
+		if err := c.Append(v); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

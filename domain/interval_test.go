@@ -55,14 +55,16 @@ func TestGoldenIntervalBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeBatch(checkGolden(t, "batch_intervals_v2.golden", p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, row := range b.Rows() {
-		for j, v := range row {
-			if w := got.Row(i)[j]; !w.Equal(v) {
-				t.Errorf("row %d column %d: %v, want %v", i, j, w, v)
+	for _, stored := range [][]byte{checkGolden(t, "batch_intervals_v3.golden", p), readGolden(t, "batch_intervals_v2.golden")} {
+		got, err := DecodeBatch(stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range b.Rows() {
+			for j, v := range row {
+				if w := got.Row(i)[j]; !w.Equal(v) {
+					t.Errorf("version %d: row %d column %d: %v, want %v", stored[0], i, j, w, v)
+				}
 			}
 		}
 	}

@@ -41,6 +41,9 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 		return strconv.AppendInt(b, v.i, 10)
 	case KindFloat64:
 		return AppendJSONDouble(b, v.AsFloat())
+	case KindDecimal:
+		// its exact digits: a JSON number has no limit of precision
+		return append(b, FormatDecimal(v.AsDecimal(), int(v.scale))...)
 	case KindString:
 		return AppendJSONString(b, v.s)
 	case KindBytes:

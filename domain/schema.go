@@ -1,16 +1,20 @@
 package domain
 
 import (
+	"strconv"
 	"strings"
 )
 
 // Type is a column type: a kind, with an element type for lists, fields for
-// structs, and a key type (Key) and value type (Elem) for maps.
+// structs, a key type (Key) and value type (Elem) for maps, and a precision
+// and scale for decimals.
 type Type struct {
-	Kind   Kind    `json:"kind"`
-	Key    *Type   `json:"key,omitempty"`
-	Elem   *Type   `json:"elem,omitempty"`
-	Fields []Field `json:"fields,omitempty"`
+	Kind      Kind    `json:"kind"`
+	Key       *Type   `json:"key,omitempty"`
+	Elem      *Type   `json:"elem,omitempty"`
+	Fields    []Field `json:"fields,omitempty"`
+	Precision int     `json:"precision,omitempty"`
+	Scale     int     `json:"scale,omitempty"`
 }
 
 // Scalar types, for declaring schemas.
@@ -57,13 +61,15 @@ func (t Type) String() string {
 			parts[i] = f.Name + ": " + f.Type.String()
 		}
 		return "struct<" + strings.Join(parts, ", ") + ">"
+	case KindDecimal:
+		return "decimal(" + strconv.Itoa(t.Precision) + "," + strconv.Itoa(t.Scale) + ")"
 	}
 	return t.Kind.String()
 }
 
 // Equal reports whether two types are identical.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
+	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
 		return false
 	}
 	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {

@@ -26,10 +26,11 @@ const (
 	KindMap               Kind = 10 // entries in insertion order, each a Struct(key, value)
 	KindYearMonthInterval Kind = 11 // a number of months
 	KindDayTimeInterval   Kind = 12 // a number of microseconds
+	KindDecimal           Kind = 13 // an exact 128-bit unscaled integer with a precision and a scale
 )
 
 var kindNames = [...]string{"null", "boolean", "bigint", "double", "string", "binary", "timestamp", "date", "array", "struct",
-	"map", "interval year to month", "interval day to second"}
+	"map", "interval year to month", "interval day to second", "decimal"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -40,12 +41,16 @@ func (k Kind) String() string {
 
 // Value is one value of any kind. The zero Value is NULL. Scalars live in i
 // (bool, int64, timestamp, date, and float64 as its bits) or s (string, bytes);
-// lists, structs and maps in l. Values are immutable once built.
+// lists, structs and maps in l. A decimal keeps the low 64 bits of its
+// unscaled value in i and, only when the value does not fit in an int64, the
+// high 64 bits in s, with its precision and scale beside the kind (where they
+// cost no room). Values are immutable once built.
 type Value struct {
-	kind Kind
-	i    int64
-	s    string
-	l    []Value
+	kind        Kind
+	prec, scale uint8
+	i           int64
+	s           string
+	l           []Value
 }
 
 // Constructors.
@@ -109,10 +114,15 @@ func (v Value) Entries() []Value { return v.l }
 // (arrays, structs, maps), where a NULL may be a NULL Value without a mark.
 func (k Kind) IsNested() bool { return k == KindList || k == KindStruct || k == KindMap }
 
+// InValues reports whether a Column of kind k keeps its rows in Values: the
+// nested kinds, NULL, and decimals (whose 128 bits and scale travel in each
+// Value). A NULL there may be a NULL Value without a mark.
+func (k Kind) InValues() bool { return k.IsNested() || k == KindNull || k == KindDecimal }
+
 // Equal reports whether two values are the same, NULL equal to NULL and NaN to
 // NaN (bitwise): this is identity, not SQL equality.
 func (v Value) Equal(o Value) bool {
-	if v.kind != o.kind || v.i != o.i || v.s != o.s || len(v.l) != len(o.l) {
+	if v.kind != o.kind || v.i != o.i || v.s != o.s || len(v.l) != len(o.l) || v.scale != o.scale || v.prec != o.prec {
 		return false
 	}
 	for i := range v.l {
@@ -134,6 +144,8 @@ func (v Value) String() string {
 		return strconv.FormatInt(v.i, 10)
 	case KindFloat64:
 		return strconv.FormatFloat(v.AsFloat(), 'g', -1, 64)
+	case KindDecimal:
+		return FormatDecimal(v.AsDecimal(), int(v.scale))
 	case KindString:
 		return v.s
 	case KindBytes:
@@ -212,6 +224,15 @@ func Compare(a, b Value) int {
 			return -1
 		}
 		return 1
+	case KindDecimal:
+		if c := CompareDecimal(a.AsDecimal(), int(a.scale), b.AsDecimal(), int(b.scale)); c != 0 {
+			return c
+		}
+		// equal values of different scales (1.0 and 1.00) are not Equal
+		if c := int(a.scale) - int(b.scale); c != 0 {
+			return c
+		}
+		return int(a.prec) - int(b.prec)
 	case KindString, KindBytes:
 		return strings.Compare(a.s, b.s)
 	case KindList, KindStruct, KindMap:

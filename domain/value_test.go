@@ -33,7 +33,8 @@ func TestKindString(t *testing.T) {
 		{KindMap, "map"},
 		{KindYearMonthInterval, "interval year to month"},
 		{KindDayTimeInterval, "interval day to second"},
-		{Kind(13), "kind(13)"},
+		{KindDecimal, "decimal"},
+		{Kind(14), "kind(14)"},
 		{Kind(255), "kind(255)"},
 	}
 	for _, tt := range tests {

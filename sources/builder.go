@@ -307,7 +307,13 @@ func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
 		c.appendInferred(v, raw)
 		return
 	}
-	cv, err := b.convert(v, c.field.Type.Kind)
+	var cv domain.Value
+	var err error
+	if c.field.Type.Kind == domain.KindDecimal {
+		cv, err = toDecimal(v, raw, c.field.Type)
+	} else {
+		cv, err = b.convert(v, c.field.Type.Kind)
+	}
 	if err == nil && raw != "" && c.field.Type.Kind == domain.KindString && v.Kind() != domain.KindString && !v.IsNull() {
 		cv = domain.String(raw) // 1.50 stays 1.50
 	}
@@ -628,6 +634,39 @@ func convert(v domain.Value, k domain.Kind) (domain.Value, error) {
 		return parseAs(v.AsString(), k)
 	}
 	return v, fmt.Errorf("expected %s, found %s", k, vk)
+}
+
+// toDecimal reads v into a decimal column of type t exactly: a number by its
+// text as written (1.10 is 1.10, not the double nearest it), a string as a
+// number; a value with more digits than t's scale is rounded half up, one
+// with more integer digits than t holds is an error.
+func toDecimal(v domain.Value, raw string, t domain.Type) (domain.Value, error) {
+	var text string
+	switch v.Kind() {
+	case domain.KindNull:
+		return v, nil
+	case domain.KindDecimal:
+		text = v.String()
+	case domain.KindInt64:
+		text = strconv.FormatInt(v.AsInt(), 10)
+	case domain.KindFloat64:
+		text = raw
+		if text == "" {
+			text = strconv.FormatFloat(v.AsFloat(), 'g', -1, 64)
+		}
+	case domain.KindString:
+		text = strings.TrimSpace(v.AsString())
+	default:
+		return v, fmt.Errorf("expected %s, found %s", t, v.Kind())
+	}
+	u, ok, fits := domain.ParseDecimal(text, t.Precision, t.Scale)
+	switch {
+	case !ok:
+		return domain.Null(), fmt.Errorf("%q is not a number", text)
+	case !fits:
+		return domain.Null(), fmt.Errorf("%s does not fit %s", text, t)
+	}
+	return domain.Decimal(u, t.Precision, t.Scale), nil
 }
 
 // timestampLayouts are the spellings a timestamp may have in text: RFC 3339

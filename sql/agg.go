@@ -466,7 +466,8 @@ func (ac *aggCompile) numeric(c *Compiled, p syntax.Pos, toDouble bool) error {
 	switch k := c.Type().Kind; {
 	case k == domain.KindNull, k == domain.KindString:
 		c.root = implicit(c.root, domain.TypeFloat64, p)
-	case k == domain.KindInt64 && toDouble:
+	case k == domain.KindInt64 && toDouble, k == domain.KindDecimal:
+		// sum, avg, min and max keep decimals exact before this
 		c.root = implicit(c.root, domain.TypeFloat64, p)
 	case !isNumeric(k):
 		return exprErr(domain.CodeDatatypeMismatch, p, "%s needs a number, found %s", ac.name, c.Type())

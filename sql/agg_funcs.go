@@ -197,7 +197,7 @@ func compileApproxCountDistinct(ac *aggCompile) error {
 			return err
 		}
 		k := v.Kind()
-		if (k != domain.KindFloat64 && k != domain.KindInt64) || numberOf(v) <= 0 || numberOf(v) > 0.39 {
+		if !isNumeric(k) || numberOf(v) <= 0 || numberOf(v) > 0.39 {
 			return exprErr(domain.CodeDatatypeMismatch, ac.call.Args[1].Position(), "the relative standard deviation of approx_count_distinct must be a number in (0, 0.39], found %s", v)
 		}
 	}
@@ -213,8 +213,11 @@ func compileApproxCountDistinct(ac *aggCompile) error {
 }
 
 func numberOf(v domain.Value) float64 {
-	if v.Kind() == domain.KindInt64 {
+	switch v.Kind() {
+	case domain.KindInt64:
 		return float64(v.AsInt())
+	case domain.KindDecimal:
+		return domain.DecimalToFloat(v.AsDecimal(), v.Scale())
 	}
 	return v.AsFloat()
 }
@@ -339,6 +342,10 @@ func compileSum(ac *aggCompile) error {
 	if err != nil {
 		return err
 	}
+	if c.Type().Kind == domain.KindDecimal {
+		decimalSum(ac, c, false)
+		return nil
+	}
 	if err := ac.numeric(c, ac.call.Args[0].Position(), false); err != nil {
 		return err
 	}
@@ -403,6 +410,10 @@ func compileAvg(ac *aggCompile) error {
 	c, err := ac.arg(0)
 	if err != nil {
 		return err
+	}
+	if c.Type().Kind == domain.KindDecimal {
+		decimalSum(ac, c, true)
+		return nil
 	}
 	if err := ac.numeric(c, ac.call.Args[0].Position(), false); err != nil {
 		return err

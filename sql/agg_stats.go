@@ -232,7 +232,7 @@ func (ac *aggCompile) percentages(e syntax.Expr) (ps []float64, array bool, err 
 		if err != nil {
 			return nil, false, err
 		}
-		if k := v.Kind(); (k != domain.KindFloat64 && k != domain.KindInt64) || numberOf(v) < 0 || numberOf(v) > 1 {
+		if k := v.Kind(); !isNumeric(k) || numberOf(v) < 0 || numberOf(v) > 1 {
 			return nil, false, exprErr(domain.CodeDatatypeMismatch, it.Position(), "the percentage of %s must be a number between 0 and 1, found %s", ac.name, v)
 		}
 		ps = append(ps, numberOf(v))

@@ -61,8 +61,8 @@ func aggTable(t testing.TB, cols, rows string) (*domain.Batch, []int32, int) {
 					t.Fatal(err)
 				}
 				v := col.Value(0)
-				if v.Kind() == domain.KindInt64 && fields[i].Type.Kind == domain.KindFloat64 {
-					v = domain.Float(float64(v.AsInt()))
+				if fields[i].Type.Kind == domain.KindFloat64 {
+					v = convertValue(v, domain.TypeFloat64) // 1 and 1.5 are bigint and decimal literals
 				}
 				vals[i] = v
 			}

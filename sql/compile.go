@@ -217,7 +217,11 @@ func (c *compiler) literal(e *syntax.Literal) (node, error) {
 			if suf == "L" || suf == "S" || suf == "Y" {
 				return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the number %s does not fit a bigint", e.Text)
 			}
-			// Spark makes a decimal of it; doubles stand for decimals for now.
+		}
+		if (suf == "BD" || suf == "") && !strings.ContainsAny(e.Text, "eE") {
+			// 1.5 is DECIMAL(2, 1), as is 1.5BD; so is an integer too
+			// large for a bigint, with scale 0
+			return decimalLiteral(e.Text, e.Pos)
 		}
 		f, err := strconv.ParseFloat(e.Text, 64)
 		if err != nil {
@@ -381,7 +385,9 @@ func (c *compiler) field(x node, f *syntax.Ident, p syntax.Pos) (node, error) {
 	return nil, exprErr(domain.CodeUnresolvedColumn, f.Pos, "%s", msg)
 }
 
-func isNumeric(k domain.Kind) bool { return k == domain.KindInt64 || k == domain.KindFloat64 }
+func isNumeric(k domain.Kind) bool {
+	return k == domain.KindInt64 || k == domain.KindFloat64 || k == domain.KindDecimal
+}
 
 func (c *compiler) unary(e *syntax.Unary) (node, error) {
 	x, err := c.compile(e.X)
@@ -549,6 +555,9 @@ func (c *compiler) arith(e *syntax.Binary) (node, error) {
 	if !numOrNull(lk) || !numOrNull(rk) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "%s cannot be applied to %s and %s", e.Op, l.typ(), r.typ())
 	}
+	if lk == domain.KindDecimal || rk == domain.KindDecimal {
+		return c.decimalArith(e, l, r)
+	}
 	target := domain.KindInt64
 	switch {
 	case lk == domain.KindFloat64 || rk == domain.KindFloat64 || e.Op == "/":
@@ -595,6 +604,16 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 			return t, ok && (!cmp || orderable(t))
 		}
 		return a, true
+	case ak == domain.KindDecimal && (bk == domain.KindDecimal || bk == domain.KindInt64),
+		bk == domain.KindDecimal && ak == domain.KindInt64:
+		da, db := a, b
+		if ak == domain.KindInt64 {
+			da = domain.DecimalType(20, 0)
+		}
+		if bk == domain.KindInt64 {
+			db = domain.DecimalType(20, 0)
+		}
+		return widerDecimal(da, db), true
 	case isNumeric(ak) && isNumeric(bk):
 		return domain.TypeFloat64, true
 	case ak == domain.KindDate && bk == domain.KindTimestamp, ak == domain.KindTimestamp && bk == domain.KindDate:
@@ -615,7 +634,7 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 
 func scalarCastable(k domain.Kind) bool {
 	switch k {
-	case domain.KindBool, domain.KindInt64, domain.KindFloat64, domain.KindDate, domain.KindTimestamp:
+	case domain.KindBool, domain.KindInt64, domain.KindFloat64, domain.KindDecimal, domain.KindDate, domain.KindTimestamp:
 		return true
 	}
 	return false
@@ -624,6 +643,9 @@ func scalarCastable(k domain.Kind) bool {
 // implicit wraps n in a cast to t when its type differs.
 func implicit(n node, t domain.Type, p syntax.Pos) node {
 	k := n.typ().Kind
+	if (k == domain.KindDecimal || t.Kind == domain.KindDecimal) && k != domain.KindNull && !n.typ().Equal(t) {
+		return &decCastNode{x: n, to: t, pos: p}
+	}
 	if k == t.Kind {
 		if k.IsNested() && !n.typ().Equal(t) {
 			return &convertNode{x: n, t: t} // bigint elements to double, say
@@ -824,7 +846,7 @@ func castTarget(t *syntax.Type) (domain.Kind, bool) {
 	switch t.Name {
 	case "BIGINT", "LONG", "INT", "INTEGER", "SMALLINT", "SHORT", "TINYINT", "BYTE":
 		return domain.KindInt64, true
-	case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "DEC", "NUMERIC":
+	case "DOUBLE", "FLOAT", "REAL":
 		return domain.KindFloat64, true
 	case "STRING", "VARCHAR", "CHAR":
 		return domain.KindString, true
@@ -851,6 +873,9 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 		return c.castNested(e, x)
 	case "BINARY":
 		return castBinary(e, x)
+	}
+	if from, to := x.typ(), e.Type.Name; from.Kind == domain.KindDecimal || to == "DECIMAL" {
+		return c.castDecimal(e, x)
 	}
 	to, ok := castTarget(e.Type)
 	if !ok {

@@ -561,6 +561,9 @@ func (c *compiler) datetimeArith(e *syntax.Binary, l, r node) (node, error) {
 		if !isInterval(lk) || !isNumeric(rk) {
 			return mismatch()
 		}
+		if rk == domain.KindDecimal {
+			r, rk = implicit(r, domain.TypeFloat64, e.R.Position()), domain.KindFloat64
+		}
 		t := l.typ()
 		n := &intBinNode{l: l, r: r, t: t, op: e.Op, pos: e.Pos}
 		ym := lk == domain.KindYearMonthInterval

@@ -803,11 +803,20 @@ func (n *negNode) eval(b *domain.Batch) (*domain.Column, error) {
 	}
 	out := newCol(x.Kind, b.Len())
 	out.Nulls = unionNulls(b.Len(), x)
-	if x.Kind == domain.KindFloat64 {
+	switch x.Kind {
+	case domain.KindFloat64:
 		for i, v := range x.Floats {
 			out.Floats[i] = -v
 		}
 		zeroNulls(out)
+		return out, nil
+	case domain.KindDecimal:
+		// a decimal's range is symmetric: negation cannot overflow
+		for i, v := range x.Values {
+			if !v.IsNull() {
+				out.Values[i] = domain.Decimal(v.AsDecimal().Neg(), v.Precision(), v.Scale())
+			}
+		}
 		return out, nil
 	}
 	for i, v := range x.Ints {

@@ -417,6 +417,8 @@ func (c *compiler) mathFunc(e *syntax.FuncCall, name string) (node, error) {
 		x = implicit(x, domain.TypeFloat64, e.Args[0].Position())
 	case !isNumeric(k):
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a number, found %s", name, x.typ())
+	case k == domain.KindDecimal:
+		return c.decimalMath(e, name, x, args)
 	}
 	isInt := x.typ().Kind == domain.KindInt64
 	pos := e.Pos

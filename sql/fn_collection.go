@@ -183,7 +183,7 @@ func widen(ns []node, pos []syntax.Pos, what string) (domain.Type, error) {
 // cast, an array, map or struct by converting its values.
 func coerce(n node, t domain.Type, p syntax.Pos) node {
 	from := n.typ()
-	if from.Equal(t) || (from.Kind == t.Kind && !t.Kind.IsNested()) {
+	if from.Equal(t) || (from.Kind == t.Kind && !t.Kind.IsNested() && t.Kind != domain.KindDecimal) {
 		return n
 	}
 	if !t.Kind.IsNested() || from.Kind == domain.KindNull {
@@ -220,9 +220,20 @@ func convertValue(v domain.Value, t domain.Type) domain.Value {
 	}
 	switch t.Kind {
 	case domain.KindFloat64:
-		if v.Kind() == domain.KindInt64 {
+		switch v.Kind() {
+		case domain.KindInt64:
 			return domain.Float(float64(v.AsInt()))
+		case domain.KindDecimal:
+			return domain.Float(domain.DecimalToFloat(v.AsDecimal(), v.Scale()))
 		}
+	case domain.KindDecimal:
+		// widerType chose a decimal that holds v's digits on both sides
+		u, scale := domain.Int128Of(v.AsInt()), 0
+		if v.Kind() == domain.KindDecimal {
+			u, scale = v.AsDecimal(), v.Scale()
+		}
+		u, _ = domain.Rescale(u, scale, t.Scale)
+		return domain.Decimal(u, t.Precision, t.Scale)
 	case domain.KindTimestamp:
 		if v.Kind() == domain.KindDate {
 			return domain.TimestampMicros(v.AsInt() * 86400_000_000)

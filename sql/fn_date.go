@@ -571,6 +571,9 @@ func compileFromUnit(c *compiler, e *syntax.FuncCall, name string) (node, error)
 		if err != nil {
 			return nil, err
 		}
+		if x.typ().Kind == domain.KindDecimal {
+			x = implicit(x, domain.TypeFloat64, e.Args[0].Position())
+		}
 		if x.typ().Kind == domain.KindFloat64 {
 			// fractional seconds; NaN and infinities are NULL, as in Spark
 			return &fnNode{args: []node{x}, t: domain.TypeTimestamp, fails: true, body: func(out *domain.Column, a []*domain.Column) error {

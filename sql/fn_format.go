@@ -147,7 +147,7 @@ func checkFormatArgs(specs []fmtSpec, kinds []domain.Kind) string {
 		ok := k == domain.KindNull
 		switch sp.conv {
 		case 's', 'S':
-			ok = ok || k == domain.KindString || k == domain.KindInt64 || k == domain.KindFloat64 || k == domain.KindBool
+			ok = ok || k == domain.KindString || k == domain.KindInt64 || k == domain.KindFloat64 || k == domain.KindDecimal || k == domain.KindBool
 		case 'd', 'x', 'X', 'o', 'c':
 			ok = ok || k == domain.KindInt64
 		case 'f':
@@ -187,6 +187,13 @@ func compileFormatString(c *compiler, e *syntax.FuncCall, name string) (node, er
 		return n, nil
 	}
 	specs, msg := parseFormat(lit.v.AsString())
+	for _, sp := range specs {
+		// %f formats a decimal as it does the nearest double; %s keeps
+		// its digits
+		if sp.conv == 'f' && sp.arg < len(n.args) && n.args[sp.arg].typ().Kind == domain.KindDecimal {
+			n.args[sp.arg] = implicit(n.args[sp.arg], domain.TypeFloat64, e.Args[sp.arg+1].Position())
+		}
+	}
 	if msg == "" {
 		msg = checkFormatArgs(specs, n.kinds())
 	}

@@ -65,6 +65,9 @@ func (c *compiler) numArg(e *syntax.FuncCall, i int, name string, t domain.Type)
 		return implicit(x, domain.TypeFloat64, e.Args[i].Position()), nil
 	case !isNumeric(k):
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs a number, found %s", name, x.typ())
+	case k == domain.KindDecimal:
+		// the functions that keep decimals exact take them before this
+		return implicit(x, domain.TypeFloat64, e.Args[i].Position()), nil
 	}
 	return x, nil
 }
@@ -222,6 +225,10 @@ func compileTryArith(c *compiler, e *syntax.FuncCall, name string) (node, error)
 	switch n := n.(type) {
 	case *arithNode:
 		a = n
+	case *decArithNode:
+		t := *n
+		t.try = true
+		return &t, nil
 	case *intBinNode:
 		t := *n
 		t.try = true
@@ -281,8 +288,7 @@ func compileTryArith(c *compiler, e *syntax.FuncCall, name string) (node, error)
 	}}, nil
 }
 
-// compileMod: mod(a, b) is a % b. Spark types mod(2, 1.8) as a decimal (0.2);
-// sluice computes it in double (0.19999999999999996).
+// compileMod: mod(a, b) is a % b: mod(2, 1.8) is the decimal 0.2.
 func compileMod(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	return c.arith(&syntax.Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
 }
@@ -293,6 +299,9 @@ func compilePmod(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 	n, err := c.arith(&syntax.Binary{Pos: e.Pos, Op: "%", L: e.Args[0], R: e.Args[1]})
 	if err != nil {
 		return nil, err
+	}
+	if d, ok := n.(*decArithNode); ok {
+		return decimalPmod(d), nil
 	}
 	a := n.(*arithNode)
 	pos := e.Pos

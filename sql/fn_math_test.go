@@ -27,7 +27,7 @@ var mathFnCases = []struct{ src, want string }{
 	{"try_subtract(2, 1)", "bigint:1"}, {"try_subtract(-big - 1, 1)", "bigint:NULL"}, {"try_subtract(1, NULL)", "bigint:NULL"},
 	{"try_multiply(2, 3)", "bigint:6"}, {"try_multiply(-2147483648, 10)", "bigint:-21474836480"}, {"try_multiply(big, 2)", "bigint:NULL"},
 	{"try_multiply(-big - 1, -1)", "bigint:NULL"}, {"try_multiply(d, 2)", "double:5.0"},
-	{"try_divide(3, 2)", "double:1.5"}, {"try_divide(2, 0)", "double:NULL"}, {"try_divide(1, 0.0)", "double:NULL"},
+	{"try_divide(3, 2)", "double:1.5"}, {"try_divide(2, 0)", "double:NULL"}, {"try_divide(1, 0.0)", "decimal(8,6):NULL"},
 	{"try_divide(n, 0)", "double:NULL"}, {"try_divide(i, z)", "double:NULL"}, {"try_divide(i, '2')", "double:2.5"},
 	{"try_mod(3, 2)", "bigint:1"}, {"try_mod(2, 0)", "bigint:NULL"}, {"try_mod(d, 0)", "double:NULL"}, {"try_mod(-big - 1, -1)", "bigint:0"},
 	{"try_mod(-7, 3)", "bigint:-1"}, {"try_add('a', 1)", "CAST_INVALID_INPUT"},
@@ -44,9 +44,9 @@ var mathFnCases = []struct{ src, want string }{
 	{"try_add(timestamp'9999-12-31 00:00:00', interval 106751991 day)", "timestamp:NULL"},
 	{"try_add(dt, ts)", "DATATYPE_MISMATCH"},
 	// mod, pmod
-	{"mod(2, 1.8)", "double:0.19999999999999996"}, {"mod(7, 3)", "bigint:1"}, {"mod(-7, 3)", "bigint:-1"}, {"mod(i, 0)", "DIVIDE_BY_ZERO"},
+	{"mod(2, 1.8)", "decimal(2,1):0.2"}, {"mod(2D, 1.8D)", "double:0.19999999999999996"}, {"mod(7, 3)", "bigint:1"}, {"mod(-7, 3)", "bigint:-1"}, {"mod(i, 0)", "DIVIDE_BY_ZERO"},
 	{"mod(n, 0)", "bigint:NULL"}, {"pmod(10, 3)", "bigint:1"}, {"pmod(-10, 3)", "bigint:2"}, {"pmod(10, -3)", "bigint:1"},
-	{"pmod(-10, -3)", "bigint:-1"}, {"pmod(-7.5, 2)", "double:0.5"}, {"pmod(i, 0)", "DIVIDE_BY_ZERO"}, {"pmod(n, 0)", "bigint:NULL"},
+	{"pmod(-10, -3)", "bigint:-1"}, {"pmod(-7.5, 2)", "decimal(2,1):0.5"}, {"pmod(-7.5D, 2)", "double:0.5"}, {"pmod(-7.5, 0)", "DIVIDE_BY_ZERO"}, {"pmod(i, 0)", "DIVIDE_BY_ZERO"}, {"pmod(n, 0)", "bigint:NULL"},
 	{"pmod(-big - 1, -1)", "bigint:0"}, {"pmod(-big - 1, big)", "bigint:9223372036854775806"}, {"pmod(d, 0.0)", "DIVIDE_BY_ZERO"},
 	// pow, sqrt, exp, logarithms
 	{"pow(2, 3)", "double:8.0"}, {"power(2, 3)", "double:8.0"}, {"pow(2, -1)", "double:0.5"}, {"pow(-1, 0.5)", "double:NaN"},

@@ -158,7 +158,7 @@ func (c *compiler) intDiv(e *syntax.Binary) (node, error) {
 			return nil, err
 		}
 		switch k := n.typ().Kind; {
-		case k == domain.KindNull, k == domain.KindString:
+		case k == domain.KindNull, k == domain.KindString, k == domain.KindDecimal:
 			n = implicit(n, domain.TypeFloat64, x.Position())
 		case !isNumeric(k):
 			return nil, exprErr(domain.CodeDatatypeMismatch, x.Position(), "div needs numbers, found %s", n.typ())
@@ -899,8 +899,11 @@ func (c *compiler) elemArg(e *syntax.FuncCall, i int, arr node, name string) (no
 		return retype(x, elem), elem, nil
 	case elem.Kind == domain.KindNull || x.typ().Equal(elem):
 		return x, x.typ(), nil
-	case elem.Kind == domain.KindFloat64 && x.typ().Kind == domain.KindInt64:
+	case elem.Kind == domain.KindFloat64 && isNumeric(x.typ().Kind):
 		return implicit(x, elem, e.Args[i].Position()), elem, nil
+	}
+	if w, ok := widerType(elem, x.typ()); ok && w.Equal(elem) {
+		return coerce(x, elem, e.Args[i].Position()), elem, nil // a decimal the array's holds
 	}
 	return nil, domain.Type{}, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s: the element is %s, the array holds %s", name, x.typ(), elem)
 }

@@ -8,7 +8,7 @@ var spark4FnCases = []struct{ src, want string }{
 	// cast aliases
 	{"int('5')", "bigint:5"}, {"bigint(d)", "bigint:2"}, {"int('x')", "CAST_INVALID_INPUT"}, {"tinyint(300)", "CAST_OVERFLOW"},
 	{"smallint('12')", "bigint:12"}, {"boolean('true')", "boolean:true"}, {"double('1.5')", "double:1.5"}, {"float(i)", "double:5.0"},
-	{"decimal('2.5')", "double:2.5"}, {"string(i)", "string:'5'"}, {"binary('ab')", "binary:X'6162'"},
+	{"decimal('2.5')", "decimal(10,0):3"}, {"string(i)", "string:'5'"}, {"binary('ab')", "binary:X'6162'"},
 	{"date('2024-01-02')", "date:2024-01-02"}, {"timestamp('2024-01-02 03:04:05')", "timestamp:2024-01-02T03:04:05Z"},
 	{"int(n)", "bigint:NULL"}, {"int(1, 2)", "WRONG_NUM_ARGS"},
 	// elt
@@ -102,7 +102,7 @@ var spark4ThirdFnCases = []struct{ src, want string }{
 	{"dayname(CAST(NULL AS DATE))", "string:NULL"},
 	{"array_append(array('b', 'd', 'c', 'a'), 'd')", "array<string>:[b, d, c, a, d]"},
 	{"array_append(array(1, 2, 3, NULL), NULL)", "array<bigint>:[1, 2, 3, NULL, NULL]"},
-	{"array_append(CAST(NULL AS ARRAY<INT>), 2)", "array<bigint>:NULL"}, {"array_append(array(1.5), 2)", "array<double>:[1.5, 2]"},
+	{"array_append(CAST(NULL AS ARRAY<INT>), 2)", "array<bigint>:NULL"}, {"array_append(array(1.5), 2.0)", "array<decimal(2,1)>:[1.5, 2.0]"}, {"array_append(array(1.5D), 2)", "array<double>:[1.5, 2]"},
 	{"array_prepend(array('b', 'd', 'c', 'a'), 'd')", "array<string>:[d, b, d, c, a]"},
 	{"array_append(array(1), 'x')", "DATATYPE_MISMATCH"},
 	{"arrays_overlap(array(1, 2, 3), array(3, 4, 5))", "boolean:true"}, {"arrays_overlap(array(1, 2), array(3, 4))", "boolean:false"},

@@ -55,7 +55,7 @@ func TestGenerators(t *testing.T) {
 		{"inline(array(st))", "x bigint, y string | 0:[7 why]; 1:[NULL NULL]; 2:[NULL NULL]"},
 		{"inline_outer(if(n IS NULL, NULL, array(st)))", "x bigint, y string | 0:[NULL NULL]; 1:[NULL NULL]; 2:[NULL NULL]"},
 		{"stack(2, 1, 2, 3)", "col0 bigint, col1 bigint | 0:[1 2]; 0:[3 NULL]; 1:[1 2]; 1:[3 NULL]; 2:[1 2]; 2:[3 NULL]"},
-		{"stack(1, i, 2.5)", "col0 bigint, col1 double | 0:[5 2.5]; 1:[NULL 2.5]; 2:[0 2.5]"},
+		{"stack(1, i, 2.5)", "col0 bigint, col1 decimal(2,1) | 0:[5 2.5]; 1:[NULL 2.5]; 2:[0 2.5]"},
 		{`json_tuple('{"a":1, "b":"x", "c":{"d":[1]}}', 'a', 'b', 'c', 'z')`, `c0 string, c1 string, c2 string, c3 string | 0:[1 x {"d":[1]} NULL]; 1:[1 x {"d":[1]} NULL]; 2:[1 x {"d":[1]} NULL]`},
 		{`json_tuple(ns, 'a')`, "c0 string | 0:[NULL]; 1:[NULL]; 2:[NULL]"},
 		{"explode(s)", "DATATYPE_MISMATCH"},

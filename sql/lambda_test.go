@@ -52,7 +52,7 @@ var lambdaCases = []struct{ src, want string }{
 	{"aggregate(array(1, NULL, 3), 0, (acc, x) -> acc + coalesce(x, 0) + i)", "bigint:19"},
 	{"aggregate(array('a', 'b'), '', (acc, x) -> concat(acc, x))", "string:'ab'"},
 	{"aggregate(array(1.5), 0, (acc, x) -> acc + x)", "DATATYPE_MISMATCH"},
-	{"aggregate(array(1, 2), 0.0, (acc, x) -> acc + x)", "double:3.0"},
+	{"aggregate(array(1, 2), 0D, (acc, x) -> acc + x)", "double:3.0"}, {"aggregate(array(1, 2), 0.0, (acc, x) -> acc + x)", "DATATYPE_MISMATCH"},
 	{"zip_with(array(1, 2, 3), array('a', 'b', 'c'), (x, y) -> (y, x))", "NOT_IMPLEMENTED"},
 	{"zip_with(array(1, 2), array(3, 4), (x, y) -> x + y)", "array<bigint>:[4, 6]"},
 	{"zip_with(array('a', 'b', 'c'), array('d', 'e', 'f'), (x, y) -> concat_ws_missing(x, y))", "UNRESOLVED_ROUTINE"},

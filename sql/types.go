@@ -1,13 +1,16 @@
 package sql
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql/syntax"
 )
 
 // DomainType is the type sluice stores a SQL type as: integers of every
-// width as bigint, decimals and floats as double, strings of every kind as
-// string; arrays and structs of those. A type sluice cannot store is
+// width as bigint, floats as double, strings of every kind as string,
+// DECIMAL(p, s) exactly; arrays, maps and structs of those. A type sluice cannot store is
 // DATATYPE_MISMATCH (or NOT_IMPLEMENTED for the types still to come).
 func DomainType(t *syntax.Type) (domain.Type, error) {
 	switch t.Name {
@@ -48,6 +51,8 @@ func DomainType(t *syntax.Type) (domain.Type, error) {
 		return domain.StructOf(fields...), nil
 	case "BINARY":
 		return domain.TypeBytes, nil
+	case "DECIMAL":
+		return decimalType(t)
 	}
 	k, ok := castTarget(t)
 	if !ok {
@@ -82,4 +87,27 @@ func parseTypeText(name, text string) (domain.Type, error) {
 		return domain.Type{}, syntax.Locate(terr, name, text)
 	}
 	return dt, nil
+}
+
+// decimalType reads DECIMAL, DECIMAL(p) and DECIMAL(p, s).
+func decimalType(t *syntax.Type) (domain.Type, error) {
+	if len(t.Params) == 0 {
+		return defaultDecimal, nil
+	}
+	var ps [2]int
+	for i, text := range t.Params {
+		n, err := strconv.Atoi(text)
+		if i > 1 || err != nil || n < 0 {
+			return domain.Type{}, exprErr(domain.CodeDatatypeMismatch, t.Pos, "DECIMAL takes a precision and a scale, DECIMAL(p, s), found DECIMAL(%s)", strings.Join(t.Params, ", "))
+		}
+		ps[i] = n
+	}
+	p, s := ps[0], ps[1]
+	switch {
+	case p < 1 || p > domain.MaxDecimalPrecision:
+		return domain.Type{}, exprErr(domain.CodeDecimalPrecisionExceeded, t.Pos, "DECIMAL(%d, %d): the precision must be 1 to %d", p, s, domain.MaxDecimalPrecision)
+	case s > p:
+		return domain.Type{}, exprErr(domain.CodeDatatypeMismatch, t.Pos, "DECIMAL(%d, %d): the scale cannot be more than the precision", p, s)
+	}
+	return domain.DecimalType(p, s), nil
 }
