@@ -16,7 +16,8 @@ import (
 // ends in a CRC-32C of everything before it; version 1 (no checksum) is still
 // read. Batch version 3 adds decimal values (kind 13) to version 2: a sluice
 // that reads only up to 2 refuses such a batch by its version instead of
-// failing on a value it does not know.
+// failing on a value it does not know. (A decimal column needs a decimal type
+// in the batch's schema, which no older encoder wrote.)
 const (
 	eventCodecVersion = 2
 	batchCodecVersion = 3
@@ -67,8 +68,6 @@ type decoder struct {
 	// s, when set, holds the same bytes as b: strings are then cut from it
 	// instead of each being copied (one copy for a whole batch payload).
 	s string
-	// decimals is set for batch versions that may hold decimal values.
-	decimals bool
 }
 
 var errTruncated = errors.New("truncated input")
@@ -481,10 +480,6 @@ func decodeValue(d *decoder, depth int) Value {
 	case KindString, KindBytes:
 		return Value{kind: k, s: d.str()}
 	case KindDecimal:
-		if !d.decimals {
-			d.fail(errors.New("a decimal value in a batch of a version before decimals"))
-			return Value{}
-		}
 		v := Value{kind: k, prec: d.byte1(), scale: d.byte1(), i: d.varint(), s: d.str()}
 		if d.err == nil {
 			if err := checkDecimal(v); err != nil {
@@ -515,7 +510,6 @@ func decodeValue(d *decoder, depth int) Value {
 // A version 2 or 3 payload whose checksum does not match is a STORE_CORRUPT
 // error: the bytes are never decoded.
 func DecodeBatch(p []byte) (*Batch, error) {
-	decimals := len(p) > 0 && p[0] >= 3
 	if len(p) > 0 {
 		switch p[0] {
 		case 1:
@@ -529,7 +523,7 @@ func DecodeBatch(p []byte) (*Batch, error) {
 			return nil, Errorf(CodeBatchCodec, "batch has codec version %d; this sluice reads versions 1 to %d", p[0], batchCodecVersion)
 		}
 	}
-	d := decoder{b: p, s: string(p), decimals: decimals} // the batch's strings share one copy of the payload
+	d := decoder{b: p, s: string(p)} // the batch's strings share one copy of the payload
 	d.byte1()
 	var schema Schema
 	if raw := d.raw(); d.err == nil {

@@ -449,6 +449,7 @@ func sampleBatches(t testing.TB) []namedBatch {
 		{"zero rows", everyKindBatch(t, 0, noNulls)},
 		{"no columns", NewBatch(Schema{}, 0)},
 		{"no columns, rows", batchOfRows(t, Schema{}, []Value{}, []Value{}, []Value{}, []Value{}, []Value{})},
+		{"decimals", decimalBatch(t)},
 	}
 	// The null bitmap at and around byte boundaries, NULL first and last.
 	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 64, 65} {

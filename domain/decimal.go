@@ -60,11 +60,12 @@ func (a Int128) Neg() Int128 {
 	return Int128{Hi: -a.Hi - int64(borrow), Lo: lo}
 }
 
-// Add is a + b, wrapping; decimals stay far below the wrap (2 × 10^38 <
-// 2^127), so callers check the precision of the result instead.
-func (a Int128) Add(b Int128) Int128 {
+// Add is a + b, and false when the sum does not fit in 128 bits (two
+// 38-digit decimals can reach 2 × 10^38, beyond 2^127).
+func (a Int128) Add(b Int128) (Int128, bool) {
 	lo, carry := bits.Add64(a.Lo, b.Lo, 0)
-	return Int128{Hi: a.Hi + b.Hi + int64(carry), Lo: lo}
+	r := Int128{Hi: a.Hi + b.Hi + int64(carry), Lo: lo}
+	return r, (a.Hi < 0) != (b.Hi < 0) || (r.Hi < 0) == (a.Hi < 0)
 }
 
 // Big converts a to a big.Int.

@@ -597,6 +597,8 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return b, true
 	case bk == domain.KindNull:
 		return a, true
+	case ak == domain.KindDecimal && bk == domain.KindDecimal:
+		return widerDecimal(a, b), true
 	case ak == bk:
 		if ak.IsNested() {
 			t, ok := widerType(a, b)

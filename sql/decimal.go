@@ -475,8 +475,8 @@ func (a *sumDecimalAcc) add(args []*domain.Column, groups []int32) error {
 		if g < 0 || x.Values[i].IsNull() {
 			continue
 		}
-		s := a.sum[g].Add(x.Values[i].AsDecimal())
-		if !s.FitsPrecision(a.t.Precision) {
+		s, ok := a.sum[g].Add(x.Values[i].AsDecimal())
+		if !ok || !s.FitsPrecision(a.t.Precision) {
 			if !a.try {
 				return exprErr(domain.CodeNumericOutOfRange, a.pos, "sum of %s cannot be represented as %s", x.Values[i].String(), a.t)
 			}
