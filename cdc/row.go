@@ -15,7 +15,8 @@ import (
 type row string
 
 // Each value is its kind's byte, then: nothing (NULL); 8 bytes (bool,
-// bigint, date, timestamp, intervals, the bits of a double); a uvarint
+// bigint, date, timestamp, intervals, the bits of a double); the precision,
+// the scale and 16 bytes of the unscaled value (decimal); a uvarint
 // length and the bytes (string, binary); a uvarint count and the values
 // (array, struct, map).
 
@@ -29,6 +30,11 @@ func appendValue(b []byte, v domain.Value) []byte {
 		b = append(b, v.AsString()...)
 	case domain.KindFloat64:
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.AsFloat()))
+	case domain.KindDecimal:
+		u := v.AsDecimal()
+		b = append(b, byte(v.Precision()), byte(v.Scale()))
+		b = binary.LittleEndian.AppendUint64(b, uint64(u.Hi))
+		b = binary.LittleEndian.AppendUint64(b, u.Lo)
 	case domain.KindList, domain.KindStruct, domain.KindMap:
 		items := v.AsList()
 		b = binary.AppendUvarint(b, uint64(len(items)))
@@ -137,6 +143,9 @@ func decodeValue(s string, p int) (domain.Value, int) {
 		return domain.String(text), p + int(n)
 	case domain.KindFloat64:
 		return domain.Float(math.Float64frombits(le64(s[p:]))), p + 8
+	case domain.KindDecimal:
+		u := domain.Int128{Hi: int64(le64(s[p+2:])), Lo: le64(s[p+10:])}
+		return domain.Decimal(u, int(s[p]), int(s[p+1])), p + 18
 	case domain.KindList, domain.KindStruct, domain.KindMap:
 		n, w := uvarint(s[p:])
 		p += w

@@ -13,7 +13,8 @@ import (
 // without decoding them.
 //
 // A value is 8 big-endian bytes with the sign bit flipped (integers, dates,
-// timestamps, intervals; a double's bits, all flipped when negative); one
+// timestamps, intervals; a double's bits, all flipped when negative); 16
+// such bytes (a decimal's unscaled value, high half first); one
 // byte (a boolean); the bytes with 0x00 written 0x00 0xFF, ended by 0x00
 // 0x00 (strings, binary). A struct or an array is each element as 0x01
 // (NULL) or 0x02 and the element, then 0x00: a shorter array sorts first,
@@ -47,6 +48,12 @@ func appendSeqKey(b []byte, v domain.Value) []byte {
 			}
 		}
 		return append(b, 0, 0)
+	case domain.KindDecimal:
+		// the unscaled value as a 128-bit integer: a sequence column has
+		// one scale
+		u := v.AsDecimal()
+		b = binary.BigEndian.AppendUint64(b, uint64(u.Hi)^1<<63)
+		return binary.BigEndian.AppendUint64(b, u.Lo)
 	case domain.KindList, domain.KindStruct, domain.KindMap:
 		for _, x := range v.AsList() {
 			if x.IsNull() {
@@ -94,6 +101,9 @@ func decodeSeqKey(s string, p int, t domain.Type) (domain.Value, int) {
 			return domain.Bytes(out), p
 		}
 		return domain.String(string(out)), p
+	case domain.KindDecimal:
+		u := domain.Int128{Hi: int64(be64(s[p:]) ^ 1<<63), Lo: be64(s[p+8:])}
+		return domain.Decimal(u, t.Precision, t.Scale), p + 16
 	case domain.KindList, domain.KindStruct, domain.KindMap:
 		var items []domain.Value
 		for i := 0; s[p] != 0; i++ {

@@ -13,6 +13,7 @@ var seqTypes = []domain.Type{
 	{Kind: domain.KindTimestamp}, {Kind: domain.KindDate},
 	domain.StructOf(domain.Field{Name: "a", Type: domain.TypeInt64}, domain.Field{Name: "b", Type: domain.TypeString}),
 	domain.ListOf(domain.TypeInt64),
+	domain.DecimalType(38, 4),
 }
 
 // seqValue makes a value of type t from fuzz input.
@@ -30,6 +31,12 @@ func seqValue(t domain.Type, i int64, f float64, s string, null bool) domain.Val
 		return domain.TimestampMicros(i)
 	case domain.KindDate:
 		return domain.DateDays(i % 1_000_000)
+	case domain.KindDecimal:
+		u := domain.Int128Of(i)
+		if len(s)%2 == 1 { // beyond 64 bits
+			u, _ = domain.MulInt128(u, domain.Pow10(18), true)
+		}
+		return domain.Decimal(u, 38, 4)
 	case domain.KindStruct:
 		b := domain.String(s)
 		if null {

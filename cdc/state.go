@@ -339,6 +339,8 @@ func own(v domain.Value) domain.Value {
 		return domain.String(strings.Clone(v.AsString()))
 	case domain.KindBytes:
 		return domain.Bytes(v.AsBytes())
+	case domain.KindDecimal:
+		return domain.Decimal(v.AsDecimal(), v.Precision(), v.Scale()) // its high bits, if any, anew
 	case domain.KindList, domain.KindStruct, domain.KindMap:
 		items := make([]domain.Value, len(v.AsList()))
 		for i, x := range v.AsList() {

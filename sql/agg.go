@@ -385,6 +385,11 @@ func appendValueKey(k []byte, v domain.Value) []byte {
 		return k
 	case domain.KindFloat64:
 		return binary.LittleEndian.AppendUint64(k, normalFloatBits(v.AsFloat()))
+	case domain.KindDecimal:
+		// values of one column share a scale: the unscaled value decides
+		u := v.AsDecimal()
+		k = binary.LittleEndian.AppendUint64(k, uint64(u.Hi))
+		return binary.LittleEndian.AppendUint64(k, u.Lo)
 	case domain.KindString, domain.KindBytes:
 		k = binary.AppendUvarint(k, uint64(len(v.AsString())))
 		return append(k, v.AsString()...)

@@ -384,7 +384,7 @@ func (c *compiler) castDecimal(e *syntax.Cast, x node) (node, error) {
 	return &decCastNode{x: x, to: to, try: e.Try, pos: e.Pos, bits: bits}, nil
 }
 
-// decimalMath is abs, floor, ceil and round of a decimal, which stay
+// decimalMath is abs, floor, ceil, round and bround of a decimal, which stay
 // decimals with Spark's result types.
 func (c *compiler) decimalMath(e *syntax.FuncCall, name string, x node, args []node) (node, error) {
 	t := x.typ()
@@ -413,31 +413,28 @@ func (c *compiler) decimalMath(e *syntax.FuncCall, name string, x node, args []n
 			}
 			return domain.Int128FromBig(q)
 		}
-	default: // round
+	default: // round (half up) and bround (half even)
 		d := int64(0)
 		if len(args) == 2 {
-			lit, ok := args[1].(*litNode)
-			if neg, isNeg := args[1].(*negNode); isNeg {
-				if l, ok2 := neg.x.(*litNode); ok2 && l.t.Kind == domain.KindInt64 && !l.v.IsNull() {
-					lit, ok = &litNode{t: l.t, v: domain.Int(-l.v.AsInt())}, true
-				}
+			var ok bool
+			if d, ok = constInt(args[1]); !ok {
+				return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "%s needs a constant integer scale", name)
 			}
-			if !ok || lit.t.Kind != domain.KindInt64 || lit.v.IsNull() {
-				return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "round needs a constant integer scale")
-			}
-			d = max(min(lit.v.AsInt(), domain.MaxDecimalPrecision), -domain.MaxDecimalPrecision)
 		}
-		scale := int(d)
+		scale := int(max(min(d, domain.MaxDecimalPrecision), -domain.MaxDecimalPrecision))
+		even := name == "bround"
 		if scale < 0 {
 			out = domain.DecimalType(min(max(p-s+1, -scale+1), domain.MaxDecimalPrecision), 0)
-			f = func(u domain.Int128) (domain.Int128, bool) {
-				r := rescaleBig(u.Big(), s, scale) // to tens, hundreds...
-				return domain.Int128FromBig(r.Mul(r, pow10Big(-scale)))
-			}
 		} else {
-			ns := min(s, scale)
-			out = domain.DecimalType(min(p-s+1+ns, domain.MaxDecimalPrecision), ns)
-			f = func(u domain.Int128) (domain.Int128, bool) { return domain.Rescale(u, s, ns) }
+			scale = min(s, scale)
+			out = domain.DecimalType(min(p-s+1+scale, domain.MaxDecimalPrecision), scale)
+		}
+		f = func(u domain.Int128) (domain.Int128, bool) {
+			r := roundUnscaled(u.Big(), s, scale, even)
+			if scale < 0 { // to tens, hundreds...: back to scale 0
+				r.Mul(r, pow10Big(-scale))
+			}
+			return domain.Int128FromBig(r)
 		}
 	}
 	pos := e.Pos
@@ -565,4 +562,19 @@ func decimalPmod(d *decArithNode) node {
 		}
 		return domain.Decimal(u, t.Precision, t.Scale), nil
 	}}
+}
+
+// roundUnscaled brings x from scale from to a lower scale to, rounding half
+// away from zero or, with even, half to even.
+func roundUnscaled(x *big.Int, from, to int, even bool) *big.Int {
+	if to >= from {
+		return x.Mul(x, pow10Big(to-from))
+	}
+	d := pow10Big(from - to)
+	q, r := new(big.Int).QuoRem(x, d, new(big.Int))
+	twice := r.Abs(r).Lsh(r, 1)
+	if c := twice.Cmp(d); c > 0 || c == 0 && (!even || q.Bit(0) == 1) {
+		q.Add(q, big.NewInt(int64(x.Sign())))
+	}
+	return q
 }

@@ -46,8 +46,8 @@ func allNulls(n int) []bool {
 func unionNulls(n int, cols ...*domain.Column) []bool {
 	var out []bool
 	for _, c := range cols {
-		if c.Kind.IsNested() {
-			// nested values may be NULL without a mark
+		if c.Kind.InValues() {
+			// nested values and decimals may be NULL without a mark
 			for i, v := range c.Values {
 				if v.IsNull() && !isNullAt(c.Nulls, i) {
 					if out == nil {
@@ -420,8 +420,8 @@ func (n *isNullNode) eval(b *domain.Batch) (*domain.Column, error) {
 	}
 	rows := b.Len()
 	out := &domain.Column{Kind: domain.KindBool, Ints: make([]int64, rows)}
-	switch x.Kind {
-	case domain.KindList, domain.KindStruct, domain.KindMap, domain.KindNull:
+	switch {
+	case x.Kind.InValues():
 		for i := range out.Ints {
 			out.Ints[i] = b2i(x.IsNull(i))
 		}

@@ -425,6 +425,8 @@ func nestedCastable(from, to domain.Type) bool {
 	switch {
 	case from.Kind == domain.KindNull, from.Equal(to):
 		return true
+	case from.Kind == domain.KindDecimal || to.Kind == domain.KindDecimal:
+		return decimalCastable(from.Kind, to.Kind)
 	case from.Kind != to.Kind:
 		return !to.Kind.IsNested() && (from.Kind == to.Kind || castable(from.Kind, to.Kind))
 	case to.Kind == domain.KindList:
@@ -506,11 +508,18 @@ func (n *nestedCastNode) value(v domain.Value, t domain.Type) (domain.Value, err
 		}
 		return domain.Struct(out...), nil
 	}
-	if v.Kind() == t.Kind {
+	if v.Kind() == t.Kind && t.Kind != domain.KindDecimal {
 		return v, nil
 	}
 	// a scalar element: the scalar cast, over a one-row column
-	cast := &castNode{x: &litNode{t: domain.Type{Kind: v.Kind()}, v: v}, to: t.Kind, try: n.try, pos: n.pos, loc: n.loc}
+	from := domain.Type{Kind: v.Kind()}
+	if v.Kind() == domain.KindDecimal {
+		from = domain.DecimalType(v.Precision(), v.Scale())
+	}
+	var cast node = &castNode{x: &litNode{t: from, v: v}, to: t.Kind, try: n.try, pos: n.pos, loc: n.loc}
+	if from.Kind == domain.KindDecimal || t.Kind == domain.KindDecimal {
+		cast = &decCastNode{x: &litNode{t: from, v: v}, to: t, try: n.try, pos: n.pos}
+	}
 	c, err := cast.eval(domain.NoColumns(1))
 	if err != nil {
 		return domain.Null(), err

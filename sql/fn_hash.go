@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"hash/crc32"
 	"math"
@@ -362,6 +363,13 @@ func (h hasher) value(v domain.Value, seed int64) int64 {
 		return h.long(javaDoubleBits(v.AsFloat()), seed)
 	case domain.KindString, domain.KindBytes:
 		return h.bytes(v.AsString(), seed)
+	case domain.KindDecimal:
+		// as Spark: the unscaled value as a long up to 18 digits, beyond
+		// as Java's BigInteger.toByteArray of it
+		if v.Precision() <= 18 {
+			return h.long(v.AsInt(), seed)
+		}
+		return h.bytes(javaBigIntegerBytes(v.AsDecimal()), seed)
 	}
 	for _, x := range v.AsList() { // lists and struct fields alike
 		seed = h.value(x, seed)
@@ -503,4 +511,17 @@ func xxh64(b string, seed uint64) uint64 {
 		h = rotl64(h, 11) * xxP1
 	}
 	return xxAvalanche(h)
+}
+
+// javaBigIntegerBytes is Java's BigInteger.toByteArray of u: two's
+// complement, big-endian, in the fewest bytes that keep the sign.
+func javaBigIntegerBytes(u domain.Int128) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(u.Hi))
+	binary.BigEndian.PutUint64(b[8:], u.Lo)
+	i := 0
+	for i < 15 && (b[i] == 0 && b[i+1]&0x80 == 0 || b[i] == 0xff && b[i+1]&0x80 != 0) {
+		i++
+	}
+	return string(b[i:])
 }

@@ -421,6 +421,13 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 				return domain.Float(f)
 			}
 		}
+	case domain.KindDecimal:
+		// a number by its digits as written, or a string of one, as Spark
+		if v.Kind == domain.JSONNumber || v.Kind == domain.JSONString {
+			if u, ok, fits := domain.ParseDecimal(v.Text, t.Precision, t.Scale); ok && fits {
+				return domain.Decimal(u, t.Precision, t.Scale)
+			}
+		}
 	case domain.KindBool:
 		if v.Kind == domain.JSONBool {
 			return domain.Bool(v.Text == "true")

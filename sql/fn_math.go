@@ -509,6 +509,13 @@ func constInt(n node) (int64, bool) {
 // rounding) on the shortest decimal representation of x, as Spark's
 // BigDecimal does: bround(2.5) is 2.0, bround(25, -1) is 20.
 func compileBround(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	if d, err := c.compile(e.Args[0]); err == nil && d.typ().Kind == domain.KindDecimal {
+		args, err := c.args(e)
+		if err != nil {
+			return nil, err
+		}
+		return c.decimalMath(e, name, args[0], args)
+	}
 	x, err := c.numArg(e, 0, name, domain.TypeFloat64)
 	if err != nil {
 		return nil, err

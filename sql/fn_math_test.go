@@ -62,11 +62,11 @@ var mathFnCases = []struct{ src, want string }{
 	{"sign(CAST('NaN' AS DOUBLE))", "double:NaN"}, {"sin(0)", "double:0.0"}, {"cos(0)", "double:1.0"}, {"acos(2)", "double:NaN"},
 	{"atan2(0, 0)", "double:0.0"}, {"degrees(pi())", "double:180.0"}, {"radians(180)", "double:3.141592653589793"},
 	// bround
-	{"bround(2.5, 0)", "double:2.0"}, {"bround(25, -1)", "bigint:20"}, {"bround(3.5)", "double:4.0"}, {"bround(-2.5)", "double:-2.0"},
-	{"bround(2.675, 2)", "double:2.68"}, {"bround(2.665, 2)", "double:2.66"}, {"bround(35, -1)", "bigint:40"}, {"bround(-35, -1)", "bigint:-40"},
+	{"bround(2.5, 0)", "decimal(2,0):2"}, {"bround(25, -1)", "bigint:20"}, {"bround(3.5)", "decimal(2,0):4"}, {"bround(-2.5)", "decimal(2,0):-2"},
+	{"bround(2.675, 2)", "decimal(4,2):2.68"}, {"bround(2.665, 2)", "decimal(4,2):2.66"}, {"bround(35, -1)", "bigint:40"}, {"bround(-35, -1)", "bigint:-40"},
 	{"bround(-25, -1)", "bigint:-20"}, {"bround(26, -1)", "bigint:30"}, {"bround(i)", "bigint:5"}, {"bround(n, 1)", "bigint:NULL"},
-	{"bround(0.125, 2)", "double:0.12"}, {"bround(0.135, 2)", "double:0.14"}, {"bround(1.5e-10, 3)", "double:0.0"},
-	{"bround(big, -1)", "ARITHMETIC_OVERFLOW"}, {"bround(d, i)", "DATATYPE_MISMATCH"}, {"bround(12345.0, -2)", "double:12300.0"},
+	{"bround(0.125, 2)", "decimal(3,2):0.12"}, {"bround(0.135, 2)", "decimal(3,2):0.14"}, {"bround(1.5e-10, 3)", "double:0.0"},
+	{"bround(big, -1)", "ARITHMETIC_OVERFLOW"}, {"bround(d, i)", "DATATYPE_MISMATCH"}, {"bround(12345.0, -2)", "decimal(6,0):12300"},
 	// constants and rand
 	{"pi()", "double:3.141592653589793"}, {"e()", "double:2.718281828459045"}, {"pi(1)", "WRONG_NUM_ARGS"},
 	{"rand(0) >= 0 AND rand(0) < 1", "boolean:true"}, {"rand() < 1", "boolean:true"}, {"random(NULL) < 1", "boolean:true"},
