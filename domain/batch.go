@@ -310,7 +310,7 @@ func Concat(batches ...*Batch) (*Batch, error) {
 			}
 			src := b.Columns[k]
 			if f.Type.Kind == KindDecimal && !b.Schema.Fields[k].Type.Equal(f.Type) {
-				src, _ = toDecimalColumn(src, b.Len(), f.Type) // unifySchemas chose a type that holds it
+				src, _ = DecimalColumn(src, b.Len(), f.Type) // unifySchemas chose a type that holds it
 			}
 			appendColumn(dst, src, b.Len())
 		}
@@ -367,7 +367,7 @@ func unifySchemas(parts []*Batch) (Schema, error) {
 			case decimalHolds(f.Type, cur.Type):
 				cur.Type = f.Type
 			case cur.Type.Kind == KindDecimal && f.Type.Kind == KindDecimal:
-				w, ok := widerDecimal(cur.Type, f.Type)
+				w, ok := WiderDecimal(cur.Type, f.Type)
 				if !ok {
 					return Schema{}, Errorf(CodeSchemaDrift, "column %q is %s in one batch and %s in another, and no decimal holds both", f.Name, cur.Type, f.Type).
 						WithHint("cast the column to one type in the flow's query").WithNames(f.Name)

@@ -40,7 +40,7 @@ func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Sch
 			out.Fields[i].Type = TypeFloat64
 		case decimalHolds(have, f.Type):
 		case have.Kind == KindDecimal && f.Type.Kind == KindDecimal && !declared:
-			w, ok := widerDecimal(have, f.Type)
+			w, ok := WiderDecimal(have, f.Type)
 			if !ok {
 				return cur, drift(table, f.Name, fmt.Sprintf("is %s in the table and %s in the new batch, and no decimal holds both", have, f.Type),
 					fmt.Sprintf("cast %s to %s in the flow's query", f.Name, have))
@@ -97,7 +97,7 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 		case b.Schema.Fields[k].Type.Equal(f.Type) || src.Kind == f.Type.Kind && src.Kind != KindDecimal:
 			cols[j] = src
 		case decimalHolds(f.Type, b.Schema.Fields[k].Type):
-			c, err := toDecimalColumn(src, n, f.Type)
+			c, err := DecimalColumn(src, n, f.Type)
 			if err != nil {
 				return nil, drift(table, f.Name, err.Error(), "cast the column in the flow's query")
 			}
@@ -144,16 +144,16 @@ func decimalHolds(to, from Type) bool {
 	return false
 }
 
-// widerDecimal is the narrowest decimal that holds both a and b, if one does.
-func widerDecimal(a, b Type) (Type, bool) {
+// WiderDecimal is the narrowest decimal that holds both a and b, if one does.
+func WiderDecimal(a, b Type) (Type, bool) {
 	scale := max(a.Scale, b.Scale)
 	p := scale + max(a.Precision-a.Scale, b.Precision-b.Scale)
 	return DecimalType(p, scale), p <= MaxDecimalPrecision
 }
 
-// toDecimalColumn converts the first n rows of src, which decimalHolds says
-// fit, to a column of the decimal type t.
-func toDecimalColumn(src *Column, n int, t Type) (*Column, error) {
+// DecimalColumn converts the first n rows of src (bigints or decimals that
+// fit t without rounding) to a column of the decimal type t.
+func DecimalColumn(src *Column, n int, t Type) (*Column, error) {
 	c := NewColumn(KindDecimal, n)
 	for i := 0; i < n; i++ {
 		v := src.Value(i)

@@ -413,6 +413,9 @@ func (c *colBuilder) appendInferred(v domain.Value, raw string) {
 	case k == domain.KindNull:
 		c.appendNull()
 		return
+	case k == domain.KindDecimal && (col.Kind == domain.KindDecimal || col.Kind == domain.KindNull):
+		c.takeDecimal(v)
+		return
 	case k == col.Kind:
 	case col.Kind == domain.KindNull:
 		c.retype(k)
@@ -430,6 +433,36 @@ func (c *colBuilder) appendInferred(v domain.Value, raw string) {
 	if c.col.Kind != domain.KindString && c.col.Kind != domain.KindBytes {
 		c.noteRaw(raw)
 	}
+}
+
+// takeDecimal makes the column's type one that holds the decimal v as well
+// as the column's values (files of one batch may declare different
+// decimals), and v of that type; beyond 38 digits, the column becomes a
+// string column.
+func (c *colBuilder) takeDecimal(v domain.Value) {
+	vt := domain.DecimalType(v.Precision(), v.Scale())
+	if c.col.Kind == domain.KindNull {
+		c.retype(domain.KindDecimal)
+		c.field.Type = vt
+	}
+	if c.field.Type.Equal(vt) {
+		_ = c.col.Append(v)
+		return
+	}
+	w, ok := domain.WiderDecimal(c.field.Type, vt)
+	if !ok {
+		c.retype(domain.KindString)
+		_ = c.col.Append(domain.String(v.String()))
+		return
+	}
+	n := c.col.Len()
+	if !c.field.Type.Equal(w) {
+		c.col, _ = domain.DecimalColumn(c.col, n, w)
+		c.field.Type = w
+	}
+	one := &domain.Column{Kind: domain.KindDecimal, Values: []domain.Value{v}}
+	conv, _ := domain.DecimalColumn(one, 1, w)
+	_ = c.col.Append(conv.Values[0])
 }
 
 // textOf is a value as a string: as written when known.

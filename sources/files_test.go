@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -345,7 +346,7 @@ func TestParquetTypesAndValues(t *testing.T) {
 		{"name", domain.KindString}, {"small", domain.KindInt64}, {"big", domain.KindInt64}, {"score", domain.KindFloat64},
 		{"ratio", domain.KindFloat64}, {"ok", domain.KindBool}, {"note", domain.KindString}, {"count", domain.KindInt64},
 		{"at", domain.KindTimestamp}, {"at_ms", domain.KindTimestamp}, {"at_ns", domain.KindTimestamp}, {"day", domain.KindDate},
-		{"raw", domain.KindBytes}, {"price", domain.KindFloat64}, {"tiny", domain.KindInt64},
+		{"raw", domain.KindBytes}, {"price", domain.KindDecimal}, {"tiny", domain.KindInt64},
 	}
 	if len(b.Schema.Fields) != len(wantKinds) {
 		t.Fatalf("schema %s, want %d columns", b.Schema, len(wantKinds))
@@ -358,11 +359,11 @@ func TestParquetTypesAndValues(t *testing.T) {
 	want := [][]domain.Value{
 		{domain.String("ann"), domain.Int(-7), domain.Int(1 << 40), domain.Float(1.5), domain.Float(0.25), domain.Bool(true),
 			domain.String("hi"), domain.Int(3), domain.Timestamp(at), domain.Timestamp(at.Truncate(time.Millisecond)),
-			domain.TimestampMicros(at.UnixMicro()), domain.DateDays(19782), domain.Bytes([]byte{0, 1, 0xff}), domain.Float(123.45),
+			domain.TimestampMicros(at.UnixMicro()), domain.DateDays(19782), domain.Bytes([]byte{0, 1, 0xff}), domain.Decimal(domain.Int128Of(12345), 10, 2),
 			domain.Int(4000000000)},
 		{domain.String(""), domain.Int(0), domain.Int(-1), domain.Float(-0.5), domain.Float(0), domain.Bool(false),
 			domain.Null(), domain.Null(), domain.TimestampMicros(-1), domain.TimestampMicros(-1000),
-			domain.TimestampMicros(-2), domain.DateDays(-165), domain.Bytes(nil), domain.Float(-0.05), domain.Int(0)},
+			domain.TimestampMicros(-2), domain.DateDays(-165), domain.Bytes(nil), domain.Decimal(domain.Int128Of(-5), 10, 2), domain.Int(0)},
 	}
 	if b.Len() != len(want) {
 		t.Fatalf("%d rows, want %d", b.Len(), len(want))
@@ -497,7 +498,7 @@ func TestParquetLegacyAndWideTypes(t *testing.T) {
 		{int96(before), decimal(-5), 0},
 	}, baseTime)
 	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
-	want := "schema: at timestamp, price double, big bigint\n" +
+	want := "schema: at timestamp, price decimal(20,2), big bigint\n" +
 		"2024-05-06T07:08:09.123456Z | 123.45 | 4611686018427387904\n" +
 		"1969-12-31T23:00:00Z | -0.05 | 0\n"
 	if got := dump(b); got != want {
@@ -510,8 +511,42 @@ func TestParquetLegacyAndWideTypes(t *testing.T) {
 	wantError(t, err, domain.CodeFileUnreadable, path, "row 2", `column "big"`)
 }
 
+// TestParquetDecimals reads decimals exactly, of all 38 digits (fixed-length
+// bytes beyond 64 bits), and files of two decimal types in one read as the
+// decimal that holds both.
+func TestParquetDecimals(t *testing.T) {
+	type narrow struct {
+		Amount int64 `parquet:"amount,decimal(2:10)"`
+	}
+	type wide struct {
+		Amount [16]byte `parquet:"amount,decimal(10:38)"`
+	}
+	bytes16 := func(x *big.Int) (b [16]byte) {
+		if x.Sign() < 0 { // two's complement
+			x = new(big.Int).Add(x, new(big.Int).Lsh(big.NewInt(1), 128))
+		}
+		x.FillBytes(b[:])
+		return b
+	}
+	max38, _ := new(big.Int).SetString("99999999999999999999999999999999999999", 10)
+	dir := t.TempDir()
+	writeParquet(t, dir, "a.parquet", []narrow{{12345}, {-5}}, baseTime)
+	writeParquet(t, dir, "b.parquet", []wide{{bytes16(max38)}, {bytes16(new(big.Int).Neg(max38))}, {bytes16(big.NewInt(1))}}, baseTime.Add(time.Second))
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	want := "schema: amount decimal(38,10)\n" +
+		"123.4500000000\n" +
+		"-0.0500000000\n" +
+		"9999999999999999999999999999.9999999999\n" +
+		"-9999999999999999999999999999.9999999999\n" +
+		"0.0000000001\n"
+	if got := dump(b); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestJSONBuilderCases decodes JSON lines straight through a builder.
 func TestJSONBuilderCases(t *testing.T) {
+	money := domain.NewSchema(domain.Field{Name: "amt", Type: domain.DecimalType(10, 2), Nullable: true})
 	tests := []struct {
 		name    string
 		schema  *domain.Schema
@@ -542,6 +577,12 @@ func TestJSONBuilderCases(t *testing.T) {
 			want: `column "amount": "y" is not a double`, wantErr: true},
 		{name: "declared: a number kept as written in a string column", schema: &declared, input: `{"id": 1, "name": 1.50}`,
 			want: "schema: id bigint NOT NULL, amount double, at timestamp, day date, name string, ok boolean\n1 | NULL | NULL | NULL | \"1.50\" | NULL\n"},
+		{name: "declared decimal: digits as written, rounded half up, strings too", schema: &money, input: `{"amt": 0.1}` + "\n" + `{"amt": 12345678.125}` + "\n" + `{"amt": "-0.005"}` + "\n" + `{"amt": 7}` + "\n" + `{"amt": 1e2}`,
+			want: "schema: amt decimal(10,2)\n0.10\n12345678.13\n-0.01\n7.00\n100.00\n"},
+		{name: "declared decimal: too many integer digits", schema: &money, input: `{"amt": 123456789}`,
+			want: `column "amt": 123456789 does not fit decimal(10,2)`, wantErr: true},
+		{name: "declared decimal: not a number", schema: &money, input: `{"amt": "ten"}`,
+			want: `column "amt": "ten" is not a number`, wantErr: true},
 		{name: "rescue: a key named like the rescued data column is rescued", rescue: true, input: `{"a": 1, "_Rescued_Data": "x"}`,
 			want: "schema: a bigint, _rescued_data string\n1 | \"{\\\"_Rescued_Data\\\":\\\"x\\\",\\\"_file_path\\\":\\\"t.json\\\",\\\"_line\\\":1}\"\n"},
 		{name: "no rescue: such a key is a column", input: `{"_rescued_data": 1}`,

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -66,8 +65,12 @@ func parquetColumns(path string, schema *parquet.Schema) ([]parquetColumn, error
 			lt = l.Value
 		}
 		if dec, ok := lt.(*format.DecimalType); ok {
-			// sluice has no decimal type: a decimal reads as the nearest double.
-			c.kind, c.scale = domain.KindFloat64, decimalScale(field.Type().Kind(), int(dec.Scale))
+			p, s := int(dec.Precision), int(dec.Scale)
+			if p < 1 || p > domain.MaxDecimalPrecision || s < 0 || s > p {
+				return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s: column %q is DECIMAL(%d, %d); sluice reads decimals of 1 to %d digits", path, field.Name(), p, s, domain.MaxDecimalPrecision).
+					WithHint("write the column as a double or a string").WithNames(path)
+			}
+			c.kind, c.scale = domain.KindDecimal, decimalScale(field.Type().Kind(), p, s)
 			cols = append(cols, c)
 			continue
 		}
@@ -141,18 +144,20 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// decimalScale reads a decimal stored as an integer or big-endian two's
-// complement bytes, with scale digits after the point, as a double.
-func decimalScale(physical parquet.Kind, scale int) func(parquet.Value) (domain.Value, bool) {
-	toFloat := func(unscaled string) (domain.Value, bool) {
-		f, err := strconv.ParseFloat(unscaled+"e-"+strconv.Itoa(scale), 64)
-		return domain.Float(f), err == nil
+// decimalScale reads a DECIMAL(p, s) stored as an integer or as big-endian
+// two's complement bytes, exactly; a value of more than p digits does not fit.
+func decimalScale(physical parquet.Kind, p, s int) func(parquet.Value) (domain.Value, bool) {
+	of := func(u domain.Int128, ok bool) (domain.Value, bool) {
+		if !ok || !u.FitsPrecision(p) {
+			return domain.Null(), false
+		}
+		return domain.Decimal(u, p, s), true
 	}
 	switch physical {
 	case parquet.Int32:
-		return func(v parquet.Value) (domain.Value, bool) { return toFloat(strconv.FormatInt(int64(v.Int32()), 10)) }
+		return func(v parquet.Value) (domain.Value, bool) { return of(domain.Int128Of(int64(v.Int32())), true) }
 	case parquet.Int64:
-		return func(v parquet.Value) (domain.Value, bool) { return toFloat(strconv.FormatInt(v.Int64(), 10)) }
+		return func(v parquet.Value) (domain.Value, bool) { return of(domain.Int128Of(v.Int64()), true) }
 	}
 	return func(v parquet.Value) (domain.Value, bool) {
 		b := v.ByteArray()
@@ -160,7 +165,7 @@ func decimalScale(physical parquet.Kind, scale int) func(parquet.Value) (domain.
 		if len(b) > 0 && b[0]&0x80 != 0 { // negative: subtract 2^(8*len)
 			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 		}
-		return toFloat(n.String())
+		return of(domain.Int128FromBig(n))
 	}
 }
 
