@@ -275,8 +275,11 @@ func cell(c *domain.Column, i int) domain.Value {
 
 // text renders a value for the table and CSV formats: nested values as JSON.
 func text(v domain.Value, t domain.Type) string {
-	if v.Kind().IsNested() {
+	switch {
+	case v.Kind().IsNested():
 		return string(domain.AppendJSON(nil, v, t))
+	case v.Kind() == domain.KindFloat64 && t.Bits == 32:
+		return domain.FormatFloat(v.AsFloat()) // 1.1, not the double nearest the float
 	}
 	return v.String()
 }

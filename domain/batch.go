@@ -363,6 +363,10 @@ func unifySchemas(parts []*Batch) (Schema, error) {
 			case cur.Type.Kind == KindInt64 && f.Type.Kind == KindFloat64:
 				cur.Type = TypeFloat64
 			case cur.Type.Kind == KindFloat64 && f.Type.Kind == KindInt64:
+			case cur.Type.Kind == f.Type.Kind && (f.Type.Kind == KindInt64 || f.Type.Kind == KindFloat64):
+				if f.Type.Width() > cur.Type.Width() {
+					cur.Type = f.Type // the wider of two integers or floats
+				}
 			case decimalHolds(cur.Type, f.Type):
 			case decimalHolds(f.Type, cur.Type):
 				cur.Type = f.Type

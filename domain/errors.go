@@ -88,6 +88,7 @@ const (
 	CodeCastInvalidInput         Code = "CAST_INVALID_INPUT"
 	CodeCastOverflow             Code = "CAST_OVERFLOW"
 	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
+	CodeInvalidNumericLiteral    Code = "INVALID_NUMERIC_LITERAL_RANGE"
 	CodeDecimalPrecisionExceeded Code = "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"
 	CodeInvalidLikePattern       Code = "INVALID_LIKE_PATTERN"
 
@@ -212,6 +213,7 @@ var codeInfo = map[Code]codeText{
 	CodeUserRaisedException:      {"the query raised an error of its own (raise_error or assert_true)", "see the message the query gave; the rows that raised it are the ones to look at"},
 	CodeCastInvalidInput:         {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:             {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
+	CodeInvalidNumericLiteral:    {"a number literal is out of the range of its type", "drop the suffix (L, S or Y) or write a wider type's suffix"},
 	CodeNumericOutOfRange:        {"a decimal value has more digits than its type holds", "cast to a decimal of more precision (at most 38 digits), or use try_cast or try_ arithmetic to get NULL instead"},
 	CodeDecimalPrecisionExceeded: {"a decimal needs more than 38 digits", "use at most 38 digits, or a DOUBLE where an approximate value will do"},
 	CodeInvalidLikePattern:       {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},

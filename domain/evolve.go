@@ -5,8 +5,9 @@ import (
 )
 
 // Schema evolution of a stored table. A table's schema is declared, or taken
-// from its first batch; later batches may add nullable columns, widen bigint
-// to double, and widen a decimal to one with more digits on either side of
+// from its first batch; later batches may add nullable columns, widen an
+// integer to a wider one (tinyint, smallint, int, bigint) or to double, a
+// float to double, and widen a decimal to one with more digits on either side of
 // the point (Delta's type widening), bigint to a decimal of 19 integer digits
 // or more; a string column takes any scalar as its text (so that a
 // column inferred as string in one batch and as a number in the next, like a
@@ -36,6 +37,10 @@ func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Sch
 		switch {
 		case have.Equal(f.Type), f.Type.Kind == KindNull:
 		case have.Kind == KindFloat64 && f.Type.Kind == KindInt64:
+		case have.Kind == f.Type.Kind && (have.Kind == KindInt64 || have.Kind == KindFloat64) && f.Type.Width() <= have.Width():
+			// a narrower integer or a float: the values fit as they are
+		case have.Kind == f.Type.Kind && (have.Kind == KindInt64 || have.Kind == KindFloat64) && !declared:
+			out.Fields[i].Type = f.Type // widened: tinyint to smallint to int to bigint, float to double
 		case have.Kind == KindInt64 && f.Type.Kind == KindFloat64 && !declared:
 			out.Fields[i].Type = TypeFloat64
 		case decimalHolds(have, f.Type):

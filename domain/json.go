@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -40,6 +41,9 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 	case KindInt64:
 		return strconv.AppendInt(b, v.i, 10)
 	case KindFloat64:
+		if t.Bits == 32 {
+			return appendJSONNumber(b, FormatFloat(v.AsFloat()))
+		}
 		return AppendJSONDouble(b, v.AsFloat())
 	case KindDecimal:
 		// its exact digits: a JSON number has no limit of precision
@@ -116,11 +120,14 @@ func formatJSONTimestamp(us int64) string {
 
 // AppendJSONDouble appends f as a JSON number in Java's notation, or NaN and
 // the infinities as strings.
-func AppendJSONDouble(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return strconv.AppendQuote(b, FormatDouble(f))
+func AppendJSONDouble(b []byte, f float64) []byte { return appendJSONNumber(b, FormatDouble(f)) }
+
+// appendJSONNumber appends a number's text, quoting NaN and the infinities.
+func appendJSONNumber(b []byte, text string) []byte {
+	if text == "NaN" || strings.HasSuffix(text, "Infinity") {
+		return strconv.AppendQuote(b, text)
 	}
-	return append(b, FormatDouble(f)...)
+	return append(b, text...)
 }
 
 // AppendJSONString appends s quoted, escaping as Jackson does: quotes,
@@ -175,7 +182,22 @@ func AppendJSONString(b []byte, s string) []byte {
 
 // FormatDouble renders a double as Spark (Java) does: 1.0, 0.001, 1.0E7,
 // 1.5E-4, NaN, Infinity.
-func FormatDouble(f float64) string {
+func FormatDouble(f float64) string { return formatJava(f, 64) }
+
+// FormatFloat renders a FLOAT (a double that a float holds) as Java's
+// Float.toString does: the shortest digits that read back as the float, so
+// 1.1 and not 1.100000023841858.
+func FormatFloat(f float64) string { return formatJava(f, 32) }
+
+// FormatNumber renders a double of type t: a float by its float digits.
+func FormatNumber(f float64, t Type) string {
+	if t.Bits == 32 {
+		return FormatFloat(f)
+	}
+	return FormatDouble(f)
+}
+
+func formatJava(f float64, bitSize int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -191,7 +213,7 @@ func FormatDouble(f float64) string {
 	}
 	a := math.Abs(f)
 	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
+		s := strconv.FormatFloat(f, 'f', -1, bitSize)
 		for i := 0; i < len(s); i++ {
 			if s[i] == '.' {
 				return s
@@ -200,7 +222,7 @@ func FormatDouble(f float64) string {
 		return s + ".0"
 	}
 	// scientific: mantissa with at least one decimal, E, exponent
-	s := strconv.FormatFloat(f, 'E', -1, 64)
+	s := strconv.FormatFloat(f, 'E', -1, bitSize)
 	mant, exp := s, ""
 	for i := 0; i < len(s); i++ {
 		if s[i] == 'E' {

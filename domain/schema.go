@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -8,6 +9,12 @@ import (
 // Type is a column type: a kind, with an element type for lists, fields for
 // structs, a key type (Key) and value type (Elem) for maps, and a precision
 // and scale for decimals.
+//
+// Bits narrows a number type: 8, 16 or 32 make a bigint a tinyint, a
+// smallint or an int, whose values are still stored as bigints but held to
+// the narrower range; 32 makes a double a float, whose values are doubles
+// that a float holds exactly. 0 is the full width. Values carry no width:
+// the type of their column or expression does.
 type Type struct {
 	Kind      Kind    `json:"kind"`
 	Key       *Type   `json:"key,omitempty"`
@@ -15,13 +22,18 @@ type Type struct {
 	Fields    []Field `json:"fields,omitempty"`
 	Precision int     `json:"precision,omitempty"`
 	Scale     int     `json:"scale,omitempty"`
+	Bits      int     `json:"bits,omitempty"`
 }
 
 // Scalar types, for declaring schemas.
 var (
 	TypeBool      = Type{Kind: KindBool}
 	TypeInt64     = Type{Kind: KindInt64}
+	TypeInt32     = Type{Kind: KindInt64, Bits: 32}
+	TypeInt16     = Type{Kind: KindInt64, Bits: 16}
+	TypeInt8      = Type{Kind: KindInt64, Bits: 8}
 	TypeFloat64   = Type{Kind: KindFloat64}
+	TypeFloat32   = Type{Kind: KindFloat64, Bits: 32}
 	TypeString    = Type{Kind: KindString}
 	TypeBytes     = Type{Kind: KindBytes}
 	TypeTimestamp = Type{Kind: KindTimestamp}
@@ -63,13 +75,26 @@ func (t Type) String() string {
 		return "struct<" + strings.Join(parts, ", ") + ">"
 	case KindDecimal:
 		return "decimal(" + strconv.Itoa(t.Precision) + "," + strconv.Itoa(t.Scale) + ")"
+	case KindInt64:
+		switch t.Bits {
+		case 8:
+			return "tinyint"
+		case 16:
+			return "smallint"
+		case 32:
+			return "int"
+		}
+	case KindFloat64:
+		if t.Bits == 32 {
+			return "float"
+		}
 	}
 	return t.Kind.String()
 }
 
 // Equal reports whether two types are identical.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
+	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Bits != o.Bits || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
 		return false
 	}
 	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {
@@ -150,4 +175,20 @@ func (s Schema) String() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// IntRange is the least and greatest value of an integer type.
+func (t Type) IntRange() (lo, hi int64) {
+	if t.Bits == 0 || t.Bits >= 64 {
+		return math.MinInt64, math.MaxInt64
+	}
+	return -1 << (t.Bits - 1), 1<<(t.Bits-1) - 1
+}
+
+// Width is the bits of a number type: 64 unless narrowed.
+func (t Type) Width() int {
+	if t.Bits == 0 {
+		return 64
+	}
+	return t.Bits
 }

@@ -242,8 +242,8 @@ func (b *builder) columnAt(i int, name string) *colBuilder {
 // false, having done nothing, when put must do the work: another kind, a
 // repeated key, no such column.
 func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str string) bool {
-	if c == nil || kind != c.col.Kind {
-		return false
+	if c == nil || kind != c.col.Kind || c.field.Type.Bits != 0 {
+		return false // narrow types (int, float) are checked by put
 	}
 	// The text of a number matters only to an inferred column, which may
 	// yet become a string column.
@@ -313,6 +313,9 @@ func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
 		cv, err = toDecimal(v, raw, c.field.Type)
 	} else {
 		cv, err = b.convert(v, c.field.Type.Kind)
+		if err == nil {
+			cv, err = narrow(cv, c.field.Type)
+		}
 	}
 	if err == nil && raw != "" && c.field.Type.Kind == domain.KindString && v.Kind() != domain.KindString && !v.IsNull() {
 		cv = domain.String(raw) // 1.50 stays 1.50
@@ -667,6 +670,23 @@ func convert(v domain.Value, k domain.Kind) (domain.Value, error) {
 		return parseAs(v.AsString(), k)
 	}
 	return v, fmt.Errorf("expected %s, found %s", k, vk)
+}
+
+// narrow holds a value to a narrowed type: an integer to the range of an
+// INT, SMALLINT or TINYINT column (an error beyond it), a double to the
+// nearest float in a FLOAT column.
+func narrow(v domain.Value, t domain.Type) (domain.Value, error) {
+	switch {
+	case t.Bits == 0 || v.IsNull():
+		return v, nil
+	case v.Kind() == domain.KindInt64:
+		if lo, hi := t.IntRange(); v.AsInt() < lo || v.AsInt() > hi {
+			return domain.Null(), fmt.Errorf("%d does not fit %s", v.AsInt(), t)
+		}
+	case v.Kind() == domain.KindFloat64:
+		return domain.Float(float64(float32(v.AsFloat()))), nil
+	}
+	return v, nil
 }
 
 // toDecimal reads v into a decimal column of type t exactly: a number by its

@@ -352,10 +352,12 @@ func compileSum(ac *aggCompile) error {
 	ac.a.args = []*Compiled{c}
 	ac.a.t = c.Type()
 	if ac.a.t.Kind == domain.KindInt64 {
+		ac.a.t = domain.TypeInt64 // the sum of any integers is a bigint
 		try, pos := ac.name == "try_sum", ac.call.Pos
 		ac.a.newAcc = func() accumulator { return &sumIntAcc{try: try, pos: pos} }
 		return nil
 	}
+	ac.a.t = domain.TypeFloat64 // of floats too
 	ac.a.newAcc = func() accumulator { return &sumFloatAcc{} }
 	return nil
 }

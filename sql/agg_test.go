@@ -16,11 +16,11 @@ func aggTable(t testing.TB, cols, rows string) (*domain.Batch, []int32, int) {
 	var fields []domain.Field
 	for _, c := range strings.Split(cols, ",") {
 		parts := strings.Fields(c)
-		k, ok := castTarget(&syntax.Type{Name: strings.ToUpper(parts[1])})
+		typ, ok := castTarget(&syntax.Type{Name: strings.ToUpper(parts[1])})
 		if !ok {
 			t.Fatalf("type %s", parts[1])
 		}
-		fields = append(fields, domain.Field{Name: parts[0], Type: domain.Type{Kind: k}, Nullable: true})
+		fields = append(fields, domain.Field{Name: parts[0], Type: typ, Nullable: true})
 	}
 	schema := domain.NewSchema(fields...)
 	b := domain.NewBatch(schema, 0)

@@ -210,12 +210,21 @@ func (c *compiler) literal(e *syntax.Literal) (node, error) {
 		suf := strings.ToUpper(e.Suffix)
 		isInt := !strings.ContainsAny(e.Text, ".eE") && suf != "D" && suf != "F" && suf != "BD"
 		if isInt {
+			// 1 is an INT, 1L a BIGINT, 1S a SMALLINT, 1Y a TINYINT; an
+			// integer beyond INT is a BIGINT, beyond BIGINT a DECIMAL
+			t := map[string]domain.Type{"L": domain.TypeInt64, "S": domain.TypeInt16, "Y": domain.TypeInt8}[suf]
 			i, err := strconv.ParseInt(e.Text, 10, 64)
-			if err == nil {
-				return &litNode{t: domain.TypeInt64, v: domain.Int(i)}, nil
+			if t.Kind == domain.KindNull {
+				t = domain.TypeInt32
+				if lo, hi := t.IntRange(); err == nil && (i < lo || i > hi) {
+					t = domain.TypeInt64
+				}
+			}
+			if lo, hi := t.IntRange(); err == nil && i >= lo && i <= hi {
+				return &litNode{t: t, v: domain.Int(i)}, nil
 			}
 			if suf == "L" || suf == "S" || suf == "Y" {
-				return nil, exprErr(domain.CodeArithmeticOverflow, e.Pos, "the number %s does not fit a bigint", e.Text)
+				return nil, exprErr(domain.CodeInvalidNumericLiteral, e.Pos, "the number %s does not fit a %s", e.Text, t)
 			}
 		}
 		if (suf == "BD" || suf == "") && !strings.ContainsAny(e.Text, "eE") {
@@ -226,6 +235,9 @@ func (c *compiler) literal(e *syntax.Literal) (node, error) {
 		f, err := strconv.ParseFloat(e.Text, 64)
 		if err != nil {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the number %s is not valid", e.Text)
+		}
+		if suf == "F" {
+			return &litNode{t: domain.TypeFloat32, v: domain.Float(float64(float32(f)))}, nil
 		}
 		return &litNode{t: domain.TypeFloat64, v: domain.Float(f)}, nil
 	}
@@ -535,9 +547,10 @@ func (c *compiler) binary(e *syntax.Binary) (node, error) {
 	return nil, exprErr(domain.CodeNotImplemented, e.Pos, "the operator %s is not supported yet", e.Op)
 }
 
-// arith types an arithmetic operator: bigint with bigint stays bigint,
-// anything with a double is double, `/` is always double; a string operand is
-// cast to the other side's type (Spark ANSI), or to double against NULL.
+// arith types an arithmetic operator: integers stay integers of the wider
+// width, a float or a double makes it one, `/` is always double, a decimal
+// makes it decimal arithmetic; a string operand is cast to the other side's
+// type (Spark ANSI), or to double against NULL.
 func (c *compiler) arith(e *syntax.Binary) (node, error) {
 	l, err := c.compile(e.L)
 	if err != nil {
@@ -558,14 +571,26 @@ func (c *compiler) arith(e *syntax.Binary) (node, error) {
 	if lk == domain.KindDecimal || rk == domain.KindDecimal {
 		return c.decimalArith(e, l, r)
 	}
-	target := domain.KindInt64
+	// integers keep the wider of their widths (INT + INT is INT, INT +
+	// BIGINT is BIGINT); with a float they are FLOAT, with a double DOUBLE;
+	// `/` is always DOUBLE
+	lt, rt := l.typ(), r.typ()
+	t := domain.TypeInt64
 	switch {
-	case lk == domain.KindFloat64 || rk == domain.KindFloat64 || e.Op == "/":
-		target = domain.KindFloat64
-	case lk == domain.KindString && rk == domain.KindString, lk == domain.KindString && rk == domain.KindNull, lk == domain.KindNull && rk == domain.KindString:
-		target = domain.KindFloat64
+	case e.Op == "/":
+		t = domain.TypeFloat64
+	case lk == domain.KindString || rk == domain.KindString:
+		t = domain.TypeFloat64
+		if lk != domain.KindString && lk != domain.KindNull {
+			t = lt // a string is cast to the other side's type
+		} else if rk != domain.KindString && rk != domain.KindNull {
+			t = rt
+		}
+	default:
+		if t, _ = commonType(lt, rt, false); t.Kind == domain.KindNull {
+			t = domain.TypeInt64
+		}
 	}
-	t := domain.Type{Kind: target}
 	return &arithNode{op: e.Op, l: implicit(l, t, e.L.Position()), r: implicit(r, t, e.R.Position()), t: t, pos: e.Pos}, nil
 }
 
@@ -599,6 +624,11 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return a, true
 	case ak == domain.KindDecimal && bk == domain.KindDecimal:
 		return widerDecimal(a, b), true
+	case ak == bk && (ak == domain.KindInt64 || ak == domain.KindFloat64):
+		if b.Width() > a.Width() {
+			return b, true
+		}
+		return a, true
 	case ak == bk:
 		if ak.IsNested() {
 			t, ok := widerType(a, b)
@@ -608,14 +638,11 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return a, true
 	case ak == domain.KindDecimal && (bk == domain.KindDecimal || bk == domain.KindInt64),
 		bk == domain.KindDecimal && ak == domain.KindInt64:
-		da, db := a, b
-		if ak == domain.KindInt64 {
-			da = domain.DecimalType(20, 0)
-		}
-		if bk == domain.KindInt64 {
-			db = domain.DecimalType(20, 0)
-		}
-		return widerDecimal(da, db), true
+		return widerDecimal(intDecimal(a), intDecimal(b)), true
+	case ak == domain.KindInt64 && bk == domain.KindFloat64:
+		return b, true // int with float is float, with double double
+	case ak == domain.KindFloat64 && bk == domain.KindInt64:
+		return a, true
 	case isNumeric(ak) && isNumeric(bk):
 		return domain.TypeFloat64, true
 	case ak == domain.KindDate && bk == domain.KindTimestamp, ak == domain.KindTimestamp && bk == domain.KindDate:
@@ -649,10 +676,15 @@ func implicit(n node, t domain.Type, p syntax.Pos) node {
 		return &decCastNode{x: n, to: t, pos: p}
 	}
 	if k == t.Kind {
-		if k.IsNested() && !n.typ().Equal(t) {
+		switch {
+		case k.IsNested() && !n.typ().Equal(t):
 			return &convertNode{x: n, t: t} // bigint elements to double, say
+		case n.typ().Bits == t.Bits:
+			return n
+		case t.Width() > n.typ().Width():
+			return &widened{x: n, t: t}
 		}
-		return n
+		return &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits}
 	}
 	if k == domain.KindNull {
 		return retype(n, t)
@@ -844,22 +876,30 @@ func unify(ns []node, pos []syntax.Pos) (domain.Type, error) {
 }
 
 // castTarget maps a SQL type name to the type sluice stores it as.
-func castTarget(t *syntax.Type) (domain.Kind, bool) {
+func castTarget(t *syntax.Type) (domain.Type, bool) {
 	switch t.Name {
-	case "BIGINT", "LONG", "INT", "INTEGER", "SMALLINT", "SHORT", "TINYINT", "BYTE":
-		return domain.KindInt64, true
-	case "DOUBLE", "FLOAT", "REAL":
-		return domain.KindFloat64, true
+	case "BIGINT", "LONG":
+		return domain.TypeInt64, true
+	case "INT", "INTEGER":
+		return domain.TypeInt32, true
+	case "SMALLINT", "SHORT":
+		return domain.TypeInt16, true
+	case "TINYINT", "BYTE":
+		return domain.TypeInt8, true
+	case "DOUBLE":
+		return domain.TypeFloat64, true
+	case "FLOAT", "REAL":
+		return domain.TypeFloat32, true
 	case "STRING", "VARCHAR", "CHAR":
-		return domain.KindString, true
+		return domain.TypeString, true
 	case "BOOLEAN", "BOOL":
-		return domain.KindBool, true
+		return domain.TypeBool, true
 	case "DATE":
-		return domain.KindDate, true
+		return domain.TypeDate, true
 	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
-		return domain.KindTimestamp, true
+		return domain.TypeTimestamp, true
 	}
-	return 0, false
+	return domain.Type{}, false
 }
 
 func (c *compiler) cast(e *syntax.Cast) (node, error) {
@@ -879,23 +919,34 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 	if from, to := x.typ(), e.Type.Name; from.Kind == domain.KindDecimal || to == "DECIMAL" {
 		return c.castDecimal(e, x)
 	}
-	to, ok := castTarget(e.Type)
+	toType, ok := castTarget(e.Type)
 	if !ok {
 		return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)
 	}
-	from := x.typ().Kind
-	if from == domain.KindNull {
-		return retype(x, domain.Type{Kind: to}), nil
-	}
-	bits := map[string]int{"INT": 32, "INTEGER": 32, "SMALLINT": 16, "SHORT": 16, "TINYINT": 8, "BYTE": 8}[e.Type.Name]
-	if from == to && bits == 0 {
+	from, to := x.typ().Kind, toType.Kind
+	switch {
+	case from == domain.KindNull:
+		return retype(x, toType), nil
+	case x.typ().Equal(toType):
 		return x, nil
-	}
-	if !castable(from, to) && !(from == to && bits > 0) {
+	case from == to && toType.Width() >= x.typ().Width():
+		return &widened{x: x, t: toType}, nil // int to bigint, float to double: the values stay
+	case !castable(from, to) && from != to:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
-	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: bits}, nil
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: toType.Bits}, nil
 }
+
+// widened gives a value a wider type of the same storage (int to bigint,
+// float to double), whose values it holds unchanged.
+type widened struct {
+	x node
+	t domain.Type
+}
+
+func (n *widened) typ() domain.Type                             { return n.t }
+func (n *widened) mayFail() bool                                { return n.x.mayFail() }
+func (n *widened) eval(b *domain.Batch) (*domain.Column, error) { return n.x.eval(b) }
 
 // castBinary compiles a cast to BINARY: a string gives its UTF-8 bytes.
 func castBinary(e *syntax.Cast, x node) (node, error) {

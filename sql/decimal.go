@@ -34,9 +34,26 @@ func decimalFor(n node) (domain.Type, bool) {
 		if l, ok := n.(*litNode); ok && !l.v.IsNull() {
 			return domain.DecimalType(max(1, len(strconv.FormatInt(abs64(l.v.AsInt()), 10))), 0), true
 		}
-		return domain.DecimalType(20, 0), true
+		return intDecimal(t), true
 	}
 	return domain.Type{}, false
+}
+
+// intDecimal is the decimal an integer type widens to: TINYINT DECIMAL(3, 0),
+// SMALLINT (5, 0), INT (10, 0), BIGINT (20, 0); a decimal stays as it is.
+func intDecimal(t domain.Type) domain.Type {
+	if t.Kind != domain.KindInt64 {
+		return t
+	}
+	return domain.DecimalType(map[int]int{8: 3, 16: 5, 32: 10, 64: 20}[t.Width()], 0)
+}
+
+// roundTo rounds a double to a float where t is FLOAT.
+func roundTo(t domain.Type, f float64) float64 {
+	if t.Bits == 32 {
+		return float64(float32(f))
+	}
+	return f
 }
 
 func abs64(x int64) int64 {
@@ -208,8 +225,6 @@ type decCastNode struct {
 	to  domain.Type
 	try bool
 	pos syntax.Pos
-	// bits is the width of the integer type cast to, as castNode's
-	bits int
 }
 
 func (n *decCastNode) typ() domain.Type { return n.to }
@@ -293,18 +308,14 @@ func (n *decCastNode) castAt(out *domain.Column, i int, x *domain.Column, from d
 	u, scale := v.AsDecimal(), v.Scale()
 	switch to.Kind {
 	case domain.KindFloat64:
-		out.Floats[i] = domain.DecimalToFloat(u, scale)
+		out.Floats[i] = roundTo(to, domain.DecimalToFloat(u, scale))
 	case domain.KindBool:
 		out.Ints[i] = b2i(u.Sign() != 0)
 	case domain.KindString:
 		out.Strs[i] = domain.FormatDecimal(u, scale)
 	case domain.KindInt64:
 		q := new(big.Int).Quo(u.Big(), pow10Big(scale)) // toward zero
-		bits := n.bits
-		if bits == 0 {
-			bits = 64
-		}
-		if q.BitLen() >= bits {
+		if lo, hi := to.IntRange(); !q.IsInt64() || q.Int64() < lo || q.Int64() > hi {
 			return domain.CodeCastOverflow
 		}
 		out.Ints[i] = q.Int64()
@@ -365,11 +376,11 @@ func (c *compiler) castDecimal(e *syntax.Cast, x node) (node, error) {
 		}
 		to = t
 	} else {
-		k, ok := castTarget(e.Type)
+		t, ok := castTarget(e.Type)
 		if !ok {
 			return nil, exprErr(domain.CodeNotImplemented, e.Type.Pos, "casts to %s are not supported yet", e.Type.Name)
 		}
-		to = domain.Type{Kind: k}
+		to = t
 	}
 	from := x.typ()
 	switch {
@@ -380,8 +391,7 @@ func (c *compiler) castDecimal(e *syntax.Cast, x node) (node, error) {
 	case !decimalCastable(from.Kind, to.Kind):
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", from, strings.ToLower(e.Type.Name))
 	}
-	bits := map[string]int{"INT": 32, "INTEGER": 32, "SMALLINT": 16, "SHORT": 16, "TINYINT": 8, "BYTE": 8}[e.Type.Name]
-	return &decCastNode{x: x, to: to, try: e.Try, pos: e.Pos, bits: bits}, nil
+	return &decCastNode{x: x, to: to, try: e.Try, pos: e.Pos}, nil
 }
 
 // decimalMath is abs, floor, ceil, round and bround of a decimal, which stay

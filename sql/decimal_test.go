@@ -42,7 +42,7 @@ var decimalCases = []struct{ src, want string }{
 	{"try_cast('abc' AS DECIMAL(5,1))", "decimal(5,1):NULL"}, {"CAST('12345' AS DECIMAL(5,1))", "NUMERIC_VALUE_OUT_OF_RANGE"},
 	{"try_cast('12345' AS DECIMAL(5,1))", "decimal(5,1):NULL"}, {"CAST(0.1D AS DECIMAL(20,18))", "decimal(20,18):0.100000000000000000"},
 	{"CAST(CAST('NaN' AS DOUBLE) AS DECIMAL(5,1))", "CAST_INVALID_INPUT"}, {"CAST(i * 100 AS DECIMAL(3,2))", "NUMERIC_VALUE_OUT_OF_RANGE"}, {"CAST(i AS DECIMAL(3,2))", "decimal(3,2):5.00"},
-	{"CAST(-2.7 AS BIGINT)", "bigint:-2"}, {"CAST(2.7 AS INT)", "bigint:2"}, {"CAST(99999999999.9 AS INT)", "CAST_OVERFLOW"},
+	{"CAST(-2.7 AS BIGINT)", "bigint:-2"}, {"CAST(2.7 AS INT)", "int:2"}, {"CAST(99999999999.9 AS INT)", "CAST_OVERFLOW"},
 	{"CAST(2.5 AS DOUBLE)", "double:2.5"}, {"CAST(0.0 AS BOOLEAN)", "boolean:false"}, {"CAST(0.0001 AS STRING)", "string:'0.0001'"},
 	{"CAST(1.25 AS DECIMAL(2,1))", "decimal(2,1):1.3"}, {"CAST(-1.25 AS DECIMAL(2,1))", "decimal(2,1):-1.3"},
 	{"CAST(1.5 AS DECIMAL)", "decimal(10,0):2"}, {"CAST(1 AS DECIMAL(39,0))", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"},

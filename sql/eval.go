@@ -819,9 +819,10 @@ func (n *negNode) eval(b *domain.Batch) (*domain.Column, error) {
 		}
 		return out, nil
 	}
+	lo, _ := n.typ().IntRange()
 	for i, v := range x.Ints {
-		if v == math.MinInt64 && !isNullAt(x.Nulls, i) {
-			return nil, exprErr(domain.CodeArithmeticOverflow, n.pos, "-(%d) overflows bigint", v)
+		if v == lo && !isNullAt(x.Nulls, i) {
+			return nil, exprErr(domain.CodeArithmeticOverflow, n.pos, "-(%d) overflows %s", v, n.typ())
 		}
 		out.Ints[i] = -v
 	}
@@ -852,6 +853,7 @@ func (n *arithNode) eval(b *domain.Batch) (*domain.Column, error) {
 	out := newCol(n.t.Kind, rows)
 	out.Nulls = unionNulls(rows, l, r)
 	if n.t.Kind == domain.KindFloat64 {
+		defer roundFloats(n.t, out)
 		a, c, o := l.Floats, r.Floats[:len(l.Floats)], out.Floats[:len(l.Floats)]
 		switch n.op {
 		case "+":
@@ -939,8 +941,48 @@ func (n *arithNode) eval(b *domain.Batch) (*domain.Column, error) {
 			}
 		}
 	}
+	if n.t.Bits != 0 {
+		// INT, SMALLINT, TINYINT: the bigint result is exact; it must fit
+		lo, hi := n.t.IntRange()
+		for i, v := range o {
+			if (v < lo || v > hi) && !isNullAt(out.Nulls, i) {
+				return nil, exprErr(domain.CodeArithmeticOverflow, n.pos, "%d %s %d overflows %s", a[i], n.op, c[i], n.t)
+			}
+		}
+	}
 	zeroNulls(out)
 	return out, nil
+}
+
+// roundFloats rounds a column of t FLOAT to floats: the result of an
+// operation on floats, computed in double, rounded once (which for + - * /
+// is the float operation's own result).
+func roundFloats(t domain.Type, c *domain.Column) {
+	if t.Bits == 32 {
+		for i, f := range c.Floats {
+			c.Floats[i] = float64(float32(f))
+		}
+	}
+}
+
+// overflowsType is overflows for a result of type t, held to t's range.
+func overflowsType(op string, x, y int64, t domain.Type) bool {
+	if t.Bits == 0 {
+		return overflows(op, x, y)
+	}
+	var r int64
+	switch op {
+	case "+":
+		r = x + y
+	case "-":
+		r = x - y
+	case "*":
+		r = x * y // two narrow integers: exact in 64 bits
+	default:
+		return false
+	}
+	lo, hi := t.IntRange()
+	return r < lo || r > hi
 }
 
 func overflows(op string, x, y int64) bool {

@@ -20,13 +20,14 @@ type castNode struct {
 	implicit bool
 	pos      syntax.Pos
 	loc      *time.Location // the session time zone; nil is UTC
-	// bits is the width of the integer type cast to (INT 32, SMALLINT 16,
-	// TINYINT 8): integers are stored as bigint, but a value outside the
-	// named type's range is CAST_OVERFLOW, as in Spark; 0 for bigint
+	// bits is the width of the type cast to (INT 32, SMALLINT 16, TINYINT
+	// 8, FLOAT 32): integers are stored as bigint, but a value outside the
+	// named type's range is CAST_OVERFLOW, as in Spark; floats as doubles,
+	// rounded to the nearest float; 0 for bigint and double
 	bits int
 }
 
-func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to} }
+func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to, Bits: n.bits} }
 func (n *castNode) mayFail() bool    { return !n.try || n.x.mayFail() }
 
 func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
@@ -65,9 +66,12 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		}
 		switch n.to {
 		case domain.KindString:
-			if from == domain.KindTimestamp {
+			switch {
+			case from == domain.KindTimestamp:
 				out.Strs[i] = formatTimestamp(x.Ints[i], loc)
-			} else {
+			case from == domain.KindFloat64:
+				out.Strs[i] = domain.FormatNumber(x.Floats[i], n.x.typ()) // a float by its own digits
+			default:
 				out.Strs[i] = toString(x, i)
 			}
 		case domain.KindInt64:
@@ -99,6 +103,8 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			}
 		case domain.KindFloat64:
 			switch from {
+			case domain.KindFloat64: // double to float: rounded below
+				out.Floats[i] = x.Floats[i]
 			case domain.KindBool, domain.KindInt64:
 				out.Floats[i] = float64(x.Ints[i])
 			case domain.KindString:
@@ -157,6 +163,9 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 				out.Ints[i] = us
 			}
 		}
+	}
+	if n.to == domain.KindFloat64 {
+		roundFloats(n.typ(), out)
 	}
 	if n.bits > 0 && n.to == domain.KindInt64 {
 		lo, hi := int64(-1)<<(n.bits-1), int64(1)<<(n.bits-1)-1

@@ -270,7 +270,7 @@ func compileTryArith(c *compiler, e *syntax.FuncCall, name string) (node, error)
 		for i, x := range l.Ints {
 			y := r.Ints[i]
 			switch {
-			case op == "%" && y == 0, overflows(op, x, y):
+			case op == "%" && y == 0, overflowsType(op, x, y, a.t):
 				setNull(out, i)
 			case op == "+":
 				out.Ints[i] = x + y

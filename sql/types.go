@@ -8,9 +8,9 @@ import (
 	"github.com/sluicehq/sluice/sql/syntax"
 )
 
-// DomainType is the type sluice stores a SQL type as: integers of every
-// width as bigint, floats as double, strings of every kind as string,
-// DECIMAL(p, s) exactly; arrays, maps and structs of those. A type sluice cannot store is
+// DomainType is the type sluice stores a SQL type as: TINYINT, SMALLINT,
+// INT and FLOAT as narrowed bigints and doubles, strings of every kind as
+// string, DECIMAL(p, s) exactly; arrays, maps and structs of those. A type sluice cannot store is
 // DATATYPE_MISMATCH (or NOT_IMPLEMENTED for the types still to come).
 func DomainType(t *syntax.Type) (domain.Type, error) {
 	switch t.Name {
@@ -54,11 +54,11 @@ func DomainType(t *syntax.Type) (domain.Type, error) {
 	case "DECIMAL":
 		return decimalType(t)
 	}
-	k, ok := castTarget(t)
+	dt, ok := castTarget(t)
 	if !ok {
 		return domain.Type{}, exprErr(domain.CodeNotImplemented, t.Pos, "columns of type %s are not supported yet", t.Name)
 	}
-	return domain.Type{Kind: k}, nil
+	return dt, nil
 }
 
 // ParseSchema parses a schema written as Spark's DDL: a column list such as
