@@ -402,6 +402,12 @@ func isNumeric(k domain.Kind) bool {
 }
 
 func (c *compiler) unary(e *syntax.Unary) (node, error) {
+	if lit, ok := e.X.(*syntax.Literal); ok && e.Op == "-" && lit.Kind == syntax.NumberLit && !strings.HasPrefix(lit.Text, "-") {
+		// -2147483648 is one literal, an INT, as Spark reads it
+		neg := *lit
+		neg.Text = "-" + lit.Text
+		return c.literal(&neg)
+	}
 	x, err := c.compile(e.X)
 	if err != nil {
 		return nil, err

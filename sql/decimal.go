@@ -352,7 +352,7 @@ func (c *compiler) decimalArith(e *syntax.Binary, l, r node) (node, error) {
 // decimalLiteral types a number literal with a point (or one too large for a
 // bigint) as Spark does: DECIMAL of its digits, `1.50` DECIMAL(3, 2).
 func decimalLiteral(text string, pos syntax.Pos) (node, error) {
-	digits := strings.TrimLeft(strings.Replace(text, ".", "", 1), "0")
+	digits := strings.TrimLeft(strings.Replace(strings.TrimLeft(text, "+-"), ".", "", 1), "0")
 	scale := 0
 	if i := strings.IndexByte(text, '.'); i >= 0 {
 		scale = len(text) - i - 1

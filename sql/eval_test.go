@@ -68,7 +68,7 @@ func evalOne(t testing.TB, src string) (string, error) {
 	s := v.String()
 	switch v.Kind() {
 	case domain.KindFloat64:
-		s = fmtFloat(v.AsFloat())
+		s = domain.FormatNumber(v.AsFloat(), c.Type())
 	case domain.KindString:
 		s = "'" + s + "'"
 	}

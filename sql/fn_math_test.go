@@ -25,7 +25,7 @@ var mathFnCases = []struct{ src, want string }{
 	{"try_add(1, 2)", "int:3"}, {"try_add(big, 1)", "bigint:NULL"}, {"try_add(n, 1)", "bigint:NULL"}, {"try_add(d, 1)", "double:3.5"},
 	{"try_add(-big - 1, -1)", "bigint:NULL"}, {"try_add(b, 1)", "DATATYPE_MISMATCH"},
 	{"try_subtract(2, 1)", "int:1"}, {"try_subtract(-big - 1, 1)", "bigint:NULL"}, {"try_subtract(1, NULL)", "int:NULL"},
-	{"try_multiply(2, 3)", "int:6"}, {"try_multiply(-2147483648, 10)", "bigint:-21474836480"}, {"try_multiply(big, 2)", "bigint:NULL"},
+	{"try_multiply(2, 3)", "int:6"}, {"try_multiply(-2147483648, 10)", "int:NULL"}, {"try_multiply(-2147483648L, 10)", "bigint:-21474836480"}, {"try_multiply(big, 2)", "bigint:NULL"},
 	{"try_multiply(-big - 1, -1)", "bigint:NULL"}, {"try_multiply(d, 2)", "double:5.0"},
 	{"try_divide(3, 2)", "double:1.5"}, {"try_divide(2, 0)", "double:NULL"}, {"try_divide(1, 0.0)", "decimal(8,6):NULL"},
 	{"try_divide(n, 0)", "double:NULL"}, {"try_divide(i, z)", "double:NULL"}, {"try_divide(i, '2')", "double:2.5"},

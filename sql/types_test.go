@@ -1,0 +1,34 @@
+package sql
+
+import "testing"
+
+// intCases are Spark 4's integer and float types (ANSI on): literal types,
+// arithmetic at the operands' width, overflow where the type's range ends,
+// casts held to the range, and floats rounded to floats.
+var intCases = []struct{ src, want string }{
+	// literals
+	{"1", "int:1"}, {"1L", "bigint:1"}, {"1S", "smallint:1"}, {"1Y", "tinyint:1"},
+	{"2147483647", "int:2147483647"}, {"2147483648", "bigint:2147483648"}, {"-2147483648", "int:-2147483648"},
+	{"-9223372036854775808L", "bigint:-9223372036854775808"}, {"9223372036854775808", "decimal(19,0):9223372036854775808"},
+	{"128Y", "INVALID_NUMERIC_LITERAL_RANGE"}, {"32768S", "INVALID_NUMERIC_LITERAL_RANGE"}, {"-128Y", "tinyint:-128"},
+	{"1.5F", "float:1.5"}, {"typeof(1.1F)", "string:'float'"}, {"CAST(1.1F AS STRING)", "string:'1.1'"},
+	// arithmetic at the wider width, overflowing at its range
+	{"typeof(1 + 1)", "string:'int'"}, {"typeof(1 + 1L)", "string:'bigint'"}, {"typeof(1Y + 1S)", "string:'smallint'"},
+	{"2147483647 + 1", "ARITHMETIC_OVERFLOW"}, {"2147483647L + 1", "bigint:2147483648"}, {"try_add(2147483647, 1)", "int:NULL"},
+	{"-2147483648 - 1", "ARITHMETIC_OVERFLOW"}, {"65536 * 65536", "ARITHMETIC_OVERFLOW"}, {"65536L * 65536", "bigint:4294967296"},
+	{"-(-2147483648)", "ARITHMETIC_OVERFLOW"}, {"127Y + 1Y", "ARITHMETIC_OVERFLOW"}, {"CAST(127 AS TINYINT) + 1", "int:128"},
+	{"7 / 2", "double:3.5"}, {"7 div 2", "bigint:3"}, {"-7 % 3", "int:-1"}, {"typeof(1 + 1.5F)", "string:'float'"},
+	{"typeof(1.5F + 1.5D)", "string:'double'"}, {"typeof(i + 1)", "string:'bigint'"}, {"typeof(1 + 2.5)", "string:'decimal(3,1)'"}, {"typeof(CAST(i AS INT) + 2.5)", "string:'decimal(12,1)'"},
+	{"0.1F + 0.2F", "float:0.3"}, {"CAST(0.1F AS DOUBLE)", "double:0.10000000149011612"},
+	// casts held to the type's range
+	{"CAST(300 AS TINYINT)", "CAST_OVERFLOW"}, {"CAST(-129 AS TINYINT)", "CAST_OVERFLOW"}, {"CAST(32767 AS SMALLINT)", "smallint:32767"},
+	{"CAST('2147483648' AS INT)", "CAST_OVERFLOW"}, {"try_cast('2147483648' AS INT)", "int:NULL"}, {"CAST(3.9D AS INT)", "int:3"},
+	{"CAST(1e10D AS INT)", "CAST_OVERFLOW"}, {"CAST(1 AS BIGINT) + 2147483647", "bigint:2147483648"},
+	{"CAST(1e40D AS FLOAT)", "float:Infinity"}, {"CAST(16777217 AS FLOAT)", "float:1.6777216E7"},
+	{"CAST(CAST(1 AS INT) AS BIGINT)", "bigint:1"}, {"CAST(1.5 AS SMALLINT)", "smallint:1"},
+	// aggregates and combinations
+	{"coalesce(1Y, 2)", "int:1"}, {"greatest(1, 2L)", "bigint:2"}, {"array(1Y, 2S)", "array<smallint>:[1, 2]"},
+	{"1 = 1L", "boolean:true"}, {"CAST(1 AS INT) IN (1L, 2)", "boolean:true"},
+}
+
+func TestIntegerAndFloatTypes(t *testing.T) { checkEvalCases(t, intCases) }
