@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -284,19 +283,26 @@ func text(v domain.Value, t domain.Type) string {
 	return v.String()
 }
 
+// csvWriter writes RFC 4180 CSV as Spark's writer does: a NULL is an empty
+// field and an empty string a quoted one (""), so that reading the file
+// back tells them apart; a field with the delimiter, a quote, a line break
+// or a space at either end is quoted.
 type csvWriter struct {
-	cw     *csv.Writer
+	w      *bufio.Writer
 	schema domain.Schema
-	rec    []string
+	line   []byte
 }
 
 // newCSVWriter writes the header at once: a table without rows still has
 // its columns. A table whose columns are not known yet has no header (an
 // empty line would be a record of one empty field).
 func newCSVWriter(w io.Writer, schema domain.Schema) *csvWriter {
-	c := &csvWriter{cw: csv.NewWriter(w), schema: schema, rec: make([]string, len(schema.Fields))}
+	c := &csvWriter{w: bufio.NewWriter(w), schema: schema}
 	if len(schema.Fields) > 0 {
-		_ = c.cw.Write(schema.Names()) // an error shows at close
+		for j, name := range schema.Names() {
+			c.field(j, name, false)
+		}
+		c.end()
 	}
 	return c
 }
@@ -305,24 +311,49 @@ func (c *csvWriter) write(rows *domain.Batch, n int) error {
 	cols := columnsOf(rows, c.schema)
 	for i := 0; i < n; i++ {
 		for j, f := range c.schema.Fields {
-			v := cell(cols[j], i)
-			if v.IsNull() {
-				c.rec[j] = ""
+			if v := cell(cols[j], i); v.IsNull() {
+				c.field(j, "", false)
 			} else {
-				c.rec[j] = text(v, f.Type)
+				c.field(j, text(v, f.Type), true)
 			}
 		}
-		if err := c.cw.Write(c.rec); err != nil {
+		if err := c.end(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *csvWriter) close(int) error {
-	c.cw.Flush()
-	return c.cw.Error()
+// field appends the j-th field of the line; notNull marks an empty value
+// that is an empty string.
+func (c *csvWriter) field(j int, s string, notNull bool) {
+	if j > 0 {
+		c.line = append(c.line, ',')
+	}
+	quote := s == "" && notNull || strings.ContainsAny(s, ",\"\r\n") ||
+		s != "" && (s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t')
+	if !quote {
+		c.line = append(c.line, s...)
+		return
+	}
+	c.line = append(c.line, '"')
+	for k := 0; k < len(s); k++ {
+		if s[k] == '"' {
+			c.line = append(c.line, '"')
+		}
+		c.line = append(c.line, s[k])
+	}
+	c.line = append(c.line, '"')
 }
+
+func (c *csvWriter) end() error {
+	c.line = append(c.line, '\n')
+	_, err := c.w.Write(c.line)
+	c.line = c.line[:0]
+	return err
+}
+
+func (c *csvWriter) close(int) error { return c.w.Flush() }
 
 // tableWriter aligns columns for people, numbers on the right (see
 // aligned: the widths come from the header and the first page of rows).
