@@ -395,6 +395,9 @@ var everyKindSchema = NewSchema(
 	Field{Name: "l", Type: ListOf(TypeString), Nullable: true},
 	Field{Name: "r", Type: StructOf(Field{Name: "k", Type: TypeString}, Field{Name: "v", Type: ListOf(TypeInt64), Nullable: true}), Nullable: true},
 	Field{Name: "n", Type: Type{Kind: KindNull}, Nullable: true},
+	Field{Name: "m", Type: DecimalType(38, 6), Nullable: true},
+	Field{Name: "i32", Type: TypeInt32, Nullable: true},
+	Field{Name: "f32", Type: TypeFloat32, Nullable: true},
 )
 
 // everyKindRow is row i of a batch of everyKindSchema; rows where null(i, col)
@@ -411,6 +414,9 @@ func everyKindRow(i int, null func(i, col int) bool) []Value {
 		List(String(fmt.Sprint(i)), Null(), String("")),
 		Struct(String(fmt.Sprint("k", i)), List(Int(int64(i)))),
 		Null(),
+		decimal38(MulInt128(Int128Of(int64(i)-7), Pow10(i%30), true)), // beyond 64 bits from i = 19
+		Int(int64(i) * 1000003 % (1 << 31)),
+		Float(float64(float32(float64(i) / 3))),
 	}
 	for col := range r {
 		if null(i, col) {
@@ -419,6 +425,8 @@ func everyKindRow(i int, null func(i, col int) bool) []Value {
 	}
 	return r
 }
+
+func decimal38(u Int128, _ bool) Value { return Decimal(u, 38, 6) }
 
 func everyKindBatch(t testing.TB, n int, null func(i, col int) bool) *Batch {
 	rows := make([][]Value, n)
