@@ -124,6 +124,7 @@ const (
 	// Dates, times and intervals.
 	CodeCannotParseTimestamp      Code = "CANNOT_PARSE_TIMESTAMP"
 	CodeDatetimeOverflow          Code = "DATETIME_OVERFLOW"
+	CodeInvalidFractionOfSecond   Code = "INVALID_FRACTION_OF_SECOND"
 	CodeDatetimeFieldOutOfRange   Code = "DATETIME_FIELD_OUT_OF_BOUNDS"
 	CodeInvalidDatetimePattern    Code = "INVALID_DATETIME_PATTERN"
 	CodeInvalidIntervalFormat     Code = "INVALID_INTERVAL_FORMAT"
@@ -140,6 +141,7 @@ type codeText struct {
 }
 
 var codeInfo = map[Code]codeText{
+	CodeInvalidFractionOfSecond:  {"seconds of 60 have a fraction", "give seconds below 60, or exactly 60 for the next minute"},
 	CodeEmptyPipeline:            {"the pipeline defines no datasets and no flows", "declare at least one streaming table, materialized view or sink with a flow that fills it"},
 	CodeDuplicateIdentifiers:     {"a name is declared more than once", "give every dataset and every flow its own name"},
 	CodeFlowNameIsTableName:      {"a flow has the name of a dataset it does not write", "rename the flow; only a dataset's default flow may share its name"},

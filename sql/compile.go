@@ -978,10 +978,15 @@ func castable(from, to domain.Kind) bool {
 		return scalarCastable(to)
 	}
 	switch to {
-	case domain.KindInt64, domain.KindFloat64, domain.KindBool:
+	case domain.KindInt64, domain.KindFloat64:
+		// numbers, and timestamps as seconds since the epoch
+		return from == domain.KindInt64 || from == domain.KindFloat64 || from == domain.KindBool || from == domain.KindTimestamp
+	case domain.KindBool:
 		return from == domain.KindInt64 || from == domain.KindFloat64 || from == domain.KindBool
-	case domain.KindDate, domain.KindTimestamp:
+	case domain.KindDate:
 		return from == domain.KindDate || from == domain.KindTimestamp
+	case domain.KindTimestamp:
+		return from == domain.KindDate || from == domain.KindTimestamp || from == domain.KindInt64 || from == domain.KindFloat64
 	}
 	return false
 }

@@ -25,11 +25,13 @@ var patLetters = map[byte]int{
 	'h': 2, 'H': 2, 'k': 2, 'K': 2, 'm': 2, 's': 2, 'S': 9, 'X': 5, 'x': 5, 'Z': 5, 'V': 2, 'z': 4,
 }
 
-// compilePattern translates a Spark datetime pattern. A letter Spark does
-// not accept (or one sluice does not support: week-based fields w, W, Y, e,
-// c, F; zone names O) is INVALID_DATETIME_PATTERN.
+// compilePattern translates a Spark datetime pattern, optional sections
+// [...] among it. A letter Spark does not accept (or one sluice does not
+// support: week-based fields w, W, Y, e, c, F; zone names O) is
+// INVALID_DATETIME_PATTERN.
 func compilePattern(s string) (pattern, error) {
 	var out pattern
+	depth := 0 // of optional sections
 	for i := 0; i < len(s); {
 		ch := s[i]
 		switch {
@@ -71,8 +73,20 @@ func compilePattern(s string) (pattern, error) {
 			}
 			out = append(out, patField{letter: ch, count: j - i})
 			i = j
-		case ch == '[' || ch == ']' || ch == '#' || ch == '{' || ch == '}':
-			return nil, errText("'" + string(ch) + "' is reserved (optional sections are not supported)")
+		case ch == '[':
+			// an optional section: printed in full, parsed when it matches
+			depth++
+			out = append(out, patField{letter: '['})
+			i++
+		case ch == ']':
+			if depth == 0 {
+				return nil, errText("']' closes no optional section")
+			}
+			depth--
+			out = append(out, patField{letter: ']'})
+			i++
+		case ch == '#' || ch == '{' || ch == '}':
+			return nil, errText("'" + string(ch) + "' is reserved")
 		default:
 			j := i
 			for j < len(s) && s[j] != '\'' && !(s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') && !strings.ContainsRune("[]#{}", rune(s[j])) {
@@ -81,6 +95,9 @@ func compilePattern(s string) (pattern, error) {
 			out = append(out, patField{lit: s[i:j]})
 			i = j
 		}
+	}
+	if depth > 0 {
+		return nil, errText("an optional section '[' is not closed")
 	}
 	return out, nil
 }
@@ -120,6 +137,7 @@ func (p pattern) format(b []byte, us int64, loc *time.Location) []byte {
 		switch f.letter {
 		case 0:
 			b = append(b, f.lit...)
+		case '[', ']': // a timestamp has every field: optional sections print
 		case 'G':
 			if y > 0 {
 				b = append(b, "AD"...)
@@ -226,32 +244,59 @@ func appendZone(b []byte, f patField, us int64, loc *time.Location) []byte {
 
 // parse reads s with the pattern; fields it lacks default as Spark's do
 // (year 1970, month and day 1, midnight). The result is in loc unless the
-// text carries an offset.
+// text carries an offset. An optional section [...] is read when it matches
+// and skipped when it does not.
 func (p pattern) parse(s string, loc *time.Location) (int64, bool) {
-	y, m, d, doy := int64(1970), int64(1), int64(1), int64(0)
-	var h, mi, sec, frac int64
-	pm, h12 := -1, false
-	off, hasOff := int64(0), false
-	pos := 0
+	st := parseState{y: 1970, m: 1, d: 1, pm: -1}
+	if !st.fields(p, s) || st.pos != len(s) {
+		return 0, false
+	}
+	return st.result(loc)
+}
+
+// parseState is what parsing has read so far, copied to try an optional
+// section and restored when it does not match.
+type parseState struct {
+	pos              int
+	y, m, d, doy     int64
+	h, mi, sec, frac int64
+	pm               int
+	h12              bool
+	off              int64
+	hasOff           bool
+}
+
+// fields reads the fields of p from s at st.pos.
+func (st *parseState) fields(p pattern, s string) bool {
 	num := func(minW, maxW int) (int64, bool) {
-		st := pos
-		if pos < len(s) && (s[pos] == '-' || s[pos] == '+') && maxW > 4 {
-			pos++
+		start := st.pos
+		if st.pos < len(s) && (s[st.pos] == '-' || s[st.pos] == '+') && maxW > 4 {
+			st.pos++
 		}
-		ds := pos
-		for pos < len(s) && pos-ds < maxW && s[pos] >= '0' && s[pos] <= '9' {
-			pos++
+		ds := st.pos
+		for st.pos < len(s) && st.pos-ds < maxW && s[st.pos] >= '0' && s[st.pos] <= '9' {
+			st.pos++
 		}
-		if pos-ds < minW {
+		if st.pos-ds < minW {
 			return 0, false
 		}
-		v, err := strconv.ParseInt(s[st:pos], 10, 64)
+		v, err := strconv.ParseInt(s[start:st.pos], 10, 64)
 		return v, err == nil
 	}
-	for k, f := range p {
+	for k := 0; k < len(p); k++ {
+		f := p[k]
+		if f.letter == '[' {
+			end := closing(p, k)
+			saved := *st
+			if !st.fields(p[k+1:end], s) {
+				*st = saved
+			}
+			k = end
+			continue
+		}
 		// a number followed directly by another number field takes exactly
 		// its width, so yyyyMMdd parses
-		adjacent := k+1 < len(p) && p[k+1].letter != 0
+		adjacent := k+1 < len(p) && p[k+1].letter != 0 && p[k+1].letter != '[' && p[k+1].letter != ']'
 		w := func(n int) int {
 			if adjacent {
 				return f.count
@@ -261,14 +306,14 @@ func (p pattern) parse(s string, loc *time.Location) (int64, bool) {
 		var ok bool
 		switch f.letter {
 		case 0:
-			ok = strings.HasPrefix(s[pos:], f.lit)
-			pos += len(f.lit)
+			ok = strings.HasPrefix(s[st.pos:], f.lit)
+			st.pos += len(f.lit)
 		case 'y', 'u':
 			if f.count == 2 {
-				y, ok = num(2, 2)
-				y += 2000
+				st.y, ok = num(2, 2)
+				st.y += 2000
 			} else {
-				y, ok = num(f.count, w(10))
+				st.y, ok = num(f.count, w(10))
 			}
 		case 'M', 'L':
 			if f.count >= 3 {
@@ -278,43 +323,43 @@ func (p pattern) parse(s string, loc *time.Location) (int64, bool) {
 					if f.count == 3 {
 						name = name[:3]
 					}
-					if len(s)-pos >= len(name) && strings.EqualFold(s[pos:pos+len(name)], name) {
-						m, pos, ok = int64(mm), pos+len(name), true
+					if len(s)-st.pos >= len(name) && strings.EqualFold(s[st.pos:st.pos+len(name)], name) {
+						st.m, st.pos, ok = int64(mm), st.pos+len(name), true
 						break
 					}
 				}
 			} else {
-				m, ok = num(f.count, w(2))
+				st.m, ok = num(f.count, w(2))
 			}
 		case 'd':
-			d, ok = num(f.count, w(2))
+			st.d, ok = num(f.count, w(2))
 		case 'D':
-			doy, ok = num(f.count, w(3))
+			st.doy, ok = num(f.count, w(3))
 		case 'H', 'k':
-			h, ok = num(f.count, w(2))
+			st.h, ok = num(f.count, w(2))
 		case 'h', 'K':
-			h, ok = num(f.count, w(2))
-			h12 = true
+			st.h, ok = num(f.count, w(2))
+			st.h12 = true
 		case 'm':
-			mi, ok = num(f.count, w(2))
+			st.mi, ok = num(f.count, w(2))
 		case 's':
-			sec, ok = num(f.count, w(2))
+			st.sec, ok = num(f.count, w(2))
 		case 'S':
-			st := pos
-			for pos < len(s) && pos-st < f.count && s[pos] >= '0' && s[pos] <= '9' {
-				pos++
+			start := st.pos
+			for st.pos < len(s) && st.pos-start < f.count && s[st.pos] >= '0' && s[st.pos] <= '9' {
+				st.pos++
 			}
-			digits := s[st:pos] + "000000000"
-			frac, _ = strconv.ParseInt(digits[:6], 10, 64)
-			ok = pos > st
+			digits := s[start:st.pos] + "000000000"
+			st.frac, _ = strconv.ParseInt(digits[:6], 10, 64)
+			ok = st.pos > start
 		case 'a':
 			switch {
-			case strings.HasPrefix(strings.ToUpper(s[pos:]), "AM"):
-				pm, ok = 0, true
-			case strings.HasPrefix(strings.ToUpper(s[pos:]), "PM"):
-				pm, ok = 1, true
+			case strings.HasPrefix(strings.ToUpper(s[st.pos:]), "AM"):
+				st.pm, ok = 0, true
+			case strings.HasPrefix(strings.ToUpper(s[st.pos:]), "PM"):
+				st.pm, ok = 1, true
 			}
-			pos += 2
+			st.pos += 2
 		case 'E':
 			ok = false
 			for wd := 0; wd < 7; wd++ {
@@ -322,48 +367,68 @@ func (p pattern) parse(s string, loc *time.Location) (int64, bool) {
 				if f.count < 4 {
 					name = name[:3]
 				}
-				if len(s)-pos >= len(name) && strings.EqualFold(s[pos:pos+len(name)], name) {
-					pos, ok = pos+len(name), true
+				if len(s)-st.pos >= len(name) && strings.EqualFold(s[st.pos:st.pos+len(name)], name) {
+					st.pos, ok = st.pos+len(name), true
 					break
 				}
 			}
 		case 'X', 'x', 'Z':
-			off, ok = parseOffset(s, &pos)
-			hasOff = true
+			st.off, ok = parseOffset(s, &st.pos)
+			st.hasOff = true
 		default:
-			return 0, false // G, Q, V, z are not parsed
+			return false // G, Q, V, z are not parsed
 		}
-		if !ok || pos > len(s) {
+		if !ok || st.pos > len(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// closing is the index of the ']' that closes the '[' at open.
+func closing(p pattern, open int) int {
+	depth := 0
+	for k := open; k < len(p); k++ {
+		switch p[k].letter {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				return k
+			}
+		}
+	}
+	return len(p) // compilePattern refuses an unclosed section
+}
+
+// result is the instant the fields read make.
+func (st *parseState) result(loc *time.Location) (int64, bool) {
+	h := st.h
+	if st.h12 {
+		if h < 1 || h > 12 || st.pm < 0 {
 			return 0, false
 		}
-	}
-	if pos != len(s) {
+		h = h%12 + int64(st.pm)*12
+	} else if st.pm >= 0 {
 		return 0, false
 	}
-	if h12 {
-		if h < 1 || h > 12 || pm < 0 {
-			return 0, false
-		}
-		h = h%12 + int64(pm)*12
-	} else if pm >= 0 {
-		return 0, false
-	}
-	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) || h > 23 || mi > 59 || sec > 59 {
+	y, m, d := st.y, st.m, st.d
+	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) || h > 23 || st.mi > 59 || st.sec > 59 {
 		return 0, false
 	}
 	days := daysFromCivil(y, m, d)
-	if doy > 0 {
-		if doy > 365+b2i(isLeap(y)) {
+	if st.doy > 0 {
+		if st.doy > 365+b2i(isLeap(y)) {
 			return 0, false
 		}
-		days = daysFromCivil(y, 1, 1) + doy - 1
+		days = daysFromCivil(y, 1, 1) + st.doy - 1
 	}
 	if dateFits(days) != "" {
 		return 0, false
 	}
-	wall := days*microsPerDay + h*microsPerHour + mi*microsPerMinute + sec*microsPerSecond + frac
-	if hasOff {
-		return wall - off*microsPerSecond, true
+	wall := days*microsPerDay + h*microsPerHour + st.mi*microsPerMinute + st.sec*microsPerSecond + st.frac
+	if st.hasOff {
+		return wall - st.off*microsPerSecond, true
 	}
 	return fromLocalMicros(wall, loc), true
 }

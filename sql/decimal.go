@@ -313,6 +313,12 @@ func (n *decCastNode) castAt(out *domain.Column, i int, x *domain.Column, from d
 		out.Ints[i] = b2i(u.Sign() != 0)
 	case domain.KindString:
 		out.Strs[i] = domain.FormatDecimal(u, scale)
+	case domain.KindTimestamp: // seconds since the epoch, to the microsecond toward zero
+		q := new(big.Int).Quo(rescaleBig(u.Big(), scale, 6+scale), pow10Big(scale))
+		if !q.IsInt64() {
+			return domain.CodeCastOverflow
+		}
+		out.Ints[i] = q.Int64()
 	case domain.KindInt64:
 		q := new(big.Int).Quo(u.Big(), pow10Big(scale)) // toward zero
 		if lo, hi := to.IntRange(); !q.IsInt64() || q.Int64() < lo || q.Int64() > hi {
@@ -333,7 +339,7 @@ func decimalCastable(from, to domain.Kind) bool {
 		}
 		return false
 	}
-	return ok(from) && ok(to)
+	return ok(from) && ok(to) || from == domain.KindDecimal && to == domain.KindTimestamp
 }
 
 // decimalArith types a op b where one side is a decimal (or both are

@@ -51,9 +51,9 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			q = "'" + v + "'"
 		}
 		if code == domain.CodeCastOverflow {
-			return exprErr(code, n.pos, "the value %s of type %s is out of the range of %s", q, x.Kind, n.to)
+			return exprErr(code, n.pos, "the value %s of type %s is out of the range of %s", q, n.x.typ(), n.typ())
 		}
-		return exprErr(code, n.pos, "the value %s of type %s cannot be cast to %s", q, x.Kind, n.to)
+		return exprErr(code, n.pos, "the value %s of type %s cannot be cast to %s", q, n.x.typ(), n.typ())
 	}
 	from := x.Kind
 	loc := n.loc
@@ -78,6 +78,8 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			switch from {
 			case domain.KindBool, domain.KindInt64: // bigint to a narrower integer: checked below
 				out.Ints[i] = x.Ints[i]
+			case domain.KindTimestamp: // whole seconds since the epoch, rounded down
+				out.Ints[i] = floorDiv(x.Ints[i], microsPerSecond)
 			case domain.KindFloat64:
 				f := math.Trunc(x.Floats[i])
 				if math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
@@ -88,13 +90,11 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 				}
 				out.Ints[i] = int64(f)
 			case domain.KindString:
+				// text beyond the type's range is malformed input, as Spark
+				// 4 says, not an overflow
 				v, err := strconv.ParseInt(strings.TrimSpace(x.Strs[i]), 10, 64)
-				if err != nil {
-					code := domain.CodeCastInvalidInput
-					if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-						code = domain.CodeCastOverflow
-					}
-					if err := fail(i, code, x.Strs[i]); err != nil {
+				if lo, hi := n.typ().IntRange(); err != nil || v < lo || v > hi {
+					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
 						return nil, err
 					}
 					continue
@@ -105,6 +105,8 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			switch from {
 			case domain.KindFloat64: // double to float: rounded below
 				out.Floats[i] = x.Floats[i]
+			case domain.KindTimestamp: // seconds since the epoch and their fraction
+				out.Floats[i] = float64(x.Ints[i]) / 1e6
 			case domain.KindBool, domain.KindInt64:
 				out.Floats[i] = float64(x.Ints[i])
 			case domain.KindString:
@@ -150,6 +152,24 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 			}
 		case domain.KindTimestamp:
 			switch from {
+			case domain.KindInt64: // seconds since the epoch
+				us, ok := mulMicros(x.Ints[i])
+				if !ok {
+					if err := fail(i, domain.CodeCastOverflow, toString(x, i)); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = us
+			case domain.KindFloat64: // seconds and their fraction, to the microsecond toward zero
+				f := x.Floats[i] * 1e6
+				if math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
+					if err := fail(i, domain.CodeCastOverflow, fmtFloat(x.Floats[i])); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				out.Ints[i] = int64(f)
 			case domain.KindDate:
 				out.Ints[i] = fromLocalMicros(x.Ints[i]*microsPerDay, loc)
 			case domain.KindString:
@@ -264,6 +284,11 @@ func parseDouble(s string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
+		// beyond a double's range is an infinity (or zero), as Java reads
+		// '10e400'; ParseFloat says so with ErrRange and that value
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
 		return 0, false
 	}
 	return f, true
@@ -534,4 +559,12 @@ func (n *nestedCastNode) value(v domain.Value, t domain.Type) (domain.Value, err
 		return domain.Null(), err
 	}
 	return c.Value(0), nil
+}
+
+// mulMicros is seconds in microseconds, false when that overflows.
+func mulMicros(sec int64) (int64, bool) {
+	if sec > math.MaxInt64/microsPerSecond || sec < math.MinInt64/microsPerSecond {
+		return 0, false
+	}
+	return sec * microsPerSecond, true
 }

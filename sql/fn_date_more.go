@@ -353,7 +353,11 @@ func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, _ string) (node, erro
 			s := a[5].Floats[i]
 			us := int64(math.Round(s * 1e6))
 			bad := y < -290000 || y > 290000 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) ||
-				h < 0 || h > 23 || mi < 0 || mi > 59 || math.IsNaN(s) || s < 0 || s >= 61 || (s >= 60 && us != 60*microsPerSecond)
+				h < 0 || h > 23 || mi < 0 || mi > 59 || math.IsNaN(s) || s < 0 || s >= 61
+			if !bad && s >= 60 && us != 60*microsPerSecond {
+				// 60 seconds is the next minute; 60 and a fraction is nothing
+				return exprErr(domain.CodeInvalidFractionOfSecond, e.Pos, "make_timestamp(%d, %d, %d, %d, %d, %s): seconds of 60 take no fraction", y, mo, d, h, mi, fmtFloat(s))
+			}
 			if bad {
 				return exprErr(domain.CodeDatetimeFieldOutOfRange, e.Pos, "make_timestamp(%d, %d, %d, %d, %d, %s) is not a valid timestamp", y, mo, d, h, mi, fmtFloat(s))
 			}

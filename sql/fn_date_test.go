@@ -199,7 +199,7 @@ var dateCases = []struct{ src, want string }{
 	{"make_timestamp(2019, 6, 30, 23, 59, 60)", "timestamp:2019-07-01T00:00:00Z"},
 	{"make_timestamp(2014, 12, 28, 6, 30, 45.887, 'CET')", "timestamp:2014-12-28T05:30:45.887Z"},
 	{"make_timestamp(2019, 13, 1, 10, 11, 12, 'PST')", "DATETIME_FIELD_OUT_OF_BOUNDS"},
-	{"make_timestamp(2019, 6, 30, 23, 59, 60.5)", "DATETIME_FIELD_OUT_OF_BOUNDS"},
+	{"make_timestamp(2019, 6, 30, 23, 59, 60.5)", "INVALID_FRACTION_OF_SECOND"},
 	{"make_timestamp(NULL, 7, 22, 15, 30, 0)", "timestamp:NULL"},
 	{"make_ym_interval(1, 2)", "interval year to month:INTERVAL '1-2' YEAR TO MONTH"},
 	{"make_ym_interval(-1, 2)", "interval year to month:INTERVAL '-0-10' YEAR TO MONTH"},

@@ -36,14 +36,10 @@ func (c *compiler) regexFunc(e *syntax.FuncCall, name string, t domain.Type, kin
 	}
 	patPos := e.Args[1].Position()
 	var constRe *javaRegex
+	var constErr error // a bad constant pattern fails when a row meets it, as in Spark 4
 	if lit, ok := args[1].(*litNode); ok && !lit.v.IsNull() {
-		if constRe, err = compileJavaRegex(lit.v.AsString(), patPos); err != nil {
-			return nil, err
-		}
-		if check != nil {
-			if err := check(constRe); err != nil {
-				return nil, err
-			}
+		if constRe, constErr = compileJavaRegex(lit.v.AsString(), patPos); constErr == nil && check != nil {
+			constErr = check(constRe)
 		}
 	}
 	return &fnNode{args: args, t: t, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
@@ -51,6 +47,9 @@ func (c *compiler) regexFunc(e *syntax.FuncCall, name string, t domain.Type, kin
 		for i := 0; i < out.Len(); i++ {
 			if isNullAt(out.Nulls, i) {
 				continue
+			}
+			if constErr != nil {
+				return constErr
 			}
 			re := constRe
 			if re == nil {
@@ -212,12 +211,12 @@ func compileRegexReplace(c *compiler, e *syntax.FuncCall, name string) (node, er
 	pat, patOK := e.Args[1].(*syntax.Literal)
 	rep, repOK := e.Args[2].(*syntax.Literal)
 	if patOK && repOK && pat.Kind == syntax.StringLit && rep.Kind == syntax.StringLit {
-		re, err := compileJavaRegex(pat.Value, pat.Pos)
-		if err != nil {
-			return nil, err
-		}
-		if constPieces, err = parse(rep.Value, re); err != nil {
-			return nil, err
+		// a bad pattern fails when a row meets it (regexFunc); a bad
+		// replacement of a good one, now
+		if re, err := compileJavaRegex(pat.Value, pat.Pos); err == nil {
+			if constPieces, err = parse(rep.Value, re); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c.regexFunc(e, name, domain.TypeString, []domain.Kind{domain.KindString}, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
@@ -288,7 +287,8 @@ func compileRegexCount(c *compiler, e *syntax.FuncCall, name string) (node, erro
 }
 
 // compileRegexSubstr: regexp_substr(s, p) is the first match, NULL without
-// one.
+// one or when the first match is empty (as Spark 4: regexp_substr('abc',
+// 'x*') is NULL).
 func compileRegexSubstr(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	pos := e.Pos
 	return c.regexFunc(e, name, domain.TypeString, strPattern, nil, func(out *domain.Column, a []*domain.Column, i int, re *javaRegex) error {
@@ -296,7 +296,7 @@ func compileRegexSubstr(c *compiler, e *syntax.FuncCall, name string) (node, err
 		if err := re.checkInput(s, pos); err != nil {
 			return err
 		}
-		if loc := re.re.FindStringIndex(s); loc != nil {
+		if loc := re.re.FindStringIndex(s); loc != nil && loc[1] > loc[0] {
 			out.Strs[i] = s[loc[0]:loc[1]]
 		} else {
 			setNull(out, i)

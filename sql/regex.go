@@ -45,7 +45,10 @@ type javaRegex struct {
 // for Java-only syntax, INVALID_PARAMETER_VALUE.PATTERN for a bad pattern.
 func compileJavaRegex(pat string, pos syntax.Pos) (*javaRegex, error) {
 	goPat, why := translateJavaRegex(pat)
-	if why != "" {
+	switch {
+	case strings.HasPrefix(why, unknownFlag):
+		return nil, exprErr(domain.CodeInvalidPattern, pos, "the pattern '%s' has %s: Java's are i, d, m, s, u, x and U", pat, why)
+	case why != "":
 		return nil, exprErr(domain.CodeUnsupportedRegex, pos, "the pattern '%s' uses %s, which Java has and RE2 does not", pat, why)
 	}
 	re, err := regexp.Compile(goPat)
@@ -125,6 +128,10 @@ func canMatchText(t *resyntax.Regexp) bool {
 	}
 	return false
 }
+
+// unknownFlag begins what translateJavaRegex says of an inline flag that
+// Java does not have either: an invalid pattern, not an unsupported one.
+const unknownFlag = "the unknown inline flag "
 
 // javaDot is Java's . without DOTALL: anything but a line terminator.
 const javaDot = `[^\n\r\x{85}\x{2028}\x{2029}]`
@@ -213,8 +220,12 @@ func translateJavaRegex(p string) (string, string) {
 				case strings.HasPrefix(rest, "<"), strings.HasPrefix(rest, "P<"), strings.HasPrefix(rest, ":"):
 				default:
 					for k := 0; k < len(rest) && rest[k] != ')' && rest[k] != ':'; k++ {
-						if strings.IndexByte("ims-", rest[k]) < 0 {
+						switch {
+						case strings.IndexByte("ims-", rest[k]) >= 0:
+						case strings.IndexByte("duxU", rest[k]) >= 0:
 							return "", "the inline flag " + string(rest[k])
+						default:
+							return "", unknownFlag + string(rest[k])
 						}
 					}
 				}

@@ -22,7 +22,7 @@ var intCases = []struct{ src, want string }{
 	{"0.1F + 0.2F", "float:0.3"}, {"CAST(0.1F AS DOUBLE)", "double:0.10000000149011612"},
 	// casts held to the type's range
 	{"CAST(300 AS TINYINT)", "CAST_OVERFLOW"}, {"CAST(-129 AS TINYINT)", "CAST_OVERFLOW"}, {"CAST(32767 AS SMALLINT)", "smallint:32767"},
-	{"CAST('2147483648' AS INT)", "CAST_OVERFLOW"}, {"try_cast('2147483648' AS INT)", "int:NULL"}, {"CAST(3.9D AS INT)", "int:3"},
+	{"CAST('2147483648' AS INT)", "CAST_INVALID_INPUT"}, {"try_cast('2147483648' AS INT)", "int:NULL"}, {"CAST(3.9D AS INT)", "int:3"},
 	{"CAST(1e10D AS INT)", "CAST_OVERFLOW"}, {"CAST(1 AS BIGINT) + 2147483647", "bigint:2147483648"},
 	{"CAST(1e40D AS FLOAT)", "float:Infinity"}, {"CAST(16777217 AS FLOAT)", "float:1.6777216E7"},
 	{"CAST(CAST(1 AS INT) AS BIGINT)", "bigint:1"}, {"CAST(1.5 AS SMALLINT)", "smallint:1"},
@@ -32,3 +32,33 @@ var intCases = []struct{ src, want string }{
 }
 
 func TestIntegerAndFloatTypes(t *testing.T) { checkEvalCases(t, intCases) }
+
+// spark4ErrorCases are the errors and results of Spark 4 that real
+// pipelines meet: a string beyond INT is malformed input naming the type,
+// constant patterns fail when a row meets them, optional sections in
+// datetime patterns, numeric casts to and from timestamps.
+var spark4ErrorCases = []struct{ src, want string }{
+	{"CAST('2147483648' AS INT)", "CAST_INVALID_INPUT"}, {"CAST('99999999999999999999' AS BIGINT)", "CAST_INVALID_INPUT"},
+	{"regexp_like('abc', '(?z)a')", "INVALID_PARAMETER_VALUE.PATTERN"}, {"regexp_like('abc', '(?d)a')", "UNSUPPORTED_REGEX"},
+	{"regexp_like(ns, '(')", "boolean:NULL"}, {"regexp_extract(ns, '(', 1)", "string:NULL"},
+	{"regexp_extract('abc', '(', 1)", "INVALID_PARAMETER_VALUE.PATTERN"},
+	{"make_timestamp(2024, 1, 1, 0, 0, 60.5)", "INVALID_FRACTION_OF_SECOND"},
+	{"make_timestamp(2024, 1, 1, 0, 0, 60)", "timestamp:2024-01-01T00:01:00Z"},
+	{"make_timestamp(2024, 1, 1, 0, 0, 61)", "DATETIME_FIELD_OUT_OF_BOUNDS"},
+	{"regexp_substr('abc', 'x*')", "string:NULL"}, {"regexp_substr('abc', 'b+')", "string:'b'"},
+	{"CAST('10e400' AS DOUBLE)", "double:Infinity"}, {"CAST('-10e400' AS DOUBLE)", "double:-Infinity"},
+	{"CAST('1e-400' AS DOUBLE)", "double:0.0"},
+	{"CAST(1 AS TIMESTAMP)", "timestamp:1970-01-01T00:00:01Z"}, {"CAST(1.5 AS TIMESTAMP)", "timestamp:1970-01-01T00:00:01.5Z"},
+	{"CAST(-1.5D AS TIMESTAMP)", "timestamp:1969-12-31T23:59:58.5Z"}, {"CAST(big AS TIMESTAMP)", "CAST_OVERFLOW"},
+	{"CAST(TIMESTAMP'1970-01-01 00:00:01.5' AS BIGINT)", "bigint:1"}, {"CAST(TIMESTAMP'1969-12-31 23:59:59.5' AS BIGINT)", "bigint:-1"},
+	{"CAST(TIMESTAMP'1970-01-01 00:00:01.5' AS DOUBLE)", "double:1.5"},
+	{"to_timestamp('2024-01-02', 'yyyy-MM-dd[ HH:mm:ss]')", "timestamp:2024-01-02T00:00:00Z"},
+	{"to_timestamp('2024-01-02 03:04:05', 'yyyy-MM-dd[ HH:mm:ss]')", "timestamp:2024-01-02T03:04:05Z"},
+	{"to_timestamp('2024-01-02 03:04', 'yyyy-MM-dd[ HH:mm[:ss]]')", "timestamp:2024-01-02T03:04:00Z"},
+	{"to_timestamp('2024-01-02 03', 'yyyy-MM-dd[ HH:mm]')", "CANNOT_PARSE_TIMESTAMP"},
+	{"date_format(TIMESTAMP'2024-01-02 03:04:05', 'yyyy[-MM]')", "string:'2024-01'"},
+	{"date_format(TIMESTAMP'2024-01-02 03:04:05', 'yyyy[-MM')", "INVALID_DATETIME_PATTERN"},
+	{"date_format(TIMESTAMP'2024-01-02 03:04:05', 'yyyy]')", "INVALID_DATETIME_PATTERN"},
+}
+
+func TestSpark4Errors(t *testing.T) { checkEvalCases(t, spark4ErrorCases) }
