@@ -377,6 +377,24 @@ func (pl *planner) setOp(s *syntax.SetOp, l, r op) (op, error) {
 		o, _ := opaque("") // columns not known: their number, their types
 		return o, nil
 	}
+	if s.ByName && len(ls.Fields) == len(rs.Fields) {
+		// the right side's columns, by the left side's names
+		exprs := make([]node, len(ls.Fields))
+		fields := make([]domain.Field, len(ls.Fields))
+		for i, lf := range ls.Fields {
+			j := rs.Index(lf.Name)
+			if j < 0 {
+				err := planErr(domain.CodeNumColumnsMismatch, s.Pos, "%s BY NAME: the right side has no column %s (it has %s)", s.Op, lf.Name, strings.Join(rs.Names(), ", "))
+				if pl.report(err) {
+					return l, nil
+				}
+				return nil, err
+			}
+			exprs[i], fields[i] = &colNode{idx: j, t: rs.Fields[j].Type}, rs.Fields[j]
+		}
+		rs = domain.NewSchema(fields...)
+		r = &projectOp{child: r, exprs: exprs, out: rs}
+	}
 	if len(ls.Fields) != len(rs.Fields) {
 		err := planErr(domain.CodeNumColumnsMismatch, s.Pos, "%s of %d columns with %d columns", s.Op, len(ls.Fields), len(rs.Fields))
 		if pl.report(err) {
@@ -412,8 +430,8 @@ func conform(o op, out domain.Schema) op {
 	exprs := make([]node, len(in.Fields))
 	for i, f := range in.Fields {
 		exprs[i] = implicit(&colNode{idx: i, t: f.Type}, out.Fields[i].Type, syntax.Pos{})
-		if f.Type.Kind != out.Fields[i].Type.Kind {
-			same = false
+		if !f.Type.Equal(out.Fields[i].Type) {
+			same = false // another kind, or a decimal of another scale
 		}
 	}
 	if same {

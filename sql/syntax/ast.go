@@ -328,6 +328,11 @@ type Query struct {
 	Offset  Expr
 	// positions of the ORDER BY, LIMIT and OFFSET keywords
 	OrderByPos, LimitPos, OffsetPos Pos
+	// Partitioning and PartitionOrder are CLUSTER BY or DISTRIBUTE BY and
+	// SORT BY, which place rows in partitions of a cluster: read, and of no
+	// effect on one node.
+	Partitioning   []Expr
+	PartitionOrder []*OrderItem
 }
 
 // LimitAll is LIMIT ALL.
@@ -352,6 +357,7 @@ type SetOp struct {
 	Pos         Pos
 	Op          string // UNION, INTERSECT, EXCEPT or MINUS
 	Quantifier  string // "", ALL or DISTINCT
+	ByName      bool   // UNION BY NAME: columns matched by name, not position
 	Left, Right SetExpr
 }
 

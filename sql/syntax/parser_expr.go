@@ -389,6 +389,27 @@ func (p *parser) primary() Expr {
 					return e
 				}
 			}
+		case "SUBSTRING", "SUBSTR", "OVERLAY":
+			// SUBSTRING(s FROM a [FOR n]) is substring(s, a[, n]);
+			// OVERLAY(s PLACING r FROM a [FOR n]) is overlay(s, r, a[, n])
+			kw := map[bool]string{true: "PLACING", false: "FROM"}[t.upper == "OVERLAY"]
+			if next.kind == tOp && next.text == "(" && p.kwAtTopLevel(2, kw) {
+				p.i += 2
+				call := &FuncCall{Pos: pos, Name: &Name{Pos: pos, Parts: []*Ident{{Pos: pos, Name: t.text}}}}
+				call.Args = []Expr{p.expr()}
+				if t.upper == "OVERLAY" {
+					p.expectKws("PLACING")
+					call.Args = append(call.Args, p.expr())
+				}
+				p.expectKws("FROM")
+				call.Args = append(call.Args, p.expr())
+				if p.isKw("FOR") {
+					p.next()
+					call.Args = append(call.Args, p.expr())
+				}
+				p.expectOp(")")
+				return call
+			}
 		case "POSITION":
 			if next.kind == tOp && next.text == "(" && p.inAtTopLevel(2) {
 				// POSITION(sub IN s) is position(sub, s)
@@ -428,7 +449,11 @@ func init() {
 
 // inAtTopLevel reports whether the parenthesised arguments starting at token
 // k hold the keyword IN outside any nested parentheses.
-func (p *parser) inAtTopLevel(k int) bool {
+func (p *parser) inAtTopLevel(k int) bool { return p.kwAtTopLevel(k, "IN") }
+
+// kwAtTopLevel reports whether the parenthesised arguments starting at token
+// k hold the keyword kw outside any nested parentheses.
+func (p *parser) kwAtTopLevel(k int, kw string) bool {
 	depth := 0
 	for ; p.i+k < len(p.toks) && p.toks[p.i+k].kind != tEOF; k++ {
 		t := &p.toks[p.i+k]
@@ -440,7 +465,7 @@ func (p *parser) inAtTopLevel(k int) bool {
 				return false
 			}
 			depth--
-		case depth == 0 && t.kind == tIdent && t.upper == "IN":
+		case depth == 0 && t.kind == tIdent && t.upper == kw:
 			return true
 		}
 	}

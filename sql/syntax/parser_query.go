@@ -35,6 +35,20 @@ func (p *parser) query() *Query {
 		p.i += 2
 		q.OrderBy = p.orderItems()
 	}
+	// CLUSTER BY, DISTRIBUTE BY and SORT BY place rows in a cluster's
+	// partitions and order them within each; a pipeline's micro-batch is one
+	// partition of no set order, so they are read and have no effect
+	switch {
+	case p.acceptKws("CLUSTER", "BY"):
+		q.Partitioning = p.exprList()
+	case p.acceptKws("DISTRIBUTE", "BY"):
+		q.Partitioning = p.exprList()
+		if p.acceptKws("SORT", "BY") {
+			q.PartitionOrder = p.orderItems()
+		}
+	case p.acceptKws("SORT", "BY"):
+		q.PartitionOrder = p.orderItems()
+	}
 	if p.isKw("LIMIT") {
 		q.LimitPos = p.pos()
 		p.next()
@@ -80,6 +94,7 @@ func (p *parser) setExpr(minPrec int) SetExpr {
 		} else if p.acceptKws("DISTINCT") {
 			op.Quantifier = "DISTINCT"
 		}
+		op.ByName = op.Op == "UNION" && p.acceptKws("BY", "NAME")
 		op.Right = p.setExpr(prec + 1)
 		left = op
 	}
