@@ -550,6 +550,10 @@ func (pl *planner) from(it syntax.FromItem) (op, scope, error) {
 		return pl.aliased(o, it.Alias, "")
 	case *syntax.Join:
 		return pl.join(it)
+	case *syntax.Pivot:
+		return pl.pivot(it)
+	case *syntax.Unpivot:
+		return pl.unpivot(it)
 	}
 	return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Position(), "this FROM item is not supported"), nil, "")
 }
@@ -617,6 +621,9 @@ func (pl *planner) cte(name *syntax.Name) *syntax.CTE {
 }
 
 func (pl *planner) tableRef(t *syntax.TableRef) (op, scope, error) {
+	if t.Sample != nil {
+		return pl.sample(t)
+	}
 	if c := pl.cte(t.Name); c != nil && !t.Stream {
 		// plan the CTE where it is read: CTEs defined after it are not visible
 		saved := pl.ctes

@@ -104,6 +104,27 @@ func runQuery(t testing.TB, src string) (string, error) {
 }
 
 var planCases = []struct{ src, want string }{
+	// Spark 4 forms: SUBSTRING/OVERLAY keywords, partitioning clauses (no
+	// effect), UNION BY NAME, PIVOT, UNPIVOT, TABLESAMPLE
+	{"SELECT substring(cust FROM 2 FOR 2) AS s, overlay(cust PLACING 'XX' FROM 2 FOR 1) AS o FROM orders WHERE id < 3", "s,o|nn,aXXn;ob,bXXb"},
+	{"SELECT id FROM orders WHERE id < 4 DISTRIBUTE BY region SORT BY id DESC", "id|1;2;3"},
+	{"SELECT id FROM orders WHERE id < 3 CLUSTER BY id", "id|1;2"},
+	{"SELECT 1 AS a, 2 AS b UNION BY NAME SELECT 3 AS b, 4 AS a", "a,b|1,2;4,3"},
+	{"SELECT 1 AS a, 2 AS b UNION ALL BY NAME SELECT 1 AS b, 2 AS a UNION BY NAME SELECT 1 AS a, 2 AS b", "a,b|1,2;2,1"},
+	{"SELECT 1 AS a UNION BY NAME SELECT 1 AS c", "NUM_COLUMNS_MISMATCH"},
+	{"SELECT * FROM (SELECT region, amount FROM orders) PIVOT (sum(amount) FOR region IN ('eu', 'us' AS usa))", "eu,usa|15,21"},
+	{"SELECT * FROM (SELECT cust, region, amount FROM orders) PIVOT (sum(amount) AS s, count(*) AS n FOR region IN ('eu' AS e, 'us')) ORDER BY cust",
+		"cust,e_s,e_n,us_s,us_n|NULL,NULL,0,1,1;ann,15,2,NULL,0;bob,NULL,0,20,1;cy,NULL,0,NULL,0"},
+	{"SELECT * FROM (SELECT region, amount FROM orders) PIVOT (amount FOR region IN ('eu'))", "UNSUPPORTED_QUERY_FEATURE"},
+	{"SELECT * FROM (SELECT id, amount, id * 2 AS twice FROM orders WHERE id < 3) UNPIVOT (val FOR col IN (amount, twice AS t))",
+		"id,col,val|1,amount,10;1,t,2;2,amount,20;2,t,4"},
+	{"SELECT * FROM (SELECT id, cust, region FROM orders WHERE id > 3) UNPIVOT (v FOR k IN (cust, region))", "id,k,v|4,cust,cy;5,region,us"},
+	{"SELECT * FROM (SELECT id, cust, region FROM orders WHERE id > 3) UNPIVOT INCLUDE NULLS (v FOR k IN (cust, region))",
+		"id,k,v|4,cust,cy;4,region,NULL;5,cust,NULL;5,region,us"},
+	{"SELECT count(*) AS n FROM orders TABLESAMPLE (2 ROWS)", "n|2"},
+	{"SELECT count(*) AS n FROM orders TABLESAMPLE (100 PERCENT)", "n|5"},
+	{"SELECT count(*) AS n FROM orders TABLESAMPLE (0 PERCENT)", "n|0"},
+	{"SELECT count(*) AS n FROM orders TABLESAMPLE (BUCKET 4 OUT OF 4) o WHERE o.id > 0", "n|5"},
 	// projection, filter, star
 	{"SELECT id, amount * 2 AS double_amount FROM orders WHERE amount > 6", "id,double_amount|1,20;2,40;4,15"},
 	{"SELECT * FROM customers WHERE country <> 'US'", "name,country|ann,FR;dan,DE"},

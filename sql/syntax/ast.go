@@ -168,6 +168,9 @@ type ColumnDef struct {
 	Generated  *Generated
 	Default    Expr
 	PrimaryKey bool
+	// References is a column's [CONSTRAINT name] FOREIGN KEY REFERENCES
+	// table [(column)]: information only, as a table's keys are
+	References *Constraint
 	Comment    *StringClause
 	Mask       *Mask
 }
@@ -438,8 +441,8 @@ type OrderItem struct {
 	Nulls string
 }
 
-// FromItem is *TableRef, *TableFunc, *SubqueryRef, *ValuesRef, *Join or
-// *ParenJoin.
+// FromItem is *TableRef, *TableFunc, *SubqueryRef, *ValuesRef, *Join,
+// *ParenJoin, *Pivot or *Unpivot.
 type FromItem interface {
 	Node
 	fromItem()
@@ -472,8 +475,19 @@ type TableRef struct {
 	Pos       Pos
 	Stream    bool
 	Name      *Name
+	Sample    *Sample
 	Watermark *Watermark
 	Alias     *Alias
+}
+
+// Sample is TABLESAMPLE (Size PERCENT | Size ROWS | BUCKET Bucket OUT OF
+// Buckets) [REPEATABLE (Seed)].
+type Sample struct {
+	Pos             Pos
+	Size            Expr
+	Unit            string // PERCENT or ROWS; "" for BUCKET
+	Bucket, Buckets Expr
+	Seed            Expr
 }
 
 // TableFunc is a table-valued function: read_files(...), cloud_files(...),
@@ -511,6 +525,45 @@ type Join struct {
 	Right   FromItem
 	On      Expr
 	Using   []*Ident
+}
+
+// Pivot is source PIVOT (agg [AS a], ... FOR col IN (value [AS a], ...))
+// [alias], or FOR (c1, c2) IN ((v1, v2) [AS a], ...): one column of each
+// aggregate for each value, grouped by the source's other columns.
+type Pivot struct {
+	Pos    Pos
+	Source FromItem
+	Aggs   []*SelectItem
+	For    []*ColumnRef
+	In     []*PivotValue
+	Alias  *Alias
+}
+
+// PivotValue is one value (or tuple, for several FOR columns) of a PIVOT.
+type PivotValue struct {
+	Pos    Pos
+	Values []Expr
+	Alias  *Ident
+}
+
+// Unpivot is source UNPIVOT [INCLUDE | EXCLUDE NULLS] (value FOR name IN
+// (col [AS a], ...)) [alias], or ((v1, v2) FOR name IN ((c1, c2) [AS a],
+// ...)): a row for each column (set) of each source row.
+type Unpivot struct {
+	Pos          Pos
+	Source       FromItem
+	IncludeNulls bool
+	Values       []*Ident
+	Name         *Ident
+	In           []*UnpivotColumns
+	Alias        *Alias
+}
+
+// UnpivotColumns is one column (or set) of an UNPIVOT and its name.
+type UnpivotColumns struct {
+	Pos     Pos
+	Columns []*ColumnRef
+	Alias   *Ident
 }
 
 // ParenJoin is a FROM item in parentheses: (a JOIN b).
@@ -837,6 +890,8 @@ func (n *SubqueryRef) Position() Pos   { return n.Pos }
 func (n *ValuesRef) Position() Pos     { return n.Pos }
 func (n *Join) Position() Pos          { return n.Pos }
 func (n *ParenJoin) Position() Pos     { return n.Pos }
+func (n *Pivot) Position() Pos         { return n.Pos }
+func (n *Unpivot) Position() Pos       { return n.Pos }
 func (n *Literal) Position() Pos       { return n.Pos }
 func (n *TypedLiteral) Position() Pos  { return n.Pos }
 func (n *Interval) Position() Pos      { return n.Pos }
@@ -892,6 +947,8 @@ func (*SubqueryRef) fromItem() {}
 func (*ValuesRef) fromItem()   {}
 func (*Join) fromItem()        {}
 func (*ParenJoin) fromItem()   {}
+func (*Pivot) fromItem()       {}
+func (*Unpivot) fromItem()     {}
 
 func (*Literal) expr()      {}
 func (*TypedLiteral) expr() {}

@@ -267,6 +267,10 @@ func (p *printer) node(n Node) {
 		p.printJoin(n)
 	case *ParenJoin:
 		p.printParenJoin(n)
+	case *Pivot:
+		p.printPivot(n)
+	case *Unpivot:
+		p.printUnpivot(n)
 
 	// ---- expressions ----
 	case *Literal:
@@ -358,6 +362,8 @@ func (n *SubqueryRef) String() string   { return oneLine(n) }
 func (n *ValuesRef) String() string     { return oneLine(n) }
 func (n *Join) String() string          { return oneLine(n) }
 func (n *ParenJoin) String() string     { return oneLine(n) }
+func (n *Pivot) String() string         { return oneLine(n) }
+func (n *Unpivot) String() string       { return oneLine(n) }
 func (n *Literal) String() string       { return oneLine(n) }
 func (n *TypedLiteral) String() string  { return oneLine(n) }
 func (n *Interval) String() string      { return oneLine(n) }

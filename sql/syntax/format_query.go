@@ -30,6 +30,14 @@ func (p *printer) printQuery(n *Query) {
 		p.clause("ORDER BY ")
 		p.orderItems(n.OrderBy)
 	}
+	if len(n.Partitioning) > 0 {
+		p.clause("DISTRIBUTE BY ")
+		p.exprs(n.Partitioning)
+	}
+	if len(n.PartitionOrder) > 0 {
+		p.clause("SORT BY ")
+		p.orderItems(n.PartitionOrder)
+	}
 	if n.Limit != nil {
 		p.clause("LIMIT ")
 		p.node(n.Limit)
@@ -45,6 +53,9 @@ func (p *printer) printSetOp(n *SetOp) {
 	op := n.Op
 	if n.Quantifier != "" {
 		op += " " + n.Quantifier
+	}
+	if n.ByName {
+		op += " BY NAME"
 	}
 	p.clause(op)
 	if p.pretty && p.depth == 0 {
@@ -159,6 +170,7 @@ func (p *printer) printTableRef(n *TableRef) {
 	} else {
 		p.node(n.Name)
 	}
+	p.sample(n.Sample)
 	p.watermark(n.Watermark)
 	p.alias(n.Alias)
 }
@@ -209,4 +221,115 @@ func (p *printer) printParenJoin(n *ParenJoin) {
 	p.depth--
 	p.w(")")
 	p.alias(n.Alias)
+}
+
+func (p *printer) printPivot(n *Pivot) {
+	p.node(n.Source)
+	p.w(" PIVOT (")
+	for i, a := range n.Aggs {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.node(a.Expr)
+		if a.Alias != nil {
+			p.w(" AS ")
+			p.ident(a.Alias)
+		}
+	}
+	p.w(" FOR ")
+	if len(n.For) > 1 {
+		p.w("(")
+	}
+	for i, c := range n.For {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.node(c)
+	}
+	if len(n.For) > 1 {
+		p.w(")")
+	}
+	p.w(" IN (")
+	for i, v := range n.In {
+		if i > 0 {
+			p.w(", ")
+		}
+		if len(v.Values) > 1 {
+			p.w("(")
+		}
+		p.exprs(v.Values)
+		if len(v.Values) > 1 {
+			p.w(")")
+		}
+		if v.Alias != nil {
+			p.w(" AS ")
+			p.ident(v.Alias)
+		}
+	}
+	p.w("))")
+	p.alias(n.Alias)
+}
+
+func (p *printer) printUnpivot(n *Unpivot) {
+	p.node(n.Source)
+	p.w(" UNPIVOT ")
+	if n.IncludeNulls {
+		p.w("INCLUDE NULLS ")
+	}
+	p.w("(")
+	if len(n.Values) > 1 {
+		p.w("(")
+		p.idents(n.Values)
+		p.w(")")
+	} else {
+		p.ident(n.Values[0])
+	}
+	p.w(" FOR ")
+	p.ident(n.Name)
+	p.w(" IN (")
+	for i, c := range n.In {
+		if i > 0 {
+			p.w(", ")
+		}
+		if len(c.Columns) > 1 {
+			p.w("(")
+		}
+		for k, col := range c.Columns {
+			if k > 0 {
+				p.w(", ")
+			}
+			p.node(col)
+		}
+		if len(c.Columns) > 1 {
+			p.w(")")
+		}
+		if c.Alias != nil {
+			p.w(" AS ")
+			p.ident(c.Alias)
+		}
+	}
+	p.w("))")
+	p.alias(n.Alias)
+}
+
+func (p *printer) sample(s *Sample) {
+	if s == nil {
+		return
+	}
+	p.w(" TABLESAMPLE (")
+	if s.Unit == "" {
+		p.w("BUCKET ")
+		p.node(s.Bucket)
+		p.w(" OUT OF ")
+		p.node(s.Buckets)
+	} else {
+		p.node(s.Size)
+		p.w(" " + s.Unit)
+	}
+	p.w(")")
+	if s.Seed != nil {
+		p.w(" REPEATABLE (")
+		p.node(s.Seed)
+		p.w(")")
+	}
 }

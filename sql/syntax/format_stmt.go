@@ -168,6 +168,24 @@ func (p *printer) printColumnDef(n *ColumnDef) {
 	if n.PrimaryKey {
 		p.w(" PRIMARY KEY")
 	}
+	if r := n.References; r != nil {
+		p.w(" ")
+		if r.Name != nil {
+			p.w("CONSTRAINT ")
+			p.ident(r.Name)
+			p.w(" ")
+		}
+		p.w("FOREIGN KEY REFERENCES ")
+		p.node(r.RefTable)
+		if len(r.RefColumns) > 0 {
+			p.w(" (")
+			p.idents(r.RefColumns)
+			p.w(")")
+		}
+		for _, o := range r.Options {
+			p.w(" ", o)
+		}
+	}
 	if n.Comment != nil {
 		p.w(" COMMENT ", quoteString(n.Comment.Value))
 	}

@@ -331,8 +331,117 @@ func (p *parser) lateralView() *LateralView {
 	return lv
 }
 
-// fromItem parses a FROM item with its joins.
+// fromItem parses a FROM item with its joins, then a PIVOT or UNPIVOT of
+// them.
 func (p *parser) fromItem() FromItem {
+	item := p.joins()
+	for {
+		switch {
+		case p.isKw("PIVOT") && p.isOpAt(1, "("):
+			item = p.pivot(item)
+		case p.isKw("UNPIVOT") && (p.isOpAt(1, "(") || p.isKwAt(1, "INCLUDE") || p.isKwAt(1, "EXCLUDE")):
+			item = p.unpivot(item)
+		default:
+			return item
+		}
+	}
+}
+
+func (p *parser) pivot(src FromItem) FromItem {
+	pv := &Pivot{Pos: p.expectKws("PIVOT"), Source: src}
+	p.expectOp("(")
+	for {
+		it := &SelectItem{Pos: p.pos(), Expr: p.expr()}
+		if p.acceptKws("AS") || p.aliasNext() && !p.isKw("FOR") {
+			it.Alias = p.ident("an alias")
+		}
+		pv.Aggs = append(pv.Aggs, it)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectKws("FOR")
+	if p.acceptOp("(") {
+		for {
+			pv.For = append(pv.For, &ColumnRef{Pos: p.pos(), Parts: p.name("a column").Parts})
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		p.expectOp(")")
+	} else {
+		pv.For = []*ColumnRef{{Pos: p.pos(), Parts: p.name("a column").Parts}}
+	}
+	p.expectKws("IN")
+	p.expectOp("(")
+	for {
+		v := &PivotValue{Pos: p.pos()}
+		switch e := p.expr().(type) {
+		case *Tuple:
+			v.Values = e.Items
+		default:
+			v.Values = []Expr{e}
+		}
+		if p.acceptKws("AS") || p.aliasNext() {
+			v.Alias = p.ident("an alias")
+		}
+		pv.In = append(pv.In, v)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	p.expectOp(")")
+	pv.Alias = p.alias()
+	return pv
+}
+
+func (p *parser) unpivot(src FromItem) FromItem {
+	up := &Unpivot{Pos: p.expectKws("UNPIVOT"), Source: src}
+	if p.acceptKws("INCLUDE", "NULLS") {
+		up.IncludeNulls = true
+	} else {
+		p.acceptKws("EXCLUDE", "NULLS")
+	}
+	p.expectOp("(")
+	if p.isOp("(") {
+		up.Values = p.parenIdents("a value column")
+	} else {
+		up.Values = []*Ident{p.ident("a value column")}
+	}
+	p.expectKws("FOR")
+	up.Name = p.ident("a name column")
+	p.expectKws("IN")
+	p.expectOp("(")
+	for {
+		c := &UnpivotColumns{Pos: p.pos()}
+		if p.acceptOp("(") {
+			for {
+				c.Columns = append(c.Columns, &ColumnRef{Pos: p.pos(), Parts: p.name("a column").Parts})
+				if !p.acceptOp(",") {
+					break
+				}
+			}
+			p.expectOp(")")
+		} else {
+			c.Columns = []*ColumnRef{{Pos: p.pos(), Parts: p.name("a column").Parts}}
+		}
+		if p.acceptKws("AS") || p.aliasNext() {
+			c.Alias = p.ident("an alias")
+		}
+		up.In = append(up.In, c)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	p.expectOp(")")
+	up.Alias = p.alias()
+	return up
+}
+
+// joins parses a FROM item with its joins.
+func (p *parser) joins() FromItem {
 	left := p.fromPrimary()
 	for {
 		pos := p.pos()
@@ -427,6 +536,7 @@ func (p *parser) fromPrimary() FromItem {
 	var al **Alias
 	switch it := item.(type) {
 	case *TableRef:
+		it.Sample = p.tableSample()
 		wm, al = &it.Watermark, &it.Alias
 	case *TableFunc:
 		wm, al = &it.Watermark, &it.Alias
@@ -446,6 +556,38 @@ func (p *parser) namedSource(pos Pos, stream bool) FromItem {
 		return &TableFunc{Pos: pos, Stream: stream, Func: p.call(name)}
 	}
 	return &TableRef{Pos: pos, Stream: stream, Name: name}
+}
+
+// tableSample parses TABLESAMPLE (n PERCENT | n ROWS | BUCKET x OUT OF y)
+// [REPEATABLE (seed)], if present.
+func (p *parser) tableSample() *Sample {
+	if !p.isKw("TABLESAMPLE") {
+		return nil
+	}
+	s := &Sample{Pos: p.next().pos}
+	p.expectOp("(")
+	if p.acceptKws("BUCKET") {
+		s.Bucket = p.expr()
+		p.expectKws("OUT", "OF")
+		s.Buckets = p.expr()
+	} else {
+		s.Size = p.expr()
+		switch {
+		case p.acceptKws("PERCENT"):
+			s.Unit = "PERCENT"
+		case p.acceptKws("ROWS"):
+			s.Unit = "ROWS"
+		default:
+			p.fail("PERCENT or ROWS")
+		}
+	}
+	p.expectOp(")")
+	if p.acceptKws("REPEATABLE") {
+		p.expectOp("(")
+		s.Seed = p.expr()
+		p.expectOp(")")
+	}
+	return s
 }
 
 // watermark parses WATERMARK col [AS alias] DELAY OF interval [DEDUPLICATE

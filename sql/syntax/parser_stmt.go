@@ -210,6 +210,19 @@ func (p *parser) tableElement() TableElement {
 			col.Comment.Pos = opt
 		case p.acceptKws("PRIMARY", "KEY"):
 			col.PrimaryKey = true
+		case p.isKw("CONSTRAINT") && p.isIdentAt(1):
+			// a named key of this column
+			p.next()
+			name := p.ident("a constraint name")
+			if p.acceptKws("PRIMARY", "KEY") {
+				col.PrimaryKey = true
+				p.constraintOptions(&Constraint{})
+				continue
+			}
+			col.References = p.columnReference(opt)
+			col.References.Name = name
+		case p.isKws("FOREIGN", "KEY"), p.isKw("REFERENCES"):
+			col.References = p.columnReference(opt)
 		case p.isKw("MASK"):
 			p.next()
 			col.Mask = &Mask{Pos: opt, Func: p.name("a function name")}
@@ -273,7 +286,7 @@ func (p *parser) number() Expr {
 }
 
 func (p *parser) isColumnOption() bool {
-	for _, kw := range []string{"NOT", "COMMENT", "GENERATED", "PRIMARY", "DEFAULT", "MASK"} {
+	for _, kw := range []string{"NOT", "COMMENT", "GENERATED", "PRIMARY", "DEFAULT", "MASK", "CONSTRAINT", "FOREIGN", "REFERENCES"} {
 		if p.isKw(kw) {
 			return true
 		}
@@ -332,17 +345,43 @@ func (p *parser) constraintBody(pos Pos) *Constraint {
 	default:
 		p.fail("EXPECT, PRIMARY KEY, FOREIGN KEY or CHECK")
 	}
-	// informational options: RELY, NOT ENFORCED, MATCH FULL, ON DELETE NO ACTION, ...
-	for c.Kind != Expect && c.Kind != Check && p.peek().kind == tIdent {
-		switch p.peek().upper {
-		case "RELY", "NORELY", "ENFORCED", "DEFERRABLE", "INITIALLY", "DEFERRED", "IMMEDIATE",
-			"NOT", "MATCH", "FULL", "ON", "DELETE", "UPDATE", "NO", "ACTION", "VALIDATE", "NOVALIDATE":
-			c.Options = append(c.Options, p.next().upper)
-		default:
-			return c
-		}
+	if c.Kind != Expect && c.Kind != Check {
+		p.constraintOptions(c)
 	}
 	return c
+}
+
+// columnReference parses a column's [FOREIGN KEY] REFERENCES table
+// [(column)] and its options.
+func (p *parser) columnReference(pos Pos) *Constraint {
+	c := &Constraint{Pos: pos, Kind: ForeignKey}
+	p.acceptKws("FOREIGN", "KEY")
+	p.expectKws("REFERENCES")
+	c.RefTable = p.name("a table name")
+	if p.isOp("(") {
+		c.RefColumns = p.parenIdents("a column name")
+	}
+	p.constraintOptions(c)
+	return c
+}
+
+// constraintOptions parses a key's informational options: RELY, NOT
+// ENFORCED, MATCH FULL, ON DELETE NO ACTION, ...
+func (p *parser) constraintOptions(c *Constraint) {
+	for p.peek().kind == tIdent {
+		switch p.peek().upper {
+		case "RELY", "NORELY", "ENFORCED", "DEFERRABLE", "INITIALLY", "DEFERRED", "IMMEDIATE",
+			"MATCH", "FULL", "ON", "DELETE", "UPDATE", "NO", "ACTION", "VALIDATE", "NOVALIDATE":
+			c.Options = append(c.Options, p.next().upper)
+		case "NOT":
+			if !p.isKws("NOT", "ENFORCED") { // NOT NULL is the column's
+				return
+			}
+			c.Options = append(c.Options, p.next().upper)
+		default:
+			return
+		}
+	}
 }
 
 // flow parses CREATE FLOW name [COMMENT] [DEPENDS ON (...)] AS body.

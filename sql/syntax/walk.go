@@ -101,6 +101,9 @@ func (w walker) node(n Node) {
 	case *ColumnDef:
 		w.node(n.Name)
 		w.node(n.Type)
+		if n.References != nil {
+			w.node(n.References)
+		}
 		if g := n.Generated; g != nil {
 			w.node(g.Expr)
 			w.node(g.Start)
@@ -159,6 +162,10 @@ func (w walker) node(n Node) {
 		}
 		w.node(n.Body)
 		w.order(n.OrderBy)
+		for _, e := range n.Partitioning {
+			w.node(e)
+		}
+		w.order(n.PartitionOrder)
 		w.node(n.Limit)
 		w.node(n.Offset)
 	case *SetOp:
@@ -196,6 +203,12 @@ func (w walker) node(n Node) {
 		}
 	case *TableRef:
 		w.node(n.Name)
+		if s := n.Sample; s != nil {
+			w.node(s.Size)
+			w.node(s.Bucket)
+			w.node(s.Buckets)
+			w.node(s.Seed)
+		}
 		w.watermark(n.Watermark)
 		w.alias(n.Alias)
 	case *TableFunc:
@@ -215,6 +228,33 @@ func (w walker) node(n Node) {
 		w.idents(n.Using)
 	case *ParenJoin:
 		w.node(n.Item)
+		w.alias(n.Alias)
+	case *Pivot:
+		w.node(n.Source)
+		for _, a := range n.Aggs {
+			w.node(a.Expr)
+			w.node(a.Alias)
+		}
+		for _, c := range n.For {
+			w.node(c)
+		}
+		for _, v := range n.In {
+			for _, e := range v.Values {
+				w.node(e)
+			}
+			w.node(v.Alias)
+		}
+		w.alias(n.Alias)
+	case *Unpivot:
+		w.node(n.Source)
+		w.idents(n.Values)
+		w.node(n.Name)
+		for _, c := range n.In {
+			for _, col := range c.Columns {
+				w.node(col)
+			}
+			w.node(c.Alias)
+		}
 		w.alias(n.Alias)
 	case *ColumnRef:
 		w.idents(n.Parts)
