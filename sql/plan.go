@@ -508,6 +508,12 @@ func (pl *planner) fromList(items []syntax.FromItem) (op, scope, error) {
 		return nil, scope{}, err
 	}
 	for _, it := range items[1:] {
+		if sq, ok := it.(*syntax.SubqueryRef); ok && sq.Lateral {
+			if left, ls, err = pl.lateral(left, ls, sq); err != nil {
+				return nil, scope{}, err
+			}
+			continue
+		}
 		right, rs, err := pl.from(it)
 		if err != nil {
 			return nil, scope{}, err
@@ -524,9 +530,8 @@ func (pl *planner) from(it syntax.FromItem) (op, scope, error) {
 	case *syntax.TableFunc:
 		return pl.tableFunc(it)
 	case *syntax.SubqueryRef:
-		if it.Lateral {
-			return pl.failedFrom(planErr(domain.CodeUnsupportedQuery, it.Pos, "LATERAL subqueries are not supported"), it.Alias, "")
-		}
+		// a LATERAL subquery first in FROM has nothing before it to read: a
+		// subquery like any other (after a comma, fromList plans it)
 		o, err := pl.query(it.Query)
 		if err != nil {
 			return nil, scope{}, err
@@ -970,21 +975,34 @@ func conjuncts(e syntax.Expr) []syntax.Expr {
 // ---- subqueries in expressions ----
 
 // subquery compiles a scalar subquery, IN (subquery) or EXISTS; other
-// expressions are left to the compiler.
+// expressions are left to the compiler. A subquery that reads columns of
+// the enclosing query is planned again by decorrelate.
 func (pl *planner) subquery(e syntax.Expr, c *compiler) (node, error) {
 	if pl.errs != nil {
 		// the columns the subquery could not resolve, recorded as it was
 		// planned, may be the enclosing query's
-		from := len(pl.errs.list)
+		from, doubt := len(pl.errs.list), pl.errs.doubt
 		n, err := pl.subqueryNode(e, c)
+		var derr error // decorrelate's, once an outer column is met
 		kept := pl.errs.list[:from] // filtered in place
 		for _, found := range pl.errs.list[from:] {
 			if se, ok := found.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
 				switch outer, unknown := correlated(e, se.Pos, c); {
 				case unknown:
 					continue // a column of a relation that failed, maybe
+				case outer && derr == nil:
+					saved := pl.errs
+					pl.errs = nil
+					dn, err := pl.decorrelate(e, c, se.Pos)
+					pl.errs = saved
+					if err == nil {
+						// the first attempt's errors and doubts were not
+						pl.errs.list, pl.errs.doubt = pl.errs.list[:from], doubt
+						return dn, nil
+					}
+					found, derr = err, err
 				case outer:
-					found = correlatedErr(se.Pos)
+					continue // said once
 				}
 			}
 			kept = append(kept, found)
@@ -995,14 +1013,10 @@ func (pl *planner) subquery(e syntax.Expr, c *compiler) (node, error) {
 	n, err := pl.subqueryNode(e, c)
 	if se, ok := err.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
 		if found, _ := correlated(e, se.Pos, c); found {
-			return nil, correlatedErr(se.Pos)
+			return pl.decorrelate(e, c, se.Pos)
 		}
 	}
 	return n, err
-}
-
-func correlatedErr(p syntax.Pos) error {
-	return planErr(domain.CodeNotImplemented, p, "this subquery reads a column of the query around it (a correlated subquery), which sluice does not run yet; join the two instead")
 }
 
 // correlated reports whether the column reference at p, which the subquery

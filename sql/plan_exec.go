@@ -609,22 +609,25 @@ type subqueryNode struct {
 func (n *subqueryNode) typ() domain.Type { return n.t }
 func (n *subqueryNode) mayFail() bool    { return true }
 
-func (n *subqueryNode) result() (*domain.Batch, error) {
-	rs := n.run.cur
+func (n *subqueryNode) result() (*domain.Batch, error) { return runOnce(n.run, n.o, n.pos) }
+
+// runOnce runs a subquery's o once per Run of the plan.
+func runOnce(run *runHolder, o op, pos syntax.Pos) (*domain.Batch, error) {
+	rs := run.cur
 	if rs == nil {
-		return nil, planErr(domain.CodeInvalidSubquery, n.pos, "a subquery can only run inside its query")
+		return nil, planErr(domain.CodeInvalidSubquery, pos, "a subquery can only run inside its query")
 	}
-	if b, ok := rs.cache[n.o]; ok {
+	if b, ok := rs.cache[o]; ok {
 		return b, nil
 	}
-	b, err := n.o.run(rs)
+	b, err := o.run(rs)
 	if err != nil {
 		return nil, err
 	}
 	if rs.cache == nil {
 		rs.cache = map[op]*domain.Batch{}
 	}
-	rs.cache[n.o] = b
+	rs.cache[o] = b
 	return b, nil
 }
 

@@ -1,0 +1,380 @@
+package sql
+
+import (
+	"strconv"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
+)
+
+// A correlated scalar subquery or EXISTS whose WHERE ties it to the query
+// around it by equalities (inner = outer) is planned as Spark rewrites it:
+// the subquery runs once, with the inner sides of the equalities as extra
+// columns (and group keys, when it aggregates), and each outer row looks its
+// outer sides up. A count over no rows is 0 there, as in Spark; other
+// correlations are NOT_IMPLEMENTED, with the join to write instead.
+
+// decorrelate plans e, a *syntax.Subquery or *syntax.Exists that reads
+// columns of outer, the first at ref.
+func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (node, error) {
+	var q *syntax.Query
+	kind, pos := "scalar", e.Position()
+	switch e := e.(type) {
+	case *syntax.Subquery:
+		q = e.Query
+	case *syntax.Exists:
+		q, kind = e.Query, "exists"
+	default:
+		return nil, correlatedErr(ref, "only scalar subqueries and EXISTS may read the query around them")
+	}
+	sel, ok := q.Body.(*syntax.Select)
+	if !ok || len(q.With) > 0 || q.Limit != nil || q.Offset != nil || len(sel.LateralViews) > 0 {
+		return nil, correlatedErr(ref, "a correlated subquery must be one SELECT, without WITH, LIMIT or LATERAL VIEW")
+	}
+	kept, innerKeys, outerKeys, err := pl.correlation(sel, outer)
+	if err != nil {
+		return nil, err
+	}
+	if len(innerKeys) == 0 {
+		return nil, correlatedErr(ref, "it reads the query around it outside its WHERE")
+	}
+	aggregated := sel.GroupBy != nil
+	for _, it := range sel.Items {
+		syntax.Inspect(it.Expr, func(nd syntax.Node) bool {
+			aggregated = aggregated || isAggregateCall(nd)
+			return !aggregated
+		})
+	}
+
+	keyed := *sel
+	keyed.Where = andAll(kept)
+	keyed.Items = nil
+	for i, k := range innerKeys {
+		keyed.Items = append(keyed.Items, &syntax.SelectItem{Pos: k.Position(), Expr: k, Alias: &syntax.Ident{Pos: k.Position(), Name: "__corr" + strconv.Itoa(i)}})
+	}
+	if kind == "scalar" {
+		keyed.Items = append(keyed.Items, sel.Items...)
+	}
+	if aggregated && (sel.GroupBy == nil || !sel.GroupBy.All) {
+		g := &syntax.GroupBy{Pos: pos}
+		if sel.GroupBy != nil {
+			g.Items = append(g.Items, sel.GroupBy.Items...)
+		}
+		keyed.GroupBy = g
+		g.Items = append(g.Items, innerKeys...)
+	}
+	o, err := pl.query(&syntax.Query{Pos: q.Pos, Body: &keyed})
+	if err != nil {
+		if se, ok := err.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
+			return nil, correlatedErr(se.Pos, "it reads the query around it outside its WHERE")
+		}
+		return nil, err
+	}
+	if kind == "scalar" && len(o.schema().Fields) != len(innerKeys)+1 {
+		return nil, planErr(domain.CodeInvalidSubquery, pos, "a scalar subquery must return one column, this one returns %d", len(o.schema().Fields)-len(innerKeys))
+	}
+	// the value of a scalar subquery over no rows: a global aggregate's
+	// (count 0), otherwise NULL
+	var empty op
+	if kind == "scalar" && aggregated && sel.GroupBy == nil {
+		none := *sel
+		none.Where = &syntax.Literal{Pos: pos, Kind: syntax.BoolLit, Text: "FALSE"}
+		if empty, err = pl.query(&syntax.Query{Pos: q.Pos, Body: &none}); err != nil {
+			return nil, correlatedErr(pos, "it reads the query around it outside its WHERE")
+		}
+		pl.subqueries = append(pl.subqueries, empty)
+	}
+	// the keys of both sides, in one type each
+	keys := make([]node, len(outerKeys))
+	proj := make([]node, len(o.schema().Fields))
+	fields := append([]domain.Field{}, o.schema().Fields...)
+	for i, f := range o.schema().Fields {
+		proj[i] = &colNode{idx: i, t: f.Type}
+	}
+	for i, k := range outerKeys {
+		x, err := outer.compile(k)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := commonType(x.typ(), fields[i].Type, true)
+		if !ok {
+			return nil, planErr(domain.CodeDatatypeMismatch, k.Position(), "cannot compare %s with the subquery's %s", x.typ(), fields[i].Type)
+		}
+		keys[i] = implicit(x, t, k.Position())
+		proj[i], fields[i].Type = implicit(proj[i], t, k.Position()), t
+	}
+	o = &projectOp{child: o, exprs: proj, out: domain.NewSchema(fields...)}
+	pl.subqueries = append(pl.subqueries, o)
+	t := domain.TypeBool
+	if kind == "scalar" {
+		t = fields[len(keys)].Type
+	}
+	return &correlatedNode{kind: kind, keys: keys, o: o, empty: empty, run: pl.run, t: t, pos: pos}, nil
+}
+
+// correlation splits the WHERE of sel, a subquery reading columns of outer,
+// into its own conditions (kept) and the equalities that tie it to outer:
+// inner = outer, their sides in innerKeys and outerKeys.
+func (pl *planner) correlation(sel *syntax.Select, outer *compiler) (kept, innerKeys, outerKeys []syntax.Expr, err error) {
+	// the subquery's own columns: a name it can read is its own, as Spark
+	// resolves inner first
+	n, ns, errs := len(pl.inputs), len(pl.subqueries), pl.errs
+	pl.errs = nil
+	_, isc, err := pl.fromList(sel.From)
+	pl.inputs, pl.subqueries, pl.errs = pl.inputs[:n], pl.subqueries[:ns], errs
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inner := &compiler{in: isc.schema, quals: isc.quals}
+	side := func(x syntax.Expr) (in, out bool) {
+		syntax.Inspect(x, func(nd syntax.Node) bool {
+			switch nd := nd.(type) {
+			case *syntax.ColumnRef:
+				if _, _, err := inner.lookupColumn(nd.Parts); err == nil {
+					in = true
+				} else if _, _, err := outer.lookupColumn(nd.Parts); err == nil {
+					out = true
+				}
+			case *syntax.Subquery, *syntax.Exists:
+				return false
+			}
+			return true
+		})
+		return in, out
+	}
+	if sel.Where == nil {
+		return nil, nil, nil, nil
+	}
+	for _, cj := range conjuncts(sel.Where) {
+		if _, out := side(cj); !out {
+			kept = append(kept, cj)
+			continue
+		}
+		b, ok := cj.(*syntax.Binary)
+		if !ok || b.Op != "=" && b.Op != "==" {
+			return nil, nil, nil, correlatedErr(cj.Position(), "it reads the query around it other than by an equality of its WHERE")
+		}
+		lIn, lOut := side(b.L)
+		rIn, rOut := side(b.R)
+		switch {
+		case !lOut && rOut && !rIn:
+			innerKeys, outerKeys = append(innerKeys, b.L), append(outerKeys, b.R)
+		case !rOut && lOut && !lIn:
+			innerKeys, outerKeys = append(innerKeys, b.R), append(outerKeys, b.L)
+		default:
+			return nil, nil, nil, correlatedErr(cj.Position(), "each side of a correlating equality must read one query only")
+		}
+	}
+	return kept, innerKeys, outerKeys, nil
+}
+
+func correlatedErr(p syntax.Pos, why string) error {
+	return planErr(domain.CodeNotImplemented, p, "this correlated subquery is not supported: %s; join the two queries instead", why)
+}
+
+func andAll(es []syntax.Expr) syntax.Expr {
+	var out syntax.Expr
+	for _, e := range es {
+		if out == nil {
+			out = e
+		} else {
+			out = &syntax.Binary{Pos: e.Position(), Op: "AND", L: out, R: e}
+		}
+	}
+	return out
+}
+
+// correlatedNode is a decorrelated scalar subquery or EXISTS: o is the
+// subquery keyed by its correlation columns (its first len(keys)), keys
+// the outer sides; empty, when set, gives a scalar's value over no rows.
+type correlatedNode struct {
+	kind  string // scalar or exists
+	keys  []node
+	o     op
+	empty op
+	run   *runHolder
+	t     domain.Type
+	pos   syntax.Pos
+}
+
+func (n *correlatedNode) typ() domain.Type { return n.t }
+func (n *correlatedNode) mayFail() bool    { return true }
+
+func (n *correlatedNode) eval(b *domain.Batch) (*domain.Column, error) {
+	sub, err := runOnce(n.run, n.o, n.pos)
+	if err != nil {
+		return nil, err
+	}
+	nk := len(n.keys)
+	index := make(map[string]int, sub.Len()) // key -> row, -1 when more than one
+	var buf []byte
+	subKeys := sub.Columns[:nk]
+	for j := 0; j < sub.Len(); j++ {
+		if anyNullKey(subKeys, j) {
+			continue // NULL = x is never true
+		}
+		buf = AppendRowKey(buf[:0], subKeys, j)
+		if _, dup := index[string(buf)]; dup {
+			index[string(buf)] = -1
+		} else {
+			index[string(buf)] = j
+		}
+	}
+	none := domain.Null()
+	if n.empty != nil {
+		e, err := runOnce(n.run, n.empty, n.pos)
+		if err != nil {
+			return nil, err
+		}
+		if e.Len() == 1 {
+			none = e.Columns[0].Value(0)
+		}
+	}
+	keys, err := evalAll(n.keys, b)
+	if err != nil {
+		return nil, err
+	}
+	rows := b.Len()
+	out := domain.NewColumn(n.t.Kind, rows)
+	for i := 0; i < rows; i++ {
+		j, found := -2, false
+		if !anyNullKey(keys, i) {
+			buf = AppendRowKey(buf[:0], keys, i)
+			j, found = index[string(buf)]
+		}
+		var v domain.Value
+		switch {
+		case n.kind == "exists":
+			v = domain.Bool(found)
+		case !found:
+			v = none
+		case j < 0:
+			return nil, planErr(domain.CodeScalarSubqueryRows, n.pos, "the correlated scalar subquery returned more than one row for a row of the query around it")
+		default:
+			v = sub.Columns[nk].Value(j)
+		}
+		if err := out.Append(v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lateral plans left, LATERAL (query) [alias]: a query without FROM adds its
+// columns to each left row; one with a FROM tied to left by equalities of
+// its WHERE is joined to left on them (a left row without a match has no
+// row, as in Spark). A LATERAL that aggregates over its FROM, or that is
+// tied to left otherwise, is NOT_IMPLEMENTED.
+func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope, error) {
+	q, pos := sq.Query, sq.Pos
+	sel, ok := q.Body.(*syntax.Select)
+	if !ok || len(q.With) > 0 || q.Limit != nil || q.Offset != nil || len(sel.LateralViews) > 0 {
+		return pl.failedFrom(correlatedErr(pos, "a LATERAL subquery must be one SELECT, without WITH, LIMIT or LATERAL VIEW"), sq.Alias, "")
+	}
+	qual := aliasName(sq.Alias)
+	outer := pl.compiler(ls, nil)
+	if len(sel.From) == 0 {
+		if sel.Where != nil || sel.GroupBy != nil || sel.Having != nil {
+			return pl.failedFrom(correlatedErr(pos, "a LATERAL subquery without FROM may only select"), sq.Alias, "")
+		}
+		exprs := make([]node, 0, len(ls.schema.Fields)+len(sel.Items))
+		for i, f := range ls.schema.Fields {
+			exprs = append(exprs, &colNode{idx: i, t: f.Type})
+		}
+		var added []domain.Field
+		for _, it := range sel.Items {
+			x, err := outer.compile(it.Expr)
+			if err != nil {
+				return pl.failedFrom(err, sq.Alias, "")
+			}
+			name := outputName(it.Expr)
+			if it.Alias != nil {
+				name = it.Alias.Name
+			}
+			exprs = append(exprs, x)
+			added = append(added, domain.Field{Name: name, Type: x.typ(), Nullable: true})
+		}
+		o := &projectOp{child: left, exprs: exprs, out: domain.NewSchema(append(append([]domain.Field{}, ls.schema.Fields...), added...)...)}
+		if sq.Alias != nil && len(sq.Alias.Columns) > 0 {
+			if len(sq.Alias.Columns) != len(added) {
+				return pl.failedFrom(planErr(domain.CodeNumColumnsMismatch, sq.Alias.Pos, "the alias %s names %d columns, the query has %d", qual, len(sq.Alias.Columns), len(added)), sq.Alias, "")
+			}
+			for i, c := range sq.Alias.Columns {
+				added[i].Name = c.Name
+			}
+			o.out = domain.NewSchema(append(append([]domain.Field{}, ls.schema.Fields...), added...)...)
+		}
+		return o, ls.concat(qualified(domain.NewSchema(added...), qual)), nil
+	}
+	kept, innerKeys, outerKeys, err := pl.correlation(sel, outer)
+	if err != nil {
+		return pl.failedFrom(err, sq.Alias, "")
+	}
+	aggregated := sel.GroupBy != nil
+	for _, it := range sel.Items {
+		syntax.Inspect(it.Expr, func(nd syntax.Node) bool {
+			aggregated = aggregated || isAggregateCall(nd)
+			return !aggregated
+		})
+	}
+	if len(innerKeys) == 0 || aggregated {
+		// not tied to left by an equality (a cross join), or aggregated
+		// per left row: refused rather than run some other way
+		return pl.failedFrom(correlatedErr(pos, "a LATERAL subquery with a FROM must be tied to the left side by equalities of its WHERE, and not aggregate"), sq.Alias, "")
+	}
+	keyed := *sel
+	keyed.Where = andAll(kept)
+	keyed.Items = append([]*syntax.SelectItem{}, sel.Items...)
+	for i, k := range innerKeys {
+		keyed.Items = append(keyed.Items, &syntax.SelectItem{Pos: k.Position(), Expr: k, Alias: &syntax.Ident{Pos: k.Position(), Name: "__corr" + strconv.Itoa(i)}})
+	}
+	r, err := pl.query(&syntax.Query{Pos: q.Pos, Body: &keyed})
+	if err != nil {
+		if se, ok := err.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
+			return pl.failedFrom(correlatedErr(se.Pos, "it reads the left side outside its WHERE"), sq.Alias, "")
+		}
+		return nil, scope{}, err
+	}
+	if sq.Alias != nil && len(sq.Alias.Columns) > 0 {
+		width := len(sel.Items)
+		if len(sq.Alias.Columns) != width {
+			return pl.failedFrom(planErr(domain.CodeNumColumnsMismatch, sq.Alias.Pos, "the alias %s names %d columns, the query has %d", qual, len(sq.Alias.Columns), width), sq.Alias, "")
+		}
+		fields := append([]domain.Field{}, r.schema().Fields...)
+		for i, c := range sq.Alias.Columns {
+			fields[i].Name = c.Name
+		}
+		r = &renameOp{child: r, out: domain.NewSchema(fields...)}
+	}
+	rs := qualified(r.schema(), qual)
+	both := ls.concat(rs)
+	jo := &joinOp{kind: "INNER", l: left, r: r, out: both.schema}
+	// outer key = the subquery's key column, resolved by position
+	lw := len(ls.schema.Fields)
+	for i, k := range outerKeys {
+		x, err := outer.compile(k)
+		if err != nil {
+			return pl.failedFrom(err, sq.Alias, "")
+		}
+		ri := len(sel.Items) + i
+		rt := r.schema().Fields[ri].Type
+		t, ok := commonType(x.typ(), rt, true)
+		if !ok {
+			return pl.failedFrom(planErr(domain.CodeDatatypeMismatch, k.Position(), "cannot compare %s with the subquery's %s", x.typ(), rt), sq.Alias, "")
+		}
+		jo.lkeys = append(jo.lkeys, implicit(x, t, k.Position()))
+		jo.rkeys = append(jo.rkeys, implicit(&colNode{idx: ri, t: rt}, t, k.Position()))
+	}
+	// the output without the subquery's key columns
+	var exprs []node
+	var out scope
+	for i, f := range both.schema.Fields {
+		if i >= lw+len(sel.Items) {
+			break
+		}
+		exprs = append(exprs, &colNode{idx: i, t: f.Type})
+		out.schema.Fields = append(out.schema.Fields, f)
+		out.quals = append(out.quals, both.quals[i])
+	}
+	return &projectOp{child: jo, exprs: exprs, out: out.schema}, out, nil
+}
