@@ -983,7 +983,7 @@ func (pl *planner) subquery(e syntax.Expr, c *compiler) (node, error) {
 		// planned, may be the enclosing query's
 		from, doubt := len(pl.errs.list), pl.errs.doubt
 		n, err := pl.subqueryNode(e, c)
-		var derr error // decorrelate's, once an outer column is met
+		var derr error              // decorrelate's, once an outer column is met
 		kept := pl.errs.list[:from] // filtered in place
 		for _, found := range pl.errs.list[from:] {
 			if se, ok := found.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
