@@ -33,17 +33,21 @@ type DebeziumEvent struct {
 }
 
 // DebeziumLogical is the logical type of a column in a Debezium schema: the
-// schema's name, and a decimal's scale.
+// schema's name, and a decimal's scale and precision (0 when the schema does
+// not give it).
 type DebeziumLogical struct {
-	Name  string
-	Scale int
+	Name      string
+	Scale     int
+	Precision int
 }
 
 // Value converts a column's JSON value to what its logical type means:
 // dates (days) to DATE; timestamps (milliseconds, microseconds,
 // nanoseconds, or zoned text) to TIMESTAMP; decimals (the unscaled
-// big-endian bytes, base64) to their exact text, a STRING. ok is false for
-// a logical type it does not convert, or a value that does not fit it.
+// big-endian bytes, base64) to DECIMAL(p, s) of the schema's precision (38
+// when it gives none), or to their exact text, a STRING, beyond 38 digits.
+// ok is false for a logical type it does not convert, or a value that does
+// not fit it.
 func (l DebeziumLogical) Value(n *JSONNode) (Value, bool) {
 	if n.Kind == JSONNull {
 		return Null(), true
@@ -81,6 +85,17 @@ func (l DebeziumLogical) Value(n *JSONNode) (Value, bool) {
 	case "org.apache.kafka.connect.data.Decimal":
 		if n.Kind == JSONString {
 			if b, err := base64.StdEncoding.DecodeString(n.Text); err == nil {
+				p := l.Precision
+				if p < max(l.Scale, 1) || p > MaxDecimalPrecision {
+					p = MaxDecimalPrecision
+				}
+				x := new(big.Int).SetBytes(b)
+				if len(b) > 0 && b[0]&0x80 != 0 {
+					x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+				}
+				if u, ok := Int128FromBig(x); ok && l.Scale >= 0 && l.Scale <= p && u.FitsPrecision(p) {
+					return Decimal(u, p, l.Scale), true
+				}
 				return String(decimalText(b, l.Scale)), true
 			}
 		}
@@ -135,6 +150,9 @@ func debeziumLogical(schema *JSONNode, image string) map[string]DebeziumLogical 
 			l := DebeziumLogical{Name: name.Text}
 			if sc := member(member(c, "parameters"), "scale"); sc != nil {
 				l.Scale, _ = strconv.Atoi(sc.Text)
+			}
+			if pr := member(member(c, "parameters"), "connect.decimal.precision"); pr != nil {
+				l.Precision, _ = strconv.Atoi(pr.Text)
 			}
 			if out == nil {
 				out = map[string]DebeziumLogical{}

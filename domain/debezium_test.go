@@ -107,10 +107,12 @@ func TestDebeziumLogicalTypes(t *testing.T) {
 	    {"type": "int64", "name": "io.debezium.time.Timestamp", "field": "ms"},
 	    {"type": "int64", "name": "io.debezium.time.NanoTimestamp", "field": "ns"},
 	    {"type": "string", "name": "io.debezium.time.ZonedTimestamp", "field": "zoned"},
-	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2"}, "field": "price"},
-	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "3"}, "field": "debt"}]}]},
+	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "2", "connect.decimal.precision": "5"}, "field": "price"},
+	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "3"}, "field": "debt"},
+	    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "0"}, "field": "huge"}]}]},
 	 "payload": {"before": null, "after": {"id": 1, "born": 19000, "seen": 1700000000123456, "ms": 1700000000123,
-	   "ns": 1700000000123456789, "zoned": "2023-11-14T22:13:20.5+01:00", "price": "MDk=", "debt": "/84="},
+	   "ns": 1700000000123456789, "zoned": "2023-11-14T22:13:20.5+01:00", "price": "MDk=", "debt": "/84=",
+	   "huge": "XODppWAV/sWq36MorjmBFQ=="},
 	  "source": {"lsn": 1}, "op": "c"}}`
 	ev, err := ParseDebezium(event)
 	if err != nil {
@@ -124,7 +126,9 @@ func TestDebeziumLogicalTypes(t *testing.T) {
 		"zoned": "2023-11-14T21:13:20.5Z",
 		"price": "123.45",
 		"debt":  "-0.050",
+		"huge":  "123456789012345678901234567890123456789", // 39 digits: its text
 	}
+	kinds := map[string]string{"price": "decimal(5,2)", "debt": "decimal(38,3)", "huge": "string"}
 	if len(ev.Logical) != len(want) {
 		t.Fatalf("logical types %v, want %d of them", ev.Logical, len(want))
 	}
@@ -132,6 +136,15 @@ func TestDebeziumLogicalTypes(t *testing.T) {
 		v, ok := ev.Logical[col].Value(ev.Image.Member(col))
 		if !ok || v.String() != w {
 			t.Errorf("%s: %v (%v), want %s", col, v, ok, w)
+		}
+		if k, typed := kinds[col]; typed {
+			got := v.Kind().String()
+			if v.Kind() == KindDecimal {
+				got = DecimalType(v.Precision(), v.Scale()).String()
+			}
+			if got != k {
+				t.Errorf("%s is %s, want %s", col, got, k)
+			}
 		}
 	}
 }

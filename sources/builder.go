@@ -664,6 +664,8 @@ func convert(v domain.Value, k domain.Kind) (domain.Value, error) {
 		return v, nil
 	case k == domain.KindFloat64 && vk == domain.KindInt64:
 		return domain.Float(float64(v.AsInt())), nil
+	case k == domain.KindFloat64 && vk == domain.KindDecimal:
+		return domain.Float(domain.DecimalToFloat(v.AsDecimal(), v.Scale())), nil
 	case k == domain.KindString && vk != domain.KindList && vk != domain.KindStruct:
 		return domain.String(v.String()), nil
 	case vk == domain.KindString:

@@ -679,7 +679,7 @@ func scalarCastable(k domain.Kind) bool {
 func implicit(n node, t domain.Type, p syntax.Pos) node {
 	k := n.typ().Kind
 	if (k == domain.KindDecimal || t.Kind == domain.KindDecimal) && k != domain.KindNull && !n.typ().Equal(t) {
-		return &decCastNode{x: n, to: t, pos: p}
+		return foldNumber(n, &decCastNode{x: n, to: t, pos: p})
 	}
 	if k == t.Kind {
 		switch {
@@ -688,6 +688,9 @@ func implicit(n node, t domain.Type, p syntax.Pos) node {
 		case n.typ().Bits == t.Bits:
 			return n
 		case t.Width() > n.typ().Width():
+			if l, ok := n.(*litNode); ok {
+				return &litNode{t: t, v: l.v} // a constant stays one, for the fast comparisons
+			}
 			return &widened{x: n, t: t}
 		}
 		return &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits}
@@ -695,7 +698,24 @@ func implicit(n node, t domain.Type, p syntax.Pos) node {
 	if k == domain.KindNull {
 		return retype(n, t)
 	}
-	return &castNode{x: n, to: t.Kind, pos: p, implicit: true}
+	return foldNumber(n, &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits})
+}
+
+// foldNumber is cast, a cast of n, as a constant when n is a number constant
+// cast to a number (1.5 compared with a double column, say), so that the
+// comparisons and arithmetic that take a constant operand fast still do. A
+// cast that fails stays, to fail where a row meets it; casts of text and
+// times stay too, their time zone being set later.
+func foldNumber(n, cast node) node {
+	l, ok := n.(*litNode)
+	if !ok || l.v.IsNull() || !isNumeric(l.t.Kind) || !isNumeric(cast.typ().Kind) {
+		return cast
+	}
+	c, err := cast.eval(domain.NoColumns(1))
+	if err != nil {
+		return cast
+	}
+	return &litNode{t: cast.typ(), v: c.Value(0)}
 }
 
 // implicit is implicit with the session's time zone, for the casts between

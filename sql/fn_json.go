@@ -377,6 +377,10 @@ func compileFromDebezium(c *compiler, e *syntax.FuncCall, name string) (node, er
 				v, ok := l.Value(ev.Image.Member(f.Name))
 				switch {
 				case !ok:
+				case v.Kind() == domain.KindDecimal && f.Type.Kind != domain.KindString:
+					// the column's own type decides: a decimal of its
+					// precision and scale, or a double
+					vals[i] = jsonToValue(&domain.JSONNode{Kind: domain.JSONNumber, Text: v.String()}, f.Type)
 				case v.Kind() == f.Type.Kind || v.IsNull():
 					vals[i] = v
 				case f.Type.Kind == domain.KindFloat64 && v.Kind() == domain.KindString:
