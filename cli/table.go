@@ -279,6 +279,8 @@ func text(v domain.Value, t domain.Type) string {
 		return string(domain.AppendJSON(nil, v, t))
 	case v.Kind() == domain.KindFloat64 && t.Bits == 32:
 		return domain.FormatFloat(v.AsFloat()) // 1.1, not the double nearest the float
+	case v.Kind() == domain.KindTimestamp && t.NTZ:
+		return strings.TrimSuffix(v.String(), "Z") // a wall-clock time: no zone
 	}
 	return v.String()
 }

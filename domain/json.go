@@ -55,6 +55,9 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 		b = base64.StdEncoding.AppendEncode(b, []byte(v.s))
 		return append(b, '"')
 	case KindTimestamp:
+		if t.NTZ { // a wall-clock time: no zone
+			return strconv.AppendQuote(b, strings.TrimSuffix(formatJSONTimestamp(v.i), "Z"))
+		}
 		return strconv.AppendQuote(b, formatJSONTimestamp(v.i))
 	case KindList:
 		b = append(b, '[')

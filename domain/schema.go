@@ -23,6 +23,9 @@ type Type struct {
 	Precision int     `json:"precision,omitempty"`
 	Scale     int     `json:"scale,omitempty"`
 	Bits      int     `json:"bits,omitempty"`
+	// NTZ makes a timestamp a TIMESTAMP_NTZ: a wall-clock time of no time
+	// zone, stored as the microseconds it would be in UTC.
+	NTZ bool `json:"ntz,omitempty"`
 }
 
 // Scalar types, for declaring schemas.
@@ -37,7 +40,10 @@ var (
 	TypeString    = Type{Kind: KindString}
 	TypeBytes     = Type{Kind: KindBytes}
 	TypeTimestamp = Type{Kind: KindTimestamp}
-	TypeDate      = Type{Kind: KindDate}
+	// TypeTimestampNTZ is TIMESTAMP_NTZ; TypeTimestamp is Spark's TIMESTAMP,
+	// TIMESTAMP_LTZ: an instant, shown in the session time zone.
+	TypeTimestampNTZ = Type{Kind: KindTimestamp, NTZ: true}
+	TypeDate         = Type{Kind: KindDate}
 )
 
 // ListOf is the type of lists of elem.
@@ -88,13 +94,17 @@ func (t Type) String() string {
 		if t.Bits == 32 {
 			return "float"
 		}
+	case KindTimestamp:
+		if t.NTZ {
+			return "timestamp_ntz"
+		}
 	}
 	return t.Kind.String()
 }
 
 // Equal reports whether two types are identical.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Bits != o.Bits || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
+	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Bits != o.Bits || t.NTZ != o.NTZ || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
 		return false
 	}
 	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {

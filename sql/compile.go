@@ -252,12 +252,19 @@ func (c *compiler) typedLiteral(e *syntax.TypedLiteral) (node, error) {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid DATE", e.Value)
 		}
 		return &litNode{t: domain.TypeDate, v: domain.DateDays(d)}, nil
-	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		us, ok := parseTimestampIn(e.Value, c.sess.TimeZone)
 		if !ok {
 			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP", e.Value)
 		}
 		return &litNode{t: domain.TypeTimestamp, v: domain.TimestampMicros(us)}, nil
+	case "TIMESTAMP_NTZ":
+		// a wall-clock time, whatever the session's zone
+		us, ok := parseTimestampIn(e.Value, time.UTC)
+		if !ok {
+			return nil, exprErr(domain.CodeCastInvalidInput, e.Pos, "the value '%s' is not a valid TIMESTAMP_NTZ", e.Value)
+		}
+		return &litNode{t: domain.TypeTimestampNTZ, v: domain.TimestampMicros(us)}, nil
 	case "X":
 		// an odd number of digits has an implicit leading 0, as in Spark
 		digits := e.Value
@@ -630,6 +637,8 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return a, true
 	case ak == domain.KindDecimal && bk == domain.KindDecimal:
 		return widerDecimal(a, b), true
+	case ak == domain.KindTimestamp && bk == domain.KindTimestamp && a.NTZ != b.NTZ:
+		return domain.TypeTimestamp, true // TIMESTAMP_NTZ with TIMESTAMP is TIMESTAMP, as in Spark
 	case ak == bk && (ak == domain.KindInt64 || ak == domain.KindFloat64):
 		if b.Width() > a.Width() {
 			return b, true
@@ -651,8 +660,10 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return a, true
 	case isNumeric(ak) && isNumeric(bk):
 		return domain.TypeFloat64, true
-	case ak == domain.KindDate && bk == domain.KindTimestamp, ak == domain.KindTimestamp && bk == domain.KindDate:
-		return domain.TypeTimestamp, true
+	case ak == domain.KindDate && bk == domain.KindTimestamp:
+		return b, true // a date with a timestamp (or a TIMESTAMP_NTZ) is one
+	case ak == domain.KindTimestamp && bk == domain.KindDate:
+		return a, true
 	case ak == domain.KindString && scalarCastable(bk):
 		if cmp {
 			return b, true
@@ -685,7 +696,7 @@ func implicit(n node, t domain.Type, p syntax.Pos) node {
 		switch {
 		case k.IsNested() && !n.typ().Equal(t):
 			return &convertNode{x: n, t: t} // bigint elements to double, say
-		case n.typ().Bits == t.Bits:
+		case n.typ().Bits == t.Bits && n.typ().NTZ == t.NTZ:
 			return n
 		case t.Width() > n.typ().Width():
 			if l, ok := n.(*litNode); ok {
@@ -693,12 +704,12 @@ func implicit(n node, t domain.Type, p syntax.Pos) node {
 			}
 			return &widened{x: n, t: t}
 		}
-		return &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits}
+		return &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits, ntz: t.NTZ}
 	}
 	if k == domain.KindNull {
 		return retype(n, t)
 	}
-	return foldNumber(n, &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits})
+	return foldNumber(n, &castNode{x: n, to: t.Kind, pos: p, implicit: true, bits: t.Bits, ntz: t.NTZ})
 }
 
 // foldNumber is cast, a cast of n, as a constant when n is a number constant
@@ -922,8 +933,10 @@ func castTarget(t *syntax.Type) (domain.Type, bool) {
 		return domain.TypeBool, true
 	case "DATE":
 		return domain.TypeDate, true
-	case "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ":
+	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		return domain.TypeTimestamp, true
+	case "TIMESTAMP_NTZ":
+		return domain.TypeTimestampNTZ, true
 	}
 	return domain.Type{}, false
 }
@@ -955,12 +968,12 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 		return retype(x, toType), nil
 	case x.typ().Equal(toType):
 		return x, nil
-	case from == to && toType.Width() >= x.typ().Width():
+	case from == to && toType.NTZ == x.typ().NTZ && toType.Width() >= x.typ().Width():
 		return &widened{x: x, t: toType}, nil // int to bigint, float to double: the values stay
 	case !castable(from, to) && from != to:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Pos, "cannot cast %s to %s", x.typ(), strings.ToLower(e.Type.Name))
 	}
-	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: toType.Bits}, nil
+	return &castNode{x: x, to: to, try: e.Try, pos: e.Pos, loc: c.sess.TimeZone, bits: toType.Bits, ntz: toType.NTZ}, nil
 }
 
 // widened gives a value a wider type of the same storage (int to bigint,

@@ -521,7 +521,10 @@ func (c *compiler) datetimeArith(e *syntax.Binary, l, r node) (node, error) {
 			// Spark 4: a date plus a finer interval is a timestamp
 			return c.datetimeArith(e, c.implicit(l, domain.TypeTimestamp, e.L.Position()), r)
 		case lk == domain.KindTimestamp && rk == domain.KindDayTimeInterval:
-			return mk(l, r, domain.TypeTimestamp, func(a, b int64) (int64, domain.Code) {
+			if l.typ().NTZ {
+				loc = time.UTC // a wall-clock time moves by the clock
+			}
+			return mk(l, r, l.typ(), func(a, b int64) (int64, domain.Code) {
 				if sign < 0 {
 					if b == math.MinInt64 {
 						return 0, domain.CodeArithmeticOverflow
@@ -531,7 +534,10 @@ func (c *compiler) datetimeArith(e *syntax.Binary, l, r node) (node, error) {
 				return addDayTime(a, b, loc)
 			}), nil
 		case lk == domain.KindTimestamp && rk == domain.KindYearMonthInterval:
-			return mk(l, r, domain.TypeTimestamp, func(a, b int64) (int64, domain.Code) {
+			if l.typ().NTZ {
+				loc = time.UTC
+			}
+			return mk(l, r, l.typ(), func(a, b int64) (int64, domain.Code) {
 				d := floorDiv(localMicros(a, loc), microsPerDay)
 				if dateFits(addMonthsDays(d, sign*b)) != "" {
 					return 0, domain.CodeDatetimeOverflow

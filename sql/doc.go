@@ -38,15 +38,15 @@
 //
 // # Differences from Spark
 //
-//   - Types: all integer types are bigint and DECIMAL is double (1.5 is a
-//     double literal, CAST(x AS INT) checks INT's range and gives a
-//     bigint, mod(2, 1.8) is 0.19999999999999996, sum and avg of decimals
-//     are doubles). TIMESTAMP and TIMESTAMP_NTZ are TIMESTAMP_LTZ (UTC
-//     microseconds); the session time zone (spark.sql.session.timeZone, UTC
-//     by default) renders timestamps, extracts their fields and reads
-//     strings without an offset. Casts that shared helpers (implicit, unify,
-//     asString) make take it only where a compiler method passes them to
-//     zoned; elsewhere they are UTC.
+//   - Types: TINYINT, SMALLINT, INT and FLOAT are bigints and doubles held
+//     to their type's range (the type lives in the schema and in the
+//     compiled expression, not in each value); DECIMAL(p, s) is exact
+//     (decimal.go); TIMESTAMP is an instant in UTC microseconds, shown in
+//     the session time zone (spark.sql.session.timeZone, UTC by default),
+//     and TIMESTAMP_NTZ a wall-clock time stored as its UTC microseconds.
+//     Casts that shared helpers (implicit, unify, asString) make take the
+//     session's zone only where a compiler method passes them to zoned;
+//     elsewhere they are UTC. VARIANT is not built yet.
 //   - Intervals are year-month or day-time (printed as YEAR TO MONTH and DAY
 //     TO SECOND); a day-only interval literal or date difference still adds
 //     to a date as days. make_interval mixing both kinds, casts to the
@@ -54,7 +54,8 @@
 //     than its duration) and sequence of timestamps or with interval steps
 //     are NOT_IMPLEMENTED; sequence builds at most 2^20 elements.
 //   - Datetime patterns: no week-based fields (w, W, Y, e, c, F), no zone
-//     names O, no optional sections (INVALID_DATETIME_PATTERN).
+//     names O (INVALID_DATETIME_PATTERN); optional sections [...] are read
+//     when they match.
 //   - Regular expressions are Java's syntax run by Go's RE2 (regex.go):
 //     lookahead, lookbehind, backreferences, possessive quantifiers, atomic
 //     groups, class unions and intersections, the escapes \G \Z \R \X \h \H

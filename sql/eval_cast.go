@@ -25,9 +25,11 @@ type castNode struct {
 	// named type's range is CAST_OVERFLOW, as in Spark; floats as doubles,
 	// rounded to the nearest float; 0 for bigint and double
 	bits int
+	// ntz: the cast is to TIMESTAMP_NTZ, a wall-clock time
+	ntz bool
 }
 
-func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to, Bits: n.bits} }
+func (n *castNode) typ() domain.Type { return domain.Type{Kind: n.to, Bits: n.bits, NTZ: n.ntz} }
 func (n *castNode) mayFail() bool    { return !n.try || n.x.mayFail() }
 
 func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
@@ -60,6 +62,13 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
+	// a TIMESTAMP_NTZ is a wall-clock time: text and dates meet it in no
+	// time zone, and the session's zone turns it into an instant and back
+	fromNTZ := n.x.typ().NTZ
+	wallLoc := loc
+	if n.ntz || fromNTZ {
+		wallLoc = time.UTC
+	}
 	for i := 0; i < rows; i++ {
 		if isNullAt(x.Nulls, i) {
 			continue
@@ -68,7 +77,7 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		case domain.KindString:
 			switch {
 			case from == domain.KindTimestamp:
-				out.Strs[i] = formatTimestamp(x.Ints[i], loc)
+				out.Strs[i] = formatTimestamp(x.Ints[i], wallLoc)
 			case from == domain.KindFloat64:
 				out.Strs[i] = domain.FormatNumber(x.Floats[i], n.x.typ()) // a float by its own digits
 			default:
@@ -139,7 +148,7 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 		case domain.KindDate:
 			switch from {
 			case domain.KindTimestamp:
-				out.Ints[i] = floorDiv(localMicros(x.Ints[i], loc), microsPerDay)
+				out.Ints[i] = floorDiv(localMicros(x.Ints[i], wallLoc), microsPerDay)
 			case domain.KindString:
 				d, ok := parseDate(x.Strs[i])
 				if !ok {
@@ -170,10 +179,19 @@ func (n *castNode) eval(b *domain.Batch) (*domain.Column, error) {
 					continue
 				}
 				out.Ints[i] = int64(f)
+			case domain.KindTimestamp: // between TIMESTAMP and TIMESTAMP_NTZ
+				switch {
+				case fromNTZ && !n.ntz:
+					out.Ints[i] = fromLocalMicros(x.Ints[i], loc)
+				case !fromNTZ && n.ntz:
+					out.Ints[i] = localMicros(x.Ints[i], loc)
+				default:
+					out.Ints[i] = x.Ints[i]
+				}
 			case domain.KindDate:
-				out.Ints[i] = fromLocalMicros(x.Ints[i]*microsPerDay, loc)
+				out.Ints[i] = fromLocalMicros(x.Ints[i]*microsPerDay, wallLoc)
 			case domain.KindString:
-				us, ok := parseTimestampIn(x.Strs[i], loc)
+				us, ok := parseTimestampIn(x.Strs[i], wallLoc)
 				if !ok {
 					if err := fail(i, domain.CodeCastInvalidInput, x.Strs[i]); err != nil {
 						return nil, err

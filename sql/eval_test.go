@@ -71,6 +71,10 @@ func evalOne(t testing.TB, src string) (string, error) {
 		s = domain.FormatNumber(v.AsFloat(), c.Type())
 	case domain.KindString:
 		s = "'" + s + "'"
+	case domain.KindTimestamp:
+		if c.Type().NTZ {
+			s = strings.TrimSuffix(s, "Z") // a wall-clock time
+		}
 	}
 	return c.Type().String() + ":" + s, nil
 }

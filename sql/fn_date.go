@@ -67,7 +67,12 @@ func (c *compiler) convArg(e *syntax.FuncCall, i int, t domain.Type) (node, erro
 	}
 	switch x.typ().Kind {
 	case t.Kind:
-		return x, nil
+		if x.typ().NTZ == t.NTZ {
+			return x, nil
+		}
+		// a TIMESTAMP_NTZ is read as its wall-clock time in the session's
+		// zone, so that its fields are its own
+		return c.implicit(x, t, e.Args[i].Position()), nil
 	case domain.KindNull, domain.KindString, domain.KindDate, domain.KindTimestamp:
 		return c.implicit(x, t, e.Args[i].Position()), nil
 	}
@@ -275,8 +280,11 @@ func (c *compiler) niladic(name string) (node, bool) {
 
 func compileNow(c *compiler, _ *syntax.FuncCall, name string) (node, error) {
 	t := domain.TypeTimestamp
-	if name == "current_date" || name == "curdate" {
+	switch name {
+	case "current_date", "curdate":
 		t = domain.TypeDate
+	case "localtimestamp":
+		t = domain.TypeTimestampNTZ // the session zone's wall clock
 	}
 	return &nowNode{sess: c.sess, t: t}, nil
 }
@@ -301,6 +309,9 @@ func (n *nowNode) eval(b *domain.Batch) (*domain.Column, error) {
 	case domain.KindInt64:
 		v = domain.Int(floorDiv(us, microsPerSecond))
 	default:
+		if n.t.NTZ {
+			us = localMicros(us, n.sess.TimeZone)
+		}
 		v = domain.TimestampMicros(us)
 	}
 	return (&litNode{t: n.t, v: v}).eval(b)

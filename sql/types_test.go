@@ -62,3 +62,33 @@ var spark4ErrorCases = []struct{ src, want string }{
 }
 
 func TestSpark4Errors(t *testing.T) { checkEvalCases(t, spark4ErrorCases) }
+
+// ntzCases are TIMESTAMP_NTZ's: a wall-clock time that no session time zone
+// moves, converted to and from TIMESTAMP through the session's zone.
+var ntzCases = []struct{ src, want string }{
+	{"TIMESTAMP_NTZ'2024-01-02 03:04:05'", "timestamp_ntz:2024-01-02T03:04:05"},
+	{"typeof(TIMESTAMP_NTZ'2024-01-02 03:04:05')", "string:'timestamp_ntz'"},
+	{"CAST('2024-01-02 03:04:05' AS TIMESTAMP_NTZ)", "timestamp_ntz:2024-01-02T03:04:05"},
+	{"CAST(TIMESTAMP_NTZ'2024-01-02 03:04:05' AS STRING)", "string:'2024-01-02 03:04:05'"},
+	{"CAST(TIMESTAMP_NTZ'2024-01-02 03:04:05' AS DATE)", "date:2024-01-02"},
+	{"CAST(DATE'2024-01-02' AS TIMESTAMP_NTZ)", "timestamp_ntz:2024-01-02T00:00:00"},
+	{"hour(TIMESTAMP_NTZ'2024-01-02 03:04:05')", "bigint:3"},
+	{"date_format(TIMESTAMP_NTZ'2024-01-02 03:04:05', 'HH:mm')", "string:'03:04'"},
+	{"to_timestamp_ntz('2024-01-02 03:04', 'yyyy-MM-dd HH:mm')", "timestamp_ntz:2024-01-02T03:04:00"},
+	{"to_timestamp_ntz('2024-01-02 03:04:05')", "timestamp_ntz:2024-01-02T03:04:05"},
+	{"to_timestamp_ltz('2024-01-02 03:04:05')", "timestamp:2024-01-02T03:04:05Z"},
+	{"make_timestamp_ntz(2024, 1, 2, 3, 4, 5.5)", "timestamp_ntz:2024-01-02T03:04:05.5"},
+	{"make_timestamp_ltz(2024, 1, 2, 3, 4, 5, 'Europe/Paris')", "timestamp:2024-01-02T02:04:05Z"},
+	{"convert_timezone('UTC', 'Europe/Paris', TIMESTAMP_NTZ'2024-01-02 03:04:05')", "timestamp_ntz:2024-01-02T04:04:05"},
+	{"convert_timezone('America/New_York', TIMESTAMP_NTZ'2024-07-02 12:00:00')", "timestamp_ntz:2024-07-02T08:00:00"},
+	{"convert_timezone('Nowhere/City', TIMESTAMP_NTZ'2024-07-02 12:00:00')", "INVALID_CONF_VALUE.TIME_ZONE"},
+	{"TIMESTAMP_NTZ'2024-01-02 03:04:05' < TIMESTAMP'2024-01-02 03:04:06'", "boolean:true"},
+	{"typeof(coalesce(TIMESTAMP_NTZ'2024-01-02 03:04:05', DATE'2024-01-01'))", "string:'timestamp_ntz'"},
+	{"typeof(coalesce(TIMESTAMP_NTZ'2024-01-02 03:04:05', TIMESTAMP'2024-01-01 00:00:00'))", "string:'timestamp'"},
+	{"TIMESTAMP_NTZ'2024-01-02 03:04:05' + INTERVAL '1' HOUR", "timestamp_ntz:2024-01-02T04:04:05"},
+	{"TIMESTAMP_NTZ'2024-01-31 03:04:05' + INTERVAL '1' MONTH", "timestamp_ntz:2024-02-29T03:04:05"},
+	{"typeof(localtimestamp())", "string:'timestamp_ntz'"},
+	{"to_json(named_struct('t', TIMESTAMP_NTZ'2024-01-02 03:04:05'))", "string:'{\"t\":\"2024-01-02T03:04:05.000\"}'"},
+}
+
+func TestTimestampNTZ(t *testing.T) { checkEvalCases(t, ntzCases) }
