@@ -88,6 +88,9 @@ const (
 	CodeCastInvalidInput         Code = "CAST_INVALID_INPUT"
 	CodeCastOverflow             Code = "CAST_OVERFLOW"
 	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
+	CodeInvalidVariantCast       Code = "INVALID_VARIANT_CAST"
+	CodeVariantDuplicateKey      Code = "VARIANT_DUPLICATE_KEY"
+	CodeInvalidVariantPath       Code = "INVALID_VARIANT_GET_PATH"
 	CodeInvalidNumericLiteral    Code = "INVALID_NUMERIC_LITERAL_RANGE"
 	CodeDecimalPrecisionExceeded Code = "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"
 	CodeInvalidLikePattern       Code = "INVALID_LIKE_PATTERN"
@@ -216,6 +219,9 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:         {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:             {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidNumericLiteral:    {"a number literal is out of the range of its type", "drop the suffix (L, S or Y) or write a wider type's suffix"},
+	CodeInvalidVariantCast:       {"a variant value cannot be cast to the type asked", "ask for another type, or use try_variant_get or try_cast to get NULL instead"},
+	CodeVariantDuplicateKey:      {"a JSON object has a key twice, which a variant cannot hold", "remove the duplicate key from the JSON"},
+	CodeInvalidVariantPath:       {"a variant path is not valid", "write the path as $ then .key, ['key'] or [n] steps, as a string literal"},
 	CodeNumericOutOfRange:        {"a decimal value has more digits than its type holds", "cast to a decimal of more precision (at most 38 digits), or use try_cast or try_ arithmetic to get NULL instead"},
 	CodeDecimalPrecisionExceeded: {"a decimal needs more than 38 digits", "use at most 38 digits, or a DOUBLE where an approximate value will do"},
 	CodeInvalidLikePattern:       {"a LIKE pattern or its escape character is invalid", "end the pattern with a complete escape sequence and use a single-character ESCAPE"},

@@ -49,6 +49,9 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 		// its exact digits: a JSON number has no limit of precision
 		return append(b, FormatDecimal(v.AsDecimal(), int(v.scale))...)
 	case KindString:
+		if t.Variant {
+			return append(b, v.s...) // JSON already
+		}
 		return AppendJSONString(b, v.s)
 	case KindBytes:
 		b = append(b, '"')

@@ -26,6 +26,10 @@ type Type struct {
 	// NTZ makes a timestamp a TIMESTAMP_NTZ: a wall-clock time of no time
 	// zone, stored as the microseconds it would be in UTC.
 	NTZ bool `json:"ntz,omitempty"`
+	// Variant makes a string a VARIANT: its value is JSON text, compact,
+	// each object's keys sorted (as Spark's variant keeps them), numbers as
+	// written.
+	Variant bool `json:"variant,omitempty"`
 }
 
 // Scalar types, for declaring schemas.
@@ -43,6 +47,7 @@ var (
 	// TypeTimestampNTZ is TIMESTAMP_NTZ; TypeTimestamp is Spark's TIMESTAMP,
 	// TIMESTAMP_LTZ: an instant, shown in the session time zone.
 	TypeTimestampNTZ = Type{Kind: KindTimestamp, NTZ: true}
+	TypeVariant      = Type{Kind: KindString, Variant: true}
 	TypeDate         = Type{Kind: KindDate}
 )
 
@@ -98,13 +103,17 @@ func (t Type) String() string {
 		if t.NTZ {
 			return "timestamp_ntz"
 		}
+	case KindString:
+		if t.Variant {
+			return "variant"
+		}
 	}
 	return t.Kind.String()
 }
 
 // Equal reports whether two types are identical.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Bits != o.Bits || t.NTZ != o.NTZ || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
+	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Bits != o.Bits || t.NTZ != o.NTZ || t.Variant != o.Variant || len(t.Fields) != len(o.Fields) || (t.Elem == nil) != (o.Elem == nil) || (t.Key == nil) != (o.Key == nil) {
 		return false
 	}
 	if t.Elem != nil && !t.Elem.Equal(*o.Elem) {

@@ -635,6 +635,9 @@ func commonType(a, b domain.Type, cmp bool) (domain.Type, bool) {
 		return b, true
 	case bk == domain.KindNull:
 		return a, true
+	case a.Variant || b.Variant:
+		// as in Spark, variants are not compared; two combine
+		return a, a.Equal(b) && !cmp
 	case ak == domain.KindDecimal && bk == domain.KindDecimal:
 		return widerDecimal(a, b), true
 	case ak == domain.KindTimestamp && bk == domain.KindTimestamp && a.NTZ != b.NTZ:
@@ -937,6 +940,8 @@ func castTarget(t *syntax.Type) (domain.Type, bool) {
 		return domain.TypeTimestamp, true
 	case "TIMESTAMP_NTZ":
 		return domain.TypeTimestampNTZ, true
+	case "VARIANT":
+		return domain.TypeVariant, true
 	}
 	return domain.Type{}, false
 }
@@ -955,7 +960,10 @@ func (c *compiler) cast(e *syntax.Cast) (node, error) {
 	case "BINARY":
 		return castBinary(e, x)
 	}
-	if from, to := x.typ(), e.Type.Name; from.Kind == domain.KindDecimal || to == "DECIMAL" {
+	if isVariant(x.typ()) || e.Type.Name == "VARIANT" {
+		return c.castVariant(e, x)
+	}
+	if x.typ().Kind == domain.KindDecimal || e.Type.Name == "DECIMAL" {
 		return c.castDecimal(e, x)
 	}
 	toType, ok := castTarget(e.Type)

@@ -46,7 +46,8 @@
 //     and TIMESTAMP_NTZ a wall-clock time stored as its UTC microseconds.
 //     Casts that shared helpers (implicit, unify, asString) make take the
 //     session's zone only where a compiler method passes them to zoned;
-//     elsewhere they are UTC. VARIANT is not built yet.
+//     elsewhere they are UTC. VARIANT is a string of canonical JSON
+//     (fn_variant.go), not Spark's binary encoding.
 //   - Intervals are year-month or day-time (printed as YEAR TO MONTH and DAY
 //     TO SECOND); a day-only interval literal or date difference still adds
 //     to a date as days. make_interval mixing both kinds, casts to the

@@ -242,6 +242,7 @@ func (c *compiler) jsonPath(e *syntax.JSONPath) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	variant := isVariant(x.typ())
 	if x, err = asString(x, e.X.Position(), "the : operator"); err != nil {
 		return nil, err
 	}
@@ -265,6 +266,14 @@ func (c *compiler) jsonPath(e *syntax.JSONPath) (node, error) {
 		}
 	}
 	p := e.Pos
+	if variant {
+		// on a variant, the path gives a variant (keys match exactly, as
+		// variant_get's)
+		for i := range steps {
+			steps[i].fold = false
+		}
+		return variantGetter(x, steps, domain.TypeVariant, false, p), nil
+	}
 	return &fnNode{args: []node{x}, t: domain.TypeString, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
 		for i, s := range a[0].Strs {
 			if isNullAt(out.Nulls, i) {
@@ -503,8 +512,11 @@ func compileToJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "%s options are not supported yet", name)
 	}
 	t := x.typ()
+	if isVariant(t) {
+		return &widened{x: x, t: domain.TypeString}, nil // its text is its JSON
+	}
 	if !t.Kind.IsNested() {
-		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a struct, a map or an array, found %s", name, t)
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a struct, a map, an array or a variant, found %s", name, t)
 	}
 	return &valuesNode{args: []node{x}, t: domain.TypeString, row: func(a []domain.Value) (domain.Value, error) {
 		return domain.String(string(domain.AppendJSON(nil, a[0], t))), nil

@@ -92,3 +92,36 @@ var ntzCases = []struct{ src, want string }{
 }
 
 func TestTimestampNTZ(t *testing.T) { checkEvalCases(t, ntzCases) }
+
+// variantCases are VARIANT's: canonical JSON, paths, casts by Spark's
+// variant rules, and its functions.
+var variantCases = []struct{ src, want string }{
+	{`parse_json('{"b": 1, "a": [1.50, "x", null, 1e3]}')`, `variant:'{"a":[1.50,"x",null,1e3],"b":1}'`},
+	{`typeof(parse_json('1'))`, "string:'variant'"},
+	{`parse_json('{"a": 1, "a": 2}')`, "VARIANT_DUPLICATE_KEY"}, {`parse_json('{bad')`, "MALFORMED_RECORD_IN_PARSING"},
+	{`try_parse_json('{bad')`, "variant:NULL"}, {"parse_json(ns)", "variant:NULL"},
+	{`variant_get(parse_json('{"a": {"b": 5}}'), '$.a.b', 'int')`, "int:5"},
+	{`variant_get(parse_json('{"a": {"b": 5}}'), '$.a')`, `variant:'{"b":5}'`},
+	{`variant_get(parse_json('{"a": "x"}'), '$.a', 'int')`, "INVALID_VARIANT_CAST"},
+	{`try_variant_get(parse_json('{"a": "x"}'), '$.a', 'int')`, "int:NULL"},
+	{`variant_get(parse_json('{"a": "12"}'), '$.a', 'int')`, "int:12"},
+	{`variant_get(parse_json('{"a": 1.5}'), '$.a', 'decimal(5,2)')`, "decimal(5,2):1.50"},
+	{`variant_get(parse_json('{"a": 1.5}'), '$.missing', 'int')`, "int:NULL"},
+	{`variant_get(parse_json('[1, 2]'), '$[1]', 'bigint')`, "bigint:2"},
+	{`variant_get(parse_json('{"a": [1, 2]}'), '$.a', 'array<int>')`, "array<int>:[1, 2]"},
+	{`variant_get(parse_json('{"a": {"x": 1}}'), '$.a', 'string')`, `string:'{"x":1}'`},
+	{`variant_get(parse_json('{"a": 1}'), 'a', 'int')`, "INVALID_VARIANT_GET_PATH"},
+	{`parse_json('{"a": {"b": 5}}'):a.b`, "variant:'5'"}, {`CAST(parse_json('{"a": {"b": 5}}'):a.b AS INT)`, "int:5"},
+	{`is_variant_null(parse_json('null'))`, "boolean:true"}, {`is_variant_null(parse_json('1'))`, "boolean:false"},
+	{`is_variant_null(CAST(NULL AS VARIANT))`, "boolean:false"},
+	{`schema_of_variant(parse_json('{"b": 1, "a": [1.50, "x", null], "c": 1e3, "d": true, "e": 1.25}'))`,
+		"string:'OBJECT<a: ARRAY<VARIANT>, b: BIGINT, c: DOUBLE, d: BOOLEAN, e: DECIMAL(3,2)>'"},
+	{`to_variant_object(named_struct('a', 1, 'b', array(1.5)))`, `variant:'{"a":1,"b":[1.5]}'`},
+	{`CAST(1.5 AS VARIANT)`, "variant:'1.5'"}, {`CAST('x' AS VARIANT)`, `variant:'"x"'`},
+	{`to_json(parse_json('{"b":1,"a":2}'))`, `string:'{"a":2,"b":1}'`},
+	{`parse_json('1') = parse_json('1')`, "DATATYPE_MISMATCH"},
+	{`CAST(parse_json('"2024-01-02"') AS DATE)`, "date:2024-01-02"}, {`CAST(parse_json('true') AS BOOLEAN)`, "boolean:true"},
+	{`CAST(parse_json('[1]') AS INT)`, "INVALID_VARIANT_CAST"}, {`try_cast(parse_json('[1]') AS INT)`, "int:NULL"},
+}
+
+func TestVariant(t *testing.T) { checkEvalCases(t, variantCases) }

@@ -13,7 +13,8 @@ func ParseType(name, text string) (*Type, error) {
 	p := &parser{s: s, text: text, toks: toks}
 	var t *Type
 	if perr := p.run(func() {
-		if p.peek().kind == tIdent && p.isOpAt(1, "<") {
+		// one type (ARRAY<INT>, DECIMAL(5, 2), INT) or a column list
+		if p.peek().kind == tIdent && (p.isOpAt(1, "<") || p.isOpAt(1, "(") || p.atEndAt(1)) {
 			t = p.dataType()
 		} else {
 			t = &Type{Pos: p.pos(), Name: "STRUCT"}

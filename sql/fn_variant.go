@@ -1,0 +1,368 @@
+package sql
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql/syntax"
+)
+
+// VARIANT holds any JSON value. A variant is stored as its JSON text made
+// canonical (compact, each object's keys sorted as Spark's variant keeps
+// them, numbers and strings as written), so that equal variants are equal
+// text; its functions parse that text when they look inside. Numbers keep
+// their type by how they are written: 1 is a BIGINT, 1.5 a DECIMAL(2,1),
+// 1e3 a DOUBLE, as Spark's parse_json makes them.
+
+func init() {
+	register(map[string]builtin{
+		"parse_json":        {minArgs: 1, maxArgs: 1, compile: compileParseJSON},
+		"try_parse_json":    {minArgs: 1, maxArgs: 1, compile: compileParseJSON},
+		"variant_get":       {minArgs: 2, maxArgs: 3, compile: compileVariantGet},
+		"try_variant_get":   {minArgs: 2, maxArgs: 3, compile: compileVariantGet},
+		"is_variant_null":   {minArgs: 1, maxArgs: 1, compile: compileIsVariantNull},
+		"schema_of_variant": {minArgs: 1, maxArgs: 1, compile: compileSchemaOfVariant},
+		"to_variant_object": {minArgs: 1, maxArgs: 1, compile: compileToVariantObject},
+	})
+}
+
+func isVariant(t domain.Type) bool { return t.Kind == domain.KindString && t.Variant }
+
+// canonicalVariant parses JSON text into a variant's text; the error is
+// MALFORMED_RECORD_IN_PARSING or VARIANT_DUPLICATE_KEY.
+func canonicalVariant(s string, pos syntax.Pos) (string, error) {
+	n, err := domain.ParseJSON(s)
+	if err != nil {
+		return "", exprErr(domain.CodeMalformedRecord, pos, "the text is not JSON: %v", err)
+	}
+	b, dup := appendVariant(nil, n)
+	if dup != "" {
+		return "", exprErr(domain.CodeVariantDuplicateKey, pos, "the JSON object has the key %q twice", dup)
+	}
+	return string(b), nil
+}
+
+// appendVariant appends n as a variant's text; dup is a key an object has
+// twice.
+func appendVariant(b []byte, n *domain.JSONNode) (_ []byte, dup string) {
+	switch n.Kind {
+	case domain.JSONNull:
+		return append(b, "null"...), ""
+	case domain.JSONBool, domain.JSONNumber:
+		return append(b, n.Text...), ""
+	case domain.JSONString:
+		return domain.AppendJSONString(b, n.Text), ""
+	case domain.JSONArray:
+		b = append(b, '[')
+		for i, it := range n.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, dup = appendVariant(b, it); dup != "" {
+				return b, dup
+			}
+		}
+		return append(b, ']'), ""
+	}
+	order := make([]int, len(n.Keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return n.Keys[order[i]] < n.Keys[order[j]] })
+	b = append(b, '{')
+	for k, i := range order {
+		if k > 0 {
+			if n.Keys[order[k-1]] == n.Keys[i] {
+				return b, n.Keys[i]
+			}
+			b = append(b, ',')
+		}
+		b = domain.AppendJSONString(b, n.Keys[i])
+		b = append(b, ':')
+		if b, dup = appendVariant(b, n.Items[i]); dup != "" {
+			return b, dup
+		}
+	}
+	return append(b, '}'), ""
+}
+
+// compileParseJSON: parse_json(s) is the variant of the JSON text s;
+// text that is not JSON is MALFORMED_RECORD_IN_PARSING (NULL from
+// try_parse_json).
+func compileParseJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.jsonArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	try, pos := name == "try_parse_json", e.Pos
+	return &valuesNode{args: []node{x}, t: domain.TypeVariant, fails: !try, row: func(a []domain.Value) (domain.Value, error) {
+		v, err := canonicalVariant(a[0].AsString(), pos)
+		if err != nil {
+			if try {
+				return domain.Null(), nil
+			}
+			return domain.Value{}, err
+		}
+		return domain.String(v), nil
+	}}, nil
+}
+
+// variantArg compiles argument i as a variant.
+func (c *compiler) variantArg(e *syntax.FuncCall, i int, name string) (node, error) {
+	x, err := c.compile(e.Args[i])
+	if err != nil {
+		return nil, err
+	}
+	switch t := x.typ(); {
+	case isVariant(t):
+		return x, nil
+	case t.Kind == domain.KindNull:
+		return retype(x, domain.TypeVariant), nil
+	}
+	return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s needs a variant, found %s", name, x.typ())
+}
+
+// compileVariantGet: variant_get(v, path[, type]) is the value at path (a
+// string literal: $ then .key, ['key'] or [n] steps) cast to type (a string
+// literal, variant by default); NULL where the path leads nowhere. A value
+// that does not cast is INVALID_VARIANT_CAST (NULL from try_variant_get).
+func compileVariantGet(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	v, err := c.variantArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := e.Args[1].(*syntax.Literal)
+	var steps []jsonStep
+	if ok && lit.Kind == syntax.StringLit {
+		steps, ok = parseJSONPath(lit.Value)
+	}
+	if !ok {
+		return nil, exprErr(domain.CodeInvalidVariantPath, e.Args[1].Position(), "the path of %s must be a string literal such as '$.a[0]'", name)
+	}
+	t := domain.TypeVariant
+	if len(e.Args) == 3 {
+		tl, ok := e.Args[2].(*syntax.Literal)
+		if !ok || tl.Kind != syntax.StringLit {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[2].Position(), "the type of %s must be a string literal such as 'int'", name)
+		}
+		if t, err = parseTypeText("type", tl.Value); err != nil {
+			return nil, err
+		}
+	}
+	return variantGetter(v, steps, t, strings.HasPrefix(name, "try_"), e.Pos), nil
+}
+
+// variantGetter is the value of variant v at steps as type t.
+func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax.Pos) node {
+	return &valuesNode{args: []node{v}, t: t, fails: !try, row: func(a []domain.Value) (domain.Value, error) {
+		n, err := domain.ParseJSON(a[0].AsString())
+		if err != nil {
+			return domain.Value{}, exprErr(domain.CodeMalformedRecord, pos, "a variant holds text that is not JSON")
+		}
+		found, _, _ := walkJSON(n, steps)
+		if len(found) != 1 {
+			return domain.Null(), nil
+		}
+		out, err := variantAs(found[0], t, pos)
+		if err != nil && try {
+			return domain.Null(), nil
+		}
+		return out, err
+	}}
+}
+
+// variantAs casts the JSON value n of a variant to t, as Spark's variant
+// cast does: a scalar as CAST would take its value (a number by its
+// written type), JSON null as NULL, an object or array into a struct, map
+// or array of its fields, or as its JSON text into a string.
+func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos) (domain.Value, error) {
+	if isVariant(t) {
+		b, _ := appendVariant(nil, n)
+		return domain.String(string(b)), nil
+	}
+	if n.Kind == domain.JSONNull {
+		return domain.Null(), nil
+	}
+	bad := func() (domain.Value, error) {
+		b, _ := appendVariant(nil, n)
+		return domain.Value{}, exprErr(domain.CodeInvalidVariantCast, pos, "the variant value %s cannot be cast to %s", b, t)
+	}
+	switch t.Kind {
+	case domain.KindList, domain.KindMap, domain.KindStruct:
+		if n.Kind != domain.JSONArray && n.Kind != domain.JSONObject {
+			return bad()
+		}
+		return jsonToValue(n, t), nil
+	case domain.KindString:
+		if n.Kind == domain.JSONString {
+			return domain.String(n.Text), nil
+		}
+		b, _ := appendVariant(nil, n)
+		return domain.String(string(b)), nil
+	}
+	var from node
+	switch n.Kind {
+	case domain.JSONBool:
+		from = &litNode{t: domain.TypeBool, v: domain.Bool(n.Text == "true")}
+	case domain.JSONString:
+		from = &litNode{t: domain.TypeString, v: domain.String(n.Text)}
+	case domain.JSONNumber:
+		lit, err := (&compiler{sess: &Session{}}).literal(&syntax.Literal{Pos: pos, Kind: syntax.NumberLit, Text: n.Text})
+		if err != nil {
+			// an integer beyond a bigint, or a decimal beyond 38 digits
+			lit = &litNode{t: domain.TypeFloat64, v: domain.Float(mustFloat(n.Text))}
+		}
+		from = lit
+	default:
+		return bad()
+	}
+	cast := implicitCast(from, t, pos)
+	c, err := cast.eval(domain.NoColumns(1))
+	if err != nil {
+		return bad()
+	}
+	return c.Value(0), nil
+}
+
+// implicitCast is an explicit cast of n to t (CAST's rules, not try).
+func implicitCast(n node, t domain.Type, pos syntax.Pos) node {
+	if n.typ().Equal(t) {
+		return n
+	}
+	if n.typ().Kind == domain.KindDecimal || t.Kind == domain.KindDecimal {
+		return &decCastNode{x: n, to: t, pos: pos}
+	}
+	return &castNode{x: n, to: t.Kind, pos: pos, bits: t.Bits, ntz: t.NTZ}
+}
+
+func mustFloat(s string) float64 {
+	f, _ := parseDouble(s)
+	return f
+}
+
+// compileIsVariantNull: is_variant_null(v) is true for a variant holding
+// JSON null, false otherwise (a SQL NULL too).
+func compileIsVariantNull(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	v, err := c.variantArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fnNode{args: []node{v}, t: domain.TypeBool, body: func(out *domain.Column, a []*domain.Column) error {
+		for i, s := range a[0].Strs {
+			out.Ints[i] = b2i(!isNullAt(a[0].Nulls, i) && s == "null")
+		}
+		out.Nulls = nil
+		return nil
+	}}, nil
+}
+
+// compileSchemaOfVariant: schema_of_variant(v) is the SQL type of v's value,
+// as Spark spells it: OBJECT<a: BIGINT>, ARRAY<STRING>, DECIMAL(2,1), VOID
+// for JSON null; an array's elements of different types are VARIANT.
+func compileSchemaOfVariant(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	v, err := c.variantArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	pos := e.Pos
+	return &valuesNode{args: []node{v}, t: domain.TypeString, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		n, err := domain.ParseJSON(a[0].AsString())
+		if err != nil {
+			return domain.Value{}, exprErr(domain.CodeMalformedRecord, pos, "a variant holds text that is not JSON")
+		}
+		return domain.String(variantSchema(n)), nil
+	}}, nil
+}
+
+func variantSchema(n *domain.JSONNode) string {
+	switch n.Kind {
+	case domain.JSONNull:
+		return "VOID"
+	case domain.JSONBool:
+		return "BOOLEAN"
+	case domain.JSONString:
+		return "STRING"
+	case domain.JSONNumber:
+		if strings.ContainsAny(n.Text, "eE") {
+			return "DOUBLE"
+		}
+		if _, err := strconv.ParseInt(n.Text, 10, 64); err == nil {
+			return "BIGINT"
+		}
+		lit, err := decimalLiteral(strings.TrimPrefix(n.Text, "-"), syntax.Pos{})
+		if err != nil {
+			return "DOUBLE" // beyond 38 digits
+		}
+		return strings.ToUpper(lit.typ().String())
+	case domain.JSONArray:
+		elem := ""
+		for _, it := range n.Items {
+			t := variantSchema(it)
+			switch {
+			case elem == "" || elem == "VOID":
+				elem = t
+			case t != elem && t != "VOID":
+				elem = "VARIANT"
+			}
+		}
+		if elem == "" {
+			elem = "VOID"
+		}
+		return "ARRAY<" + elem + ">"
+	}
+	order := make([]int, len(n.Keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return n.Keys[order[i]] < n.Keys[order[j]] })
+	parts := make([]string, len(order))
+	for k, i := range order {
+		parts[k] = n.Keys[i] + ": " + variantSchema(n.Items[i])
+	}
+	return "OBJECT<" + strings.Join(parts, ", ") + ">"
+}
+
+// compileToVariantObject: to_variant_object(x) is the variant of a struct,
+// map or array (structs become objects).
+func compileToVariantObject(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if !x.typ().Kind.IsNested() {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a struct, a map or an array, found %s", name, x.typ())
+	}
+	return toVariant(x, e.Pos), nil
+}
+
+// toVariant is the variant of any value: its JSON, made canonical.
+func toVariant(x node, pos syntax.Pos) node {
+	t := x.typ()
+	return &valuesNode{args: []node{x}, t: domain.TypeVariant, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		v, err := canonicalVariant(string(domain.AppendJSON(nil, a[0], t)), pos)
+		if err != nil {
+			return domain.Value{}, err
+		}
+		return domain.String(v), nil
+	}}
+}
+
+// castVariant compiles CAST(x AS VARIANT), the variant of any value, and
+// CAST(v AS type), the value of a variant as variant_get(v, '$', type).
+func (c *compiler) castVariant(e *syntax.Cast, x node) (node, error) {
+	to, err := DomainType(e.Type)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case x.typ().Kind == domain.KindNull:
+		return retype(x, to), nil
+	case x.typ().Equal(to):
+		return x, nil
+	case isVariant(to):
+		return toVariant(x, e.Pos), nil
+	}
+	return variantGetter(x, nil, to, e.Try, e.Pos), nil
+}
