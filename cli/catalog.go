@@ -113,9 +113,12 @@ func (c *catalog) writers(name string) []string {
 	return out
 }
 
-// checkTable refuses a name that is not a stored table of the log.
-func (c *catalog) checkTable(name string) error {
-	return checkName(domain.CodeUnknownDataset, "table", name, c.tables())
+// resolveTable is the stored table a name given on the command line means:
+// the table of that name, or the one whose qualified name ends with it
+// (u for sales.u, sales.u for main.sales.u) when only one does; another
+// name is refused.
+func (c *catalog) resolveTable(name string) (string, error) {
+	return resolveName(domain.CodeUnknownDataset, "table", name, c.tables())
 }
 
 // checkFlow and checkDataset refuse a filter naming a flow or dataset the log
@@ -125,8 +128,31 @@ func (c *catalog) checkFlow(name string) error {
 	return checkName(domain.CodeUnknownFlowSelection, "flow", name, c.flowNames())
 }
 
-func (c *catalog) checkDataset(name string) error {
-	return checkName(domain.CodeUnknownDataset, "dataset", name, c.datasetNames())
+func (c *catalog) resolveDataset(name string) (string, error) {
+	return resolveName(domain.CodeUnknownDataset, "dataset", name, c.datasetNames())
+}
+
+// resolveName finds name among names: itself, or the one name that ends
+// with it after a dot (case aside); several are AMBIGUOUS_REFERENCE, none
+// is checkName's refusal.
+func resolveName(code domain.Code, what, name string, names []string) (string, error) {
+	if slices.Contains(names, name) {
+		return name, nil
+	}
+	var match []string
+	for _, n := range names {
+		if strings.EqualFold(n, name) || strings.HasSuffix(strings.ToLower(n), "."+strings.ToLower(name)) {
+			match = append(match, n)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return "", checkName(code, what, name, names)
+	case 1:
+		return match[0], nil
+	}
+	return "", fail(ExitInvalid, domain.Errorf(domain.CodeAmbiguousReference, "%q could be the %s %s", name, what, strings.Join(match, " or ")).
+		WithHint("give more of the name: "+strings.Join(match, ", ")).WithNames(name))
 }
 
 // checkName is the refusal (exit 2) of a name that is not among names, with

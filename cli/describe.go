@@ -107,7 +107,7 @@ with types spelled as in SQL (bigint, array<string>).`,
 			if err != nil {
 				return err
 			}
-			if err := cat.checkTable(name); err != nil {
+			if name, err = cat.resolveTable(name); err != nil {
 				return err
 			}
 			d, err := describeTable(a, store, cat, name)

@@ -95,7 +95,7 @@ Event types: ` + filterHelp + `.`,
 					}
 				}
 				if dataset != "" {
-					if err := cat.checkDataset(dataset); err != nil {
+					if dataset, err = cat.resolveDataset(dataset); err != nil {
 						return err
 					}
 				}

@@ -92,7 +92,7 @@ Formats:
 			if err != nil {
 				return err
 			}
-			if err := cat.checkTable(name); err != nil {
+			if name, err = cat.resolveTable(name); err != nil {
 				return err
 			}
 			// One committed batch in memory at a time: the table streams

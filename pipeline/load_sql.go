@@ -171,7 +171,9 @@ type sqlFile struct {
 	SQLFile
 }
 
-type namespace struct{ catalog, schema string }
+// namespace is where names resolve: the current catalog and schema (as USE
+// sets them), and the pipeline's own, whose datasets are named plainly.
+type namespace struct{ catalog, schema, ownCatalog, ownSchema string }
 
 // problem records err, placed in the file when it is a position error.
 func (l *sqlLoader) problem(f *sqlFile, err error) {
@@ -203,7 +205,7 @@ func (l *sqlLoader) parse(in SQLFile) {
 	for k, v := range l.opts.Configuration {
 		conf[k] = v
 	}
-	ns := namespace{catalog: l.opts.Catalog, schema: l.opts.Schema}
+	ns := namespace{catalog: l.opts.Catalog, schema: l.opts.Schema, ownCatalog: l.opts.Catalog, ownSchema: l.opts.Schema}
 	for _, st := range parsed.Statements {
 		switch st := st.(type) {
 		case *syntax.Set:
@@ -247,24 +249,38 @@ func copyConf(c map[string]string) map[string]string {
 	return out
 }
 
-// ownName is the dataset a name stands for when it names one of the
-// pipeline's own: name, LIVE.name, or name qualified by the namespace.
+// ownName is the dataset a name stands for: the name resolved as Spark
+// resolves it against the current catalog and schema (LIVE.name in the
+// pipeline's own), keyed by as much of catalog.schema.name as differs from
+// the pipeline's own namespace: t, sales.t, main.sales.t. ok is false for a
+// name of more than three parts.
 func (ns namespace) ownName(n *syntax.Name) (string, bool) {
 	parts := n.Parts
+	cat, sch := ns.catalog, ns.schema
+	var name string
 	switch len(parts) {
 	case 1:
-		return parts[0].Name, true
+		name = parts[0].Name
 	case 2:
-		q := parts[0].Name
-		if strings.EqualFold(q, "LIVE") || (ns.schema != "" && strings.EqualFold(q, ns.schema)) {
+		if strings.EqualFold(parts[0].Name, "LIVE") {
 			return parts[1].Name, true
 		}
+		sch, name = parts[0].Name, parts[1].Name
 	case 3:
-		if ns.catalog != "" && ns.schema != "" && strings.EqualFold(parts[0].Name, ns.catalog) && strings.EqualFold(parts[1].Name, ns.schema) {
-			return parts[2].Name, true
-		}
+		cat, sch, name = parts[0].Name, parts[1].Name, parts[2].Name
+	default:
+		return "", false
 	}
-	return "", false
+	own := func(x, mine string) bool { return x == "" || strings.EqualFold(x, mine) }
+	switch {
+	case own(cat, ns.ownCatalog) && own(sch, ns.ownSchema):
+		return name, true
+	case own(cat, ns.ownCatalog):
+		return sch + "." + name, true
+	case sch == "":
+		sch = "default"
+	}
+	return cat + "." + sch + "." + name, true
 }
 
 func nameText(n *syntax.Name) string {
@@ -278,7 +294,7 @@ func nameText(n *syntax.Name) string {
 func (l *sqlLoader) createDataset(f *sqlFile, st *syntax.CreateDataset, conf map[string]string, ns namespace) {
 	name, ok := ns.ownName(st.Name)
 	if !ok {
-		l.problemAt(f, st.Name.Pos, domain.CodeInvalidDefinition, "%s is outside the pipeline's namespace; a pipeline creates its datasets in its own catalog and schema", nameText(st.Name))
+		l.problemAt(f, st.Name.Pos, domain.CodeInvalidDefinition, "%s has more than three parts; a dataset is named name, schema.name or catalog.schema.name", nameText(st.Name))
 		return
 	}
 	if prev, dup := l.datasets[strings.ToLower(name)]; dup {
@@ -652,6 +668,9 @@ func (c *sqlCatalog) Table(n *syntax.Name, stream bool) (sql.Relation, error) {
 	if !own || ds == nil {
 		msg := fmt.Sprintf("%s is not a dataset of this pipeline", nameText(n))
 		hint := "read a dataset this pipeline declares, or the files with read_files('path', format => 'json')"
+		if own && !strings.EqualFold(name, nameText(n)) {
+			msg = fmt.Sprintf("%s, which is %s here (names resolve against the catalog and schema of USE), is not a dataset of this pipeline", nameText(n), name)
+		}
 		if len(n.Parts) > 1 && own {
 			msg = fmt.Sprintf("the pipeline declares no dataset %s", name)
 		} else if len(n.Parts) > 1 {
