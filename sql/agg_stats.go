@@ -617,10 +617,13 @@ func compileMoment(ac *aggCompile) error {
 // coMomentAcc keeps count, means and co-moments of each group's (x, y)
 // pairs where neither is NULL, with the updates of Spark's Covariance and
 // Corr. As in Spark 4, covar_samp of one pair and corr of one pair are
-// NULL; corr of a constant column is NaN (0/0), as Spark computes it.
+// NULL; corr of a constant column is NaN (0/0), as Spark computes it. The
+// regr_ functions (y first, then x, as SQL writes them) read the same sums:
+// regr_slope and regr_intercept are NULL where x is constant, regr_r2 is
+// then NULL, and 1 where y is.
 type coMomentAcc struct {
 	n, xAvg, yAvg, ck, xMk, yMk []float64
-	stat                        string // covar_pop, covar_samp or corr
+	stat                        string // covar_pop, covar_samp, corr or a regr_ function
 }
 
 func (a *coMomentAcc) grow(n int) {
@@ -649,8 +652,40 @@ func (a *coMomentAcc) add(args []*domain.Column, groups []int32) error {
 }
 
 func (a *coMomentAcc) result() (*domain.Column, error) {
+	if a.stat == "regr_count" {
+		out := &domain.Column{Kind: domain.KindInt64, Ints: make([]int64, len(a.n))}
+		for g, n := range a.n {
+			out.Ints[g] = int64(n)
+		}
+		return out, nil
+	}
 	out := &domain.Column{Kind: domain.KindFloat64, Floats: make([]float64, len(a.n)), Nulls: make([]bool, len(a.n))}
 	for g, n := range a.n {
+		slope := a.ck[g] / a.xMk[g]
+		switch {
+		case n == 0:
+			out.Nulls[g] = true
+		case a.stat == "regr_avgx":
+			out.Floats[g] = a.xAvg[g]
+		case a.stat == "regr_avgy":
+			out.Floats[g] = a.yAvg[g]
+		case a.stat == "regr_sxx":
+			out.Floats[g] = a.xMk[g]
+		case a.stat == "regr_syy":
+			out.Floats[g] = a.yMk[g]
+		case a.stat == "regr_sxy":
+			out.Floats[g] = a.ck[g]
+		case strings.HasPrefix(a.stat, "regr_") && a.xMk[g] == 0:
+			out.Nulls[g] = true // x constant: no line
+		case a.stat == "regr_slope":
+			out.Floats[g] = slope
+		case a.stat == "regr_intercept":
+			out.Floats[g] = a.yAvg[g] - slope*a.xAvg[g]
+		case a.stat == "regr_r2" && a.yMk[g] == 0:
+			out.Floats[g] = 1
+		case a.stat == "regr_r2":
+			out.Floats[g] = a.ck[g] * a.ck[g] / (a.xMk[g] * a.yMk[g])
+		}
 		switch {
 		case a.stat == "covar_pop" && n > 0:
 			out.Floats[g] = a.ck[g] / n
@@ -658,7 +693,7 @@ func (a *coMomentAcc) result() (*domain.Column, error) {
 			out.Floats[g] = a.ck[g] / (n - 1)
 		case a.stat == "corr" && n > 1:
 			out.Floats[g] = a.ck[g] / math.Sqrt(a.xMk[g]*a.yMk[g])
-		default:
+		case !strings.HasPrefix(a.stat, "regr_"):
 			out.Nulls[g] = true
 		}
 	}
@@ -667,7 +702,11 @@ func (a *coMomentAcc) result() (*domain.Column, error) {
 }
 
 func compileCoMoment(ac *aggCompile) error {
-	for i := range 2 {
+	order := []int{0, 1}
+	if strings.HasPrefix(ac.name, "regr_") {
+		order = []int{1, 0} // regr_f(y, x): x first to the accumulator
+	}
+	for _, i := range order {
 		c, err := ac.arg(i)
 		if err != nil {
 			return err
@@ -678,6 +717,9 @@ func compileCoMoment(ac *aggCompile) error {
 		ac.a.args = append(ac.a.args, c)
 	}
 	ac.a.t = domain.TypeFloat64
+	if ac.name == "regr_count" {
+		ac.a.t = domain.TypeInt64
+	}
 	stat := ac.name
 	ac.a.newAcc = func() accumulator { return &coMomentAcc{stat: stat} }
 	return nil

@@ -392,6 +392,21 @@ var aggCases = []struct{ src, cols, rows, want string }{
 	{"bool_and(x)", "x boolean", "(NULL)", "boolean:NULL"},
 	{"bool_or(x > 1)", "g bigint, x bigint", "(0, 1), (1, 2), (0, 3)", "boolean:[true | true]"},
 	{"bool_and(x)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
+	// the regr_ family: Spark's examples over (y, x) = (1, 2), (2, 2), (2, 3), (2, 4),
+	// with its Welford sums (regr_sxx is 2.7499999999999996 there too)
+	{"regr_count(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4), (NULL, 1)", "bigint:4"},
+	{"regr_avgx(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4), (3, NULL)", "double:2.75"},
+	{"regr_avgy(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:1.75"},
+	{"regr_sxx(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:2.7499999999999996"},
+	{"regr_syy(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:0.75"},
+	{"regr_sxy(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:0.7499999999999999"},
+	{"regr_slope(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:0.2727272727272727"},
+	{"regr_intercept(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:1.0"},
+	{"regr_r2(y, x)", "y bigint, x bigint", "(1, 2), (2, 2), (2, 3), (2, 4)", "double:0.2727272727272727"},
+	{"regr_slope(y, x)", "y bigint, x bigint", "(1, 2), (2, 2)", "double:NULL"},
+	{"regr_r2(y, x)", "y bigint, x bigint", "(2, 1), (2, 2)", "double:1.0"},
+	{"regr_count(y, x)", "y bigint, x bigint", "", "bigint:0"},
+	{"regr_avgx(y, x)", "y bigint, x bigint", "", "double:NULL"},
 }
 
 func TestAggregates(t *testing.T) {
