@@ -89,6 +89,8 @@ const (
 	CodeCastOverflow             Code = "CAST_OVERFLOW"
 	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
 	CodeInvalidVariantCast       Code = "INVALID_VARIANT_CAST"
+	CodeConversionInvalidInput   Code = "CONVERSION_INVALID_INPUT"
+	CodeInvalidURL               Code = "INVALID_URL"
 	CodeVariantDuplicateKey      Code = "VARIANT_DUPLICATE_KEY"
 	CodeInvalidVariantPath       Code = "INVALID_VARIANT_GET_PATH"
 	CodeInvalidNumericLiteral    Code = "INVALID_NUMERIC_LITERAL_RANGE"
@@ -219,6 +221,8 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:         {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:             {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidNumericLiteral:    {"a number literal is out of the range of its type", "drop the suffix (L, S or Y) or write a wider type's suffix"},
+	CodeConversionInvalidInput:   {"a value is malformed for the format it is read in", "correct the value or the format, or use the try_ form of the function to get NULL instead"},
+	CodeInvalidURL:               {"a URL is not valid", "correct the URL, or use try_parse_url to get NULL instead"},
 	CodeInvalidVariantCast:       {"a variant value cannot be cast to the type asked", "ask for another type, or use try_variant_get or try_cast to get NULL instead"},
 	CodeVariantDuplicateKey:      {"a JSON object has a key twice, which a variant cannot hold", "remove the duplicate key from the JSON"},
 	CodeInvalidVariantPath:       {"a variant path is not valid", "write the path as $ then .key, ['key'] or [n] steps, as a string literal"},

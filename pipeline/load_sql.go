@@ -616,6 +616,7 @@ func (l *sqlLoader) planQuery(q *syntax.Query, file *sqlFile, ns namespace, targ
 		l.problemAt(file, q.Pos, domain.CodeOf(err), "%s", errorMessage(err))
 		return nil, nil, false
 	}
+	sess.Catalog, sess.Schema = ns.catalog, ns.schema
 	cat := &sqlCatalog{l: l, file: file, ns: ns, target: target, metadata: readsMetadata(q)}
 	p, errs := sql.PlanQueryAll(q, cat, sess)
 	if len(errs) > 0 {

@@ -24,6 +24,7 @@ func init() {
 		"to_date":             {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
 		"to_timestamp":        {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
 		"try_to_timestamp":    {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
+		"try_to_date":         {minArgs: 1, maxArgs: 2, compile: compileToDatetime},
 		"date_format":         {minArgs: 2, maxArgs: 2, compile: compileDateFormat},
 		"date_add":            {minArgs: 2, maxArgs: 2, compile: compileDateAdd},
 		"date_sub":            {minArgs: 2, maxArgs: 2, compile: compileDateAdd},
@@ -379,7 +380,7 @@ func (n *parseNode) eval(b *domain.Batch) (*domain.Column, error) {
 }
 
 func compileToDatetime(c *compiler, e *syntax.FuncCall, name string) (node, error) {
-	date := name == "to_date"
+	date, try := strings.HasSuffix(name, "to_date"), strings.HasPrefix(name, "try_")
 	target := domain.TypeTimestamp
 	if date {
 		target = domain.TypeDate
@@ -392,8 +393,8 @@ func compileToDatetime(c *compiler, e *syntax.FuncCall, name string) (node, erro
 	case k == domain.KindDate || k == domain.KindTimestamp:
 		// as in Spark, a date or timestamp is converted; a pattern is ignored
 		return c.convArg(e, 0, target)
-	case len(e.Args) == 1 && name == "try_to_timestamp" && k == domain.KindString:
-		return &castNode{x: x, to: domain.KindTimestamp, try: true, pos: e.Pos, loc: c.sess.TimeZone}, nil
+	case len(e.Args) == 1 && try && k == domain.KindString:
+		return &castNode{x: x, to: target.Kind, try: true, pos: e.Pos, loc: c.sess.TimeZone}, nil
 	case len(e.Args) == 1:
 		return c.convArg(e, 0, target)
 	}
@@ -401,7 +402,7 @@ func compileToDatetime(c *compiler, e *syntax.FuncCall, name string) (node, erro
 		return nil, err
 	}
 	c.zoned(x)
-	n := &parseNode{x: x, loc: c.sess.TimeZone, date: date, try: name == "try_to_timestamp", pos: e.Pos}
+	n := &parseNode{x: x, loc: c.sess.TimeZone, date: date, try: try, pos: e.Pos}
 	return n, c.patternOf(n, e, 1, name)
 }
 

@@ -20,18 +20,20 @@ import (
 
 func init() {
 	register(map[string]builtin{
-		"md5":      {minArgs: 1, maxArgs: 1, compile: compileDigest},
-		"sha1":     {minArgs: 1, maxArgs: 1, compile: compileDigest},
-		"sha":      {minArgs: 1, maxArgs: 1, compile: compileDigest},
-		"sha2":     {minArgs: 2, maxArgs: 2, compile: compileSha2},
-		"crc32":    {minArgs: 1, maxArgs: 1, compile: compileCrc32},
-		"hash":     {minArgs: 1, maxArgs: -1, compile: compileHash},
-		"xxhash64": {minArgs: 1, maxArgs: -1, compile: compileHash},
-		"base64":   {minArgs: 1, maxArgs: 1, compile: compileBase64},
-		"unbase64": {minArgs: 1, maxArgs: 1, compile: compileUnbase64},
-		"hex":      {minArgs: 1, maxArgs: 1, compile: compileHex},
-		"unhex":    {minArgs: 1, maxArgs: 1, compile: compileUnhex},
-		"uuid":     {minArgs: 0, maxArgs: 0, compile: compileUUID},
+		"md5":           {minArgs: 1, maxArgs: 1, compile: compileDigest},
+		"sha1":          {minArgs: 1, maxArgs: 1, compile: compileDigest},
+		"sha":           {minArgs: 1, maxArgs: 1, compile: compileDigest},
+		"sha2":          {minArgs: 2, maxArgs: 2, compile: compileSha2},
+		"crc32":         {minArgs: 1, maxArgs: 1, compile: compileCrc32},
+		"hash":          {minArgs: 1, maxArgs: -1, compile: compileHash},
+		"xxhash64":      {minArgs: 1, maxArgs: -1, compile: compileHash},
+		"base64":        {minArgs: 1, maxArgs: 1, compile: compileBase64},
+		"unbase64":      {minArgs: 1, maxArgs: 1, compile: compileUnbase64},
+		"hex":           {minArgs: 1, maxArgs: 1, compile: compileHex},
+		"unhex":         {minArgs: 1, maxArgs: 1, compile: compileUnhex},
+		"to_binary":     {minArgs: 1, maxArgs: 2, compile: compileToBinary},
+		"try_to_binary": {minArgs: 1, maxArgs: 2, compile: compileToBinary},
+		"uuid":          {minArgs: 0, maxArgs: 0, compile: compileUUID},
 	})
 }
 
@@ -524,4 +526,58 @@ func javaBigIntegerBytes(u domain.Int128) string {
 		i++
 	}
 	return string(b[i:])
+}
+
+// compileToBinary: to_binary(s[, fmt]) reads s in fmt, a string literal:
+// 'hex' (the default; an odd number of digits has a leading 0), 'base64'
+// or 'utf-8'. Text that does not read is CONVERSION_INVALID_INPUT (NULL
+// from try_to_binary).
+func compileToBinary(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	x, err := c.jsonArg(e, 0, name)
+	if err != nil {
+		return nil, err
+	}
+	format := "hex"
+	if len(e.Args) == 2 {
+		lit, ok := e.Args[1].(*syntax.Literal)
+		if !ok || lit.Kind != syntax.StringLit {
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "the format of %s must be a string literal: 'hex', 'base64' or 'utf-8'", name)
+		}
+		format = strings.ToLower(lit.Value)
+	}
+	var read func(s string) ([]byte, bool)
+	switch format {
+	case "hex":
+		read = func(s string) ([]byte, bool) {
+			if len(s)%2 != 0 {
+				s = "0" + s
+			}
+			b, err := hex.DecodeString(s)
+			return b, err == nil
+		}
+	case "base64":
+		read = func(s string) ([]byte, bool) {
+			enc := base64.StdEncoding
+			if !strings.HasSuffix(s, "=") && len(s)%4 != 0 {
+				enc = base64.RawStdEncoding
+			}
+			b, err := enc.DecodeString(s)
+			return b, err == nil
+		}
+	case "utf-8", "utf8":
+		read = func(s string) ([]byte, bool) { return []byte(s), true }
+	default:
+		return nil, exprErr(domain.CodeInvalidParameterValue, e.Args[1].Position(), "%s reads 'hex', 'base64' or 'utf-8', not '%s'", name, format)
+	}
+	try, pos := strings.HasPrefix(name, "try_"), e.Pos
+	return &valuesNode{args: []node{x}, t: domain.TypeBytes, fails: !try, row: func(a []domain.Value) (domain.Value, error) {
+		b, ok := read(a[0].AsString())
+		switch {
+		case ok:
+			return domain.Bytes(b), nil
+		case try:
+			return domain.Null(), nil
+		}
+		return domain.Value{}, exprErr(domain.CodeConversionInvalidInput, pos, "the value '%s' cannot be converted to binary in the format %s", a[0].AsString(), format)
+	}}, nil
 }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -73,16 +74,16 @@ func compileConvertTimezone(c *compiler, e *syntax.FuncCall, name string) (node,
 		}
 	}
 	sessLoc, pos := c.sess.TimeZone, e.Pos
-	zones := map[string]*time.Location{}
+	var zones sync.Map // name -> *time.Location; batches may evaluate at once
 	zone := func(s string) (*time.Location, error) {
-		if loc, ok := zones[s]; ok {
-			return loc, nil
+		if loc, ok := zones.Load(s); ok {
+			return loc.(*time.Location), nil
 		}
 		loc, err := parseZone(s)
 		if err != nil {
 			return nil, exprErr(domain.CodeInvalidTimeZone, pos, "'%s' is not a time zone", s)
 		}
-		zones[s] = loc
+		zones.Store(s, loc)
 		return loc, nil
 	}
 	return &valuesNode{args: args, t: domain.TypeTimestampNTZ, fails: true, row: func(v []domain.Value) (domain.Value, error) {

@@ -849,6 +849,7 @@ func init() {
 		"monthname":         {minArgs: 1, maxArgs: 1, compile: compileDayName},
 		"array_append":      {minArgs: 2, maxArgs: 2, compile: compileArrayAdd},
 		"array_prepend":     {minArgs: 2, maxArgs: 2, compile: compileArrayAdd},
+		"array_insert":      {minArgs: 3, maxArgs: 3, compile: compileArrayInsert},
 		"arrays_overlap":    {minArgs: 2, maxArgs: 2, compile: compileArraysOverlap},
 		"array_repeat":      {minArgs: 2, maxArgs: 2, compile: compileArrayRepeat},
 		"current_timezone":  {minArgs: 0, maxArgs: 0, compile: compileCurrentTimezone},
@@ -930,6 +931,57 @@ func compileArrayAdd(c *compiler, e *syntax.FuncCall, name string) (node, error)
 		} else {
 			out = append(append(out, items...), a[1])
 		}
+		return domain.List(out...), nil
+	}}, nil
+}
+
+// compileArrayInsert: array_insert(a, pos, x) is a with x at position pos,
+// counted from 1, or from the end with a negative pos (-1 is after the last
+// element); a position beyond the array pads it with NULLs. Position 0 is
+// INVALID_INDEX_OF_ZERO; a NULL array or position gives NULL.
+func compileArrayInsert(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	arr, err := c.nested(e, 0, domain.KindList, name)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := c.intArg(e, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	x, elem, err := c.elemArg(e, 2, arr, name)
+	if err != nil {
+		return nil, err
+	}
+	p := e.Pos
+	return &valuesNode{args: []node{arr, pos, x}, t: domain.ListOf(elem), nullSafe: true, fails: true, row: func(a []domain.Value) (domain.Value, error) {
+		if a[0].IsNull() || a[1].IsNull() {
+			return domain.Null(), nil
+		}
+		items, at := a[0].AsList(), a[1].AsInt()
+		if at == 0 {
+			return domain.Value{}, exprErr(domain.CodeInvalidIndexOfZero, p, "%s counts positions from 1 (or -1 from the end)", name)
+		}
+		idx := at - 1 // where x goes, 0-based
+		if at < 0 {
+			idx = int64(len(items)) + at + 1
+		}
+		const most = 1 << 20
+		switch {
+		case idx < 0: // before the start: x, then NULLs up to the array
+			if -idx > most {
+				return domain.Value{}, exprErr(domain.CodeInvalidLength, p, "%s would make an array of more than %d elements", name, most)
+			}
+			out := append([]domain.Value{a[2]}, make([]domain.Value, -idx)...)
+			return domain.List(append(out, items...)...), nil
+		case idx > int64(len(items)): // after the end: NULLs, then x
+			if idx > most {
+				return domain.Value{}, exprErr(domain.CodeInvalidLength, p, "%s would make an array of more than %d elements", name, most)
+			}
+			out := append(append([]domain.Value{}, items...), make([]domain.Value, idx-int64(len(items)))...)
+			return domain.List(append(out, a[2])...), nil
+		}
+		out := make([]domain.Value, 0, len(items)+1)
+		out = append(append(append(out, items[:idx]...), a[2]), items[idx:]...)
 		return domain.List(out...), nil
 	}}, nil
 }

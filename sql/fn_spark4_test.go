@@ -5,6 +5,30 @@ import "testing"
 // spark4FnCases are Spark's documented examples of the functions of
 // fn_spark4.go, then their edges: NULLs, bounds, errors.
 var spark4FnCases = []struct{ src, want string }{
+	// conversions, URLs, arrays, the session's namespace
+	{"try_to_date('2024-02-30')", "date:NULL"}, {"try_to_date('2024-02-03')", "date:2024-02-03"},
+	{"try_to_date('03/02/2024', 'dd/MM/yyyy')", "date:2024-02-03"}, {"try_to_date('x', 'dd/MM/yyyy')", "date:NULL"},
+	{"to_binary('abc')", "binary:X'0ABC'"}, {"to_binary('abc', 'utf-8')", "binary:X'616263'"},
+	{"to_binary('YWJj', 'base64')", "binary:X'616263'"}, {"to_binary('xyz', 'hex')", "CONVERSION_INVALID_INPUT"},
+	{"try_to_binary('xyz', 'hex')", "binary:NULL"}, {"to_binary('a', 'rot13')", "INVALID_PARAMETER_VALUE"},
+	{"parse_url('http://spark.apache.org/path?query=1', 'HOST')", "string:'spark.apache.org'"},
+	{"parse_url('http://spark.apache.org/path?query=1', 'QUERY')", "string:'query=1'"},
+	{"parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query')", "string:'1'"},
+	{"parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'nope')", "string:NULL"},
+	{"parse_url('http://user:pw@host:8080/p/a.html?x=1#frag', 'FILE')", "string:'/p/a.html?x=1'"},
+	{"parse_url('http://user:pw@host:8080/p/a.html?x=1#frag', 'AUTHORITY')", "string:'user:pw@host:8080'"},
+	{"parse_url('http://user:pw@host:8080/p/a.html?x=1#frag', 'USERINFO')", "string:'user:pw'"},
+	{"parse_url('http://user:pw@host:8080/p/a.html?x=1#frag', 'REF')", "string:'frag'"},
+	{"parse_url('http://user:pw@host:8080/p/a.html?x=1#frag', 'PROTOCOL')", "string:'http'"},
+	{"parse_url('http://host/p', 'USERINFO')", "string:NULL"}, {"parse_url('http://host/p', 'NOPE')", "string:NULL"},
+	{"parse_url('http://a b.com/%zz', 'HOST')", "INVALID_URL"}, {"try_parse_url('http://a b.com/%zz', 'HOST')", "string:NULL"},
+	{"array_insert(array(1, 2, 3, 4), 5, 5)", "array<int>:[1, 2, 3, 4, 5]"},
+	{"array_insert(array(5, 4, 3, 2), -1, 1)", "array<int>:[5, 4, 3, 2, 1]"},
+	{"array_insert(array(5, 3, 2, 1), -4, 4)", "array<int>:[5, 4, 3, 2, 1]"},
+	{"array_insert(array(1, 2), 4, 9)", "array<int>:[1, 2, NULL, 9]"}, {"array_insert(array(1, 2), 0, 9)", "INVALID_INDEX_OF_ZERO"},
+	{"array_insert(array(1, 2), n, 9)", "array<int>:NULL"},
+	{"current_catalog()", "string:'spark_catalog'"}, {"current_schema()", "string:'default'"}, {"current_database()", "string:'default'"},
+
 	// cast aliases
 	{"int('5')", "int:5"}, {"bigint(d)", "bigint:2"}, {"int('x')", "CAST_INVALID_INPUT"}, {"tinyint(300)", "CAST_OVERFLOW"},
 	{"smallint('12')", "smallint:12"}, {"boolean('true')", "boolean:true"}, {"double('1.5')", "double:1.5"}, {"float(i)", "float:5.0"},

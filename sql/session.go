@@ -19,6 +19,9 @@ import (
 type Session struct {
 	TimeZone *time.Location // nil is UTC
 	Now      time.Time      // the zero time is the time of compilation
+	// Catalog and Schema are the current namespace, for current_catalog()
+	// and current_schema(); empty is Spark's spark_catalog and default.
+	Catalog, Schema string
 }
 
 // TimeZoneConf is the configuration key of the session time zone.
@@ -109,4 +112,28 @@ func (s Session) resolved() *Session {
 		s.Now = time.Now()
 	}
 	return &s
+}
+
+func init() {
+	register(map[string]builtin{
+		"current_catalog":  {minArgs: 0, maxArgs: 0, compile: compileCurrentNamespace},
+		"current_schema":   {minArgs: 0, maxArgs: 0, compile: compileCurrentNamespace},
+		"current_database": {minArgs: 0, maxArgs: 0, compile: compileCurrentNamespace},
+	})
+}
+
+// compileCurrentNamespace: current_catalog() and current_schema() (or
+// current_database()) are the catalog and schema names resolve against
+// where the query is written.
+func compileCurrentNamespace(c *compiler, _ *syntax.FuncCall, name string) (node, error) {
+	v := c.sess.Schema
+	if name == "current_catalog" {
+		v = c.sess.Catalog
+		if v == "" {
+			v = "spark_catalog"
+		}
+	} else if v == "" {
+		v = "default"
+	}
+	return &litNode{t: domain.TypeString, v: domain.String(v)}, nil
 }
