@@ -133,8 +133,27 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A writable store's marker says "open" before Badger opens: from its
+	// open on, Badger's compactors may write tables, so a process killed at
+	// any point after this is a crash, not a store closed cleanly whose
+	// MANIFEST lost a record.
+	var early *markerFile
+	if !cfg.readOnly && dirState.hasMarker {
+		if early, err = openMarker(dir, dirState.marker); err != nil {
+			return nil, err
+		}
+	}
 	db, err := openBadger(bopts)
 	if err != nil {
+		if early != nil {
+			// Badger refused the files before writing any: the marker
+			// says again what it said
+			if dirState.marker.closed {
+				_ = early.close(dirState.marker.lastSeq)
+			} else {
+				_ = early.f.Close()
+			}
+		}
 		return nil, openError(dir, cfg.readOnly, err)
 	}
 	if !cfg.readOnly {
@@ -158,6 +177,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		queue:         newPubQueue(),
 		gcStop:        make(chan struct{}),
 		closing:       make(chan struct{}),
+		marker:        early,
 	}
 	s.space = newSpaceGuard(dir, s.reserve(), log)
 	// Measure once now: a disk already below the reserve is logged at open.
@@ -166,11 +186,18 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		if !cfg.readOnly {
 			removeHolder(dir)
 		}
-		if cerr := db.Close(); cerr != nil {
+		cerr := db.Close()
+		if cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
 		}
 		if s.marker != nil {
-			_ = s.marker.f.Close() // left open: the store was not closed cleanly
+			if cerr == nil {
+				// Badger closed: its files are synced and whole, as after
+				// a clean close
+				_ = s.marker.close(s.LastSeq())
+			} else {
+				_ = s.marker.f.Close() // left open: the store was not closed cleanly
+			}
 		}
 		return nil, err
 	}
@@ -296,23 +323,21 @@ func (s *Store) init(ds dirState) error {
 	}
 	s.lastSeq.Store(last)
 	if !s.cfg.readOnly {
-		m := ds.marker
-		if !ds.hasMarker {
+		if s.marker == nil {
 			// A store from before markers: it gets one now.
-			m = marker{id: uuid.NewString(), lastSeq: last}
+			m := marker{id: uuid.NewString(), lastSeq: last}
 			if err := createMarker(s.dir, m.id); err != nil {
 				return err
 			}
+			mf, err := openMarker(s.dir, m)
+			if err != nil {
+				return err
+			}
+			s.marker = mf
 		}
-		mf, err := openMarker(s.dir, m)
-		if err != nil {
-			return err
-		}
-		if err := mf.record(last); err != nil {
-			_ = mf.f.Close()
+		if err := s.marker.record(last); err != nil {
 			return storeIO(err, "writing "+markerName)
 		}
-		s.marker = mf
 	}
 
 	if rebuilding {
