@@ -125,6 +125,14 @@ var sparkSyntaxForms = map[string]string{
 	"ilike": "s ILIKE 'a%'", "in": "i IN (1, 2)", "like": "s LIKE 'a%'", "when": "CASE WHEN b THEN 1 ELSE 2 END",
 }
 
+// sparkQueryForms are the names of Spark's function list that only a query
+// takes (grouping() reads the grouping sets of its GROUP BY), each with a
+// query over the planner's test tables that must run.
+var sparkQueryForms = map[string]string{
+	"grouping":    "SELECT region, grouping(region) FROM orders GROUP BY ROLLUP(region)",
+	"grouping_id": "SELECT region, grouping_id() FROM orders GROUP BY CUBE(region)",
+}
+
 // TestSparkFunctionCoverage holds sluice to Spark's list of built-in
 // functions (testdata/spark_functions.txt): each is registered, an
 // operator or form of the grammar, or listed in
@@ -170,6 +178,12 @@ func TestSparkFunctionCoverage(t *testing.T) {
 			}
 			if err != nil {
 				t.Errorf("%s: %s does not compile: %v", name, src, err)
+			}
+			runs = true
+		}
+		if src, ok := sparkQueryForms[name]; ok {
+			if _, err := runQuery(t, src); err != nil {
+				t.Errorf("%s: %s does not run: %v", name, src, err)
 			}
 			runs = true
 		}
