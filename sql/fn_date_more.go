@@ -11,19 +11,20 @@ import (
 
 func init() {
 	register(map[string]builtin{
-		"trunc":            {minArgs: 2, maxArgs: 2, compile: compileTrunc},
-		"date_trunc":       {minArgs: 2, maxArgs: 2, compile: compileTrunc},
-		"next_day":         {minArgs: 2, maxArgs: 2, compile: compileNextDay},
-		"months_between":   {minArgs: 2, maxArgs: 3, compile: compileMonthsBetween},
-		"dateadd":          {minArgs: 3, maxArgs: 3, compile: compileTimestampAdd},
-		"timestampadd":     {minArgs: 3, maxArgs: 3, compile: compileTimestampAdd},
-		"timestampdiff":    {minArgs: 3, maxArgs: 3, compile: compileTimestampDiff},
-		"timediff":         {minArgs: 3, maxArgs: 3, compile: compileTimestampDiff},
-		"make_timestamp":   {minArgs: 6, maxArgs: 7, compile: compileMakeTimestamp},
-		"make_interval":    {minArgs: 0, maxArgs: 7, compile: compileMakeInterval},
-		"make_ym_interval": {minArgs: 0, maxArgs: 2, compile: compileMakeInterval},
-		"make_dt_interval": {minArgs: 0, maxArgs: 4, compile: compileMakeInterval},
-		"window":           {minArgs: 2, maxArgs: 4, compile: compileWindow},
+		"trunc":              {minArgs: 2, maxArgs: 2, compile: compileTrunc},
+		"date_trunc":         {minArgs: 2, maxArgs: 2, compile: compileTrunc},
+		"next_day":           {minArgs: 2, maxArgs: 2, compile: compileNextDay},
+		"months_between":     {minArgs: 2, maxArgs: 3, compile: compileMonthsBetween},
+		"dateadd":            {minArgs: 3, maxArgs: 3, compile: compileTimestampAdd},
+		"timestampadd":       {minArgs: 3, maxArgs: 3, compile: compileTimestampAdd},
+		"timestampdiff":      {minArgs: 3, maxArgs: 3, compile: compileTimestampDiff},
+		"timediff":           {minArgs: 3, maxArgs: 3, compile: compileTimestampDiff},
+		"make_timestamp":     {minArgs: 6, maxArgs: 7, compile: compileMakeTimestamp},
+		"try_make_timestamp": {minArgs: 6, maxArgs: 7, compile: compileMakeTimestamp},
+		"make_interval":      {minArgs: 0, maxArgs: 7, compile: compileMakeInterval},
+		"make_ym_interval":   {minArgs: 0, maxArgs: 2, compile: compileMakeInterval},
+		"make_dt_interval":   {minArgs: 0, maxArgs: 4, compile: compileMakeInterval},
+		"window":             {minArgs: 2, maxArgs: 4, compile: compileWindow},
 	})
 }
 
@@ -317,7 +318,8 @@ func compileTimestampDiff(c *compiler, e *syntax.FuncCall, name string) (node, e
 // compileMakeTimestamp: make_timestamp(year, month, day, hour, min, sec[,
 // zone]); sec may have a fraction, and 60 (with no fraction) is the next
 // minute.
-func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
+func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	try := strings.HasPrefix(name, "try_") // NULL where the fields make no timestamp
 	args := make([]node, 6)
 	for i := 0; i < 5; i++ {
 		var err error
@@ -354,6 +356,10 @@ func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, _ string) (node, erro
 			us := int64(math.Round(s * 1e6))
 			bad := y < -290000 || y > 290000 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) ||
 				h < 0 || h > 23 || mi < 0 || mi > 59 || math.IsNaN(s) || s < 0 || s >= 61
+			if try && (bad || s >= 60 && us != 60*microsPerSecond) {
+				setNull(out, i)
+				continue
+			}
 			if !bad && s >= 60 && us != 60*microsPerSecond {
 				// 60 seconds is the next minute; 60 and a fraction is nothing
 				return exprErr(domain.CodeInvalidFractionOfSecond, e.Pos, "make_timestamp(%d, %d, %d, %d, %d, %s): seconds of 60 take no fraction", y, mo, d, h, mi, fmtFloat(s))

@@ -14,25 +14,28 @@ import (
 
 func init() {
 	register(map[string]builtin{
-		"to_timestamp_ntz":   {minArgs: 1, maxArgs: 2, compile: compileZoneForm},
-		"to_timestamp_ltz":   {minArgs: 1, maxArgs: 2, compile: compileZoneForm},
-		"make_timestamp_ntz": {minArgs: 6, maxArgs: 6, compile: compileZoneForm},
-		"make_timestamp_ltz": {minArgs: 6, maxArgs: 7, compile: compileZoneForm},
-		"convert_timezone":   {minArgs: 2, maxArgs: 3, compile: compileConvertTimezone},
+		"to_timestamp_ntz":       {minArgs: 1, maxArgs: 2, compile: compileZoneForm},
+		"to_timestamp_ltz":       {minArgs: 1, maxArgs: 2, compile: compileZoneForm},
+		"make_timestamp_ntz":     {minArgs: 6, maxArgs: 6, compile: compileZoneForm},
+		"make_timestamp_ltz":     {minArgs: 6, maxArgs: 7, compile: compileZoneForm},
+		"try_make_timestamp_ntz": {minArgs: 6, maxArgs: 6, compile: compileZoneForm},
+		"try_make_timestamp_ltz": {minArgs: 6, maxArgs: 7, compile: compileZoneForm},
+		"convert_timezone":       {minArgs: 2, maxArgs: 3, compile: compileConvertTimezone},
 	})
 }
 
-// compileZoneForm: the _ltz forms are to_timestamp and make_timestamp. The
+// compileZoneForm: the _ltz forms are to_timestamp and make_timestamp (and
+// try_make_timestamp). The
 // _ntz forms read text and fields as they do, in UTC instead of the
 // session's zone, which gives the wall-clock microseconds of the result; a
 // date or a timestamp argument is cast (a timestamp to its wall clock in the
 // session's zone).
 func compileZoneForm(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	base := compileToDatetime
-	if strings.HasPrefix(name, "make_") {
+	if strings.Contains(name, "make_") {
 		base = compileMakeTimestamp
 	}
-	plain := strings.TrimSuffix(strings.TrimSuffix(name, "_ntz"), "_ltz")
+	plain := strings.TrimSuffix(strings.TrimSuffix(name, "_ntz"), "_ltz") // try_make_timestamp keeps its try_
 	if strings.HasSuffix(name, "_ltz") {
 		return base(c, e, plain)
 	}

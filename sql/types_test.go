@@ -88,6 +88,10 @@ var ntzCases = []struct{ src, want string }{
 	{"TIMESTAMP_NTZ'2024-01-02 03:04:05' + INTERVAL '1' HOUR", "timestamp_ntz:2024-01-02T04:04:05"},
 	{"TIMESTAMP_NTZ'2024-01-31 03:04:05' + INTERVAL '1' MONTH", "timestamp_ntz:2024-02-29T03:04:05"},
 	{"typeof(localtimestamp())", "string:'timestamp_ntz'"},
+	{"try_make_timestamp(2024, 2, 30, 0, 0, 0)", "timestamp:NULL"}, {"try_make_timestamp(2024, 2, 3, 0, 0, 60.5)", "timestamp:NULL"},
+	{"try_make_timestamp(2024, 2, 3, 4, 5, 6)", "timestamp:2024-02-03T04:05:06Z"},
+	{"try_make_timestamp_ntz(2024, 13, 3, 4, 5, 6)", "timestamp_ntz:NULL"}, {"try_make_timestamp_ntz(2024, 2, 3, 4, 5, 6)", "timestamp_ntz:2024-02-03T04:05:06"},
+	{"try_make_timestamp_ltz(2024, 2, 3, 4, 5, 6, 'Europe/Paris')", "timestamp:2024-02-03T03:05:06Z"},
 	{"to_json(named_struct('t', TIMESTAMP_NTZ'2024-01-02 03:04:05'))", "string:'{\"t\":\"2024-01-02T03:04:05.000\"}'"},
 }
 
