@@ -90,6 +90,9 @@ const (
 	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
 	CodeInvalidVariantCast       Code = "INVALID_VARIANT_CAST"
 	CodeConversionInvalidInput   Code = "CONVERSION_INVALID_INPUT"
+	CodeAESKeyLength             Code = "INVALID_PARAMETER_VALUE.AES_KEY_LENGTH"
+	CodeAESCryptoError           Code = "INVALID_PARAMETER_VALUE.AES_CRYPTO_ERROR"
+	CodeAESUnsupportedMode       Code = "UNSUPPORTED_FEATURE.AES_MODE"
 	CodeInvalidURL               Code = "INVALID_URL"
 	CodeVariantDuplicateKey      Code = "VARIANT_DUPLICATE_KEY"
 	CodeInvalidVariantPath       Code = "INVALID_VARIANT_GET_PATH"
@@ -221,6 +224,9 @@ var codeInfo = map[Code]codeText{
 	CodeCastInvalidInput:         {"a value cannot be cast to the target type", "correct the value, or use try_cast to get NULL instead"},
 	CodeCastOverflow:             {"a value is out of the range of the target type of a cast", "cast to a wider type, or use try_cast to get NULL instead"},
 	CodeInvalidNumericLiteral:    {"a number literal is out of the range of its type", "drop the suffix (L, S or Y) or write a wider type's suffix"},
+	CodeAESKeyLength:             {"an AES key is not 16, 24 or 32 bytes long", "give a key of 16, 24 or 32 bytes"},
+	CodeAESCryptoError:           {"a value did not decrypt", "check the key, mode and padding, or use try_aes_decrypt to get NULL instead"},
+	CodeAESUnsupportedMode:       {"the AES mode and padding are not one Spark runs", "use GCM with NONE padding, or CBC or ECB with PKCS padding"},
 	CodeConversionInvalidInput:   {"a value is malformed for the format it is read in", "correct the value or the format, or use the try_ form of the function to get NULL instead"},
 	CodeInvalidURL:               {"a URL is not valid", "correct the URL, or use try_parse_url to get NULL instead"},
 	CodeInvalidVariantCast:       {"a variant value cannot be cast to the type asked", "ask for another type, or use try_variant_get or try_cast to get NULL instead"},
