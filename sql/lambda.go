@@ -22,6 +22,7 @@ func init() {
 		"aggregate":        {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileReduce},
 		"reduce":           {minArgs: 3, maxArgs: 4, lambdas: true, compile: compileReduce},
 		"zip_with":         {minArgs: 3, maxArgs: 3, lambdas: true, compile: compileZipWith},
+		"map_zip_with":     {minArgs: 3, maxArgs: 3, lambdas: true, compile: compileMapZipWith},
 		"map_filter":       {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileMapLambda},
 		"transform_values": {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileMapLambda},
 		"transform_keys":   {minArgs: 2, maxArgs: 2, lambdas: true, compile: compileMapLambda},
@@ -618,4 +619,97 @@ func (n *sortByNode) eval(b *domain.Batch) (*domain.Column, error) {
 		out.Values[r] = domain.List(sorted...)
 	}
 	return out, nil
+}
+
+// mapZipWithNode is map_zip_with(m1, m2, (k, v1, v2) -> ...): for each key
+// of either map (m1's in their order, then m2's others), the lambda of the
+// key and its value in each map (NULL where a map lacks it).
+type mapZipWithNode struct {
+	a, b node
+	fn   *lambdaFn
+	t    domain.Type
+}
+
+func (n *mapZipWithNode) typ() domain.Type { return n.t }
+func (n *mapZipWithNode) mayFail() bool    { return true }
+
+func (n *mapZipWithNode) eval(b *domain.Batch) (*domain.Column, error) {
+	ac, err := n.a.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	bc, err := n.b.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	rows := b.Len()
+	var ks, xs, ys []domain.Value
+	var rowOf []int
+	start := make([]int, rows+1)
+	for r := 0; r < rows; r++ {
+		start[r] = len(ks)
+		if ac.IsNull(r) || bc.IsNull(r) {
+			continue
+		}
+		index := map[string]int{} // key -> its place among this row's keys
+		for _, side := range []int{0, 1} {
+			m := ac.Values[r]
+			if side == 1 {
+				m = bc.Values[r]
+			}
+			for _, e := range m.Entries() {
+				k, v := e.Fields()[0], e.Fields()[1]
+				id := string(appendValueKey(nil, k))
+				at, seen := index[id]
+				if !seen {
+					at = len(ks)
+					index[id] = at
+					ks, xs, ys, rowOf = append(ks, k), append(xs, domain.Null()), append(ys, domain.Null()), append(rowOf, r)
+				}
+				if side == 0 {
+					xs[at] = v
+				} else {
+					ys[at] = v
+				}
+			}
+		}
+	}
+	start[rows] = len(ks)
+	mt, bt := n.a.typ(), n.b.typ()
+	res, err := n.fn.eval(b, []*domain.Column{valuesColumn(keyOf(mt).Kind, ks), valuesColumn(elemOf(mt).Kind, xs), valuesColumn(elemOf(bt).Kind, ys)}, rowOf)
+	if err != nil {
+		return nil, err
+	}
+	out := newCol(domain.KindMap, rows)
+	for r := 0; r < rows; r++ {
+		if ac.IsNull(r) || bc.IsNull(r) {
+			putValue(out, r, domain.Null())
+			continue
+		}
+		entries := make([]domain.Value, start[r+1]-start[r])
+		for k := range entries {
+			entries[k] = domain.MapEntry(ks[start[r]+k], res.Value(start[r]+k))
+		}
+		out.Values[r] = domain.Map(entries...)
+	}
+	return out, nil
+}
+
+func compileMapZipWith(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	a, err := c.nested(e, 0, domain.KindMap, name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.nested(e, 1, domain.KindMap, name)
+	if err != nil {
+		return nil, err
+	}
+	if ka, kb := keyOf(a.typ()), keyOf(b.typ()); !ka.Equal(kb) {
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[1].Position(), "%s needs maps of one key type, found %s and %s", name, ka, kb)
+	}
+	fn, err := c.lambda(e, 2, name, []domain.Type{keyOf(a.typ()), elemOf(a.typ()), elemOf(b.typ())}, 3)
+	if err != nil {
+		return nil, err
+	}
+	return &mapZipWithNode{a: a, b: b, fn: fn, t: domain.MapOf(keyOf(a.typ()), fn.body.typ())}, nil
 }
