@@ -8,6 +8,16 @@ import (
 )
 
 var formatFnCases = []struct{ src, want string }{
+	// format_number: Spark's examples, then rounding half to even and patterns
+	{"format_number(12332.123456, 4)", "string:'12,332.1235'"},
+	{"format_number(12332.123456, '##################.###')", "string:'12332.123'"},
+	{"format_number(12332.123456D, 4)", "string:'12,332.1235'"}, {"format_number(12332, 2)", "string:'12,332.00'"},
+	{"format_number(0.5, 0)", "string:'0'"}, {"format_number(1.5, 0)", "string:'2'"}, {"format_number(-1234.5, 0)", "string:'-1,234'"},
+	{"format_number(-0.4, 0)", "string:'0'"}, {"format_number(1e21D, 1)", "string:'1,000,000,000,000,000,000,000.0'"},
+	{"format_number(0.000123D, 6)", "string:'0.000123'"}, {"format_number(d, -1)", "string:NULL"}, {"format_number(n, 2)", "string:NULL"},
+	{"format_number(1234.5, '#,##0.00')", "string:'1,234.50'"}, {"format_number(5, '000')", "string:'005'"},
+	{"format_number(1234567, '#,####')", "string:'123,4567'"}, {"format_number(1, 'x#')", "INVALID_PARAMETER_VALUE"},
+	{"format_number(CAST('NaN' AS DOUBLE), 2)", "string:'NaN'"}, {"format_number('x', 2)", "DATATYPE_MISMATCH"},
 	{`format_string('Hello World %d %s', 100, 'days')`, "string:'Hello World 100 days'"},
 	{`printf('Hello World %d %s', 100, 'days')`, "string:'Hello World 100 days'"},
 	{`format_string('%s', s)`, "string:'Spark SQL'"}, {`format_string('%S', u)`, "string:'ÄRGER ÜBER Ĳ'"},
