@@ -90,6 +90,8 @@ const (
 	CodeNumericOutOfRange        Code = "NUMERIC_VALUE_OUT_OF_RANGE"
 	CodeInvalidVariantCast       Code = "INVALID_VARIANT_CAST"
 	CodeConversionInvalidInput   Code = "CONVERSION_INVALID_INPUT"
+	CodeInvalidFormat            Code = "INVALID_FORMAT"
+	CodeFormatMismatchInput      Code = "INVALID_FORMAT.MISMATCH_INPUT"
 	CodeAESKeyLength             Code = "INVALID_PARAMETER_VALUE.AES_KEY_LENGTH"
 	CodeAESCryptoError           Code = "INVALID_PARAMETER_VALUE.AES_CRYPTO_ERROR"
 	CodeAESUnsupportedMode       Code = "UNSUPPORTED_FEATURE.AES_MODE"
@@ -227,6 +229,8 @@ var codeInfo = map[Code]codeText{
 	CodeAESKeyLength:             {"an AES key is not 16, 24 or 32 bytes long", "give a key of 16, 24 or 32 bytes"},
 	CodeAESCryptoError:           {"a value did not decrypt", "check the key, mode and padding, or use try_aes_decrypt to get NULL instead"},
 	CodeAESUnsupportedMode:       {"the AES mode and padding are not one Spark runs", "use GCM with NONE padding, or CBC or ECB with PKCS padding"},
+	CodeInvalidFormat:            {"a number format is not valid", "write the format with 0 and 9 for digits, , or G between them, . or D for the point, a leading $, and S, MI or PR for the sign"},
+	CodeFormatMismatchInput:      {"a value does not match its number format", "correct the value or the format, or use try_to_number to get NULL instead"},
 	CodeConversionInvalidInput:   {"a value is malformed for the format it is read in", "correct the value or the format, or use the try_ form of the function to get NULL instead"},
 	CodeInvalidURL:               {"a URL is not valid", "correct the URL, or use try_parse_url to get NULL instead"},
 	CodeInvalidVariantCast:       {"a variant value cannot be cast to the type asked", "ask for another type, or use try_variant_get or try_cast to get NULL instead"},

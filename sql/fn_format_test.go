@@ -8,6 +8,17 @@ import (
 )
 
 var formatFnCases = []struct{ src, want string }{
+	// to_number and to_char: Spark's examples, then mismatches
+	{"to_number('454', '999')", "decimal(3,0):454"}, {"to_number('454.00', '000.00')", "decimal(5,2):454.00"},
+	{"to_number('12,454', '99,999')", "decimal(5,0):12454"}, {"to_number('$78.12', '$99.99')", "decimal(4,2):78.12"},
+	{"to_number('12,454.8-', '99,999.9S')", "decimal(6,1):-12454.8"}, {"to_number('<12.5>', '99.9PR')", "decimal(3,1):-12.5"},
+	{"to_number('12x', '99')", "INVALID_FORMAT.MISMATCH_INPUT"}, {"try_to_number('12x', '99')", "decimal(2,0):NULL"},
+	{"to_number('1234', '99')", "INVALID_FORMAT.MISMATCH_INPUT"}, {"to_number('1', '9,')", "INVALID_FORMAT"},
+	{"to_char(454, '999')", "string:'454'"}, {"to_char(454.00, '000D00')", "string:'454.00'"},
+	{"to_char(12454, '99G999')", "string:'12,454'"}, {"to_char(78.12, '$99.99')", "string:'$78.12'"},
+	{"to_char(-12454.8, '99G999D9S')", "string:'12,454.8-'"}, {"to_varchar(5, '000')", "string:'005'"},
+	{"to_char(5, '999')", "string:'  5'"}, {"to_char(12345, '999')", "string:'###'"}, {"to_char(-5, '9PR')", "string:'<5>'"},
+	{"to_char(DATE'2024-01-01', '999')", "DATATYPE_MISMATCH"},
 	// format_number: Spark's examples, then rounding half to even and patterns
 	{"format_number(12332.123456, 4)", "string:'12,332.1235'"},
 	{"format_number(12332.123456, '##################.###')", "string:'12332.123'"},
