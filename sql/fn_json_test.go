@@ -10,6 +10,17 @@ import (
 // jsonCases are Spark's and Databricks' reference examples of the JSON
 // functions, then NULLs, malformed JSON and bad paths.
 var jsonCases = []struct{ src, want string }{
+	// CSV in a column: Spark's examples, then quoting, NULLs and bad fields
+	{"from_csv('1, 0.8', 'a INT, b DOUBLE')", "struct<a: int, b: double>:{1, 0.8}"},
+	{`from_csv('x,"a,b",,""', 'a INT, b STRING, c STRING, d STRING')`, "struct<a: int, b: string, c: string, d: string>:{NULL, a,b, NULL, }"},
+	{"from_csv('1', 'a INT, b INT')", "struct<a: int, b: int>:{1, NULL}"},
+	{"from_csv('1.50,2024-01-02', 'a DECIMAL(4,2), d DATE')", "struct<a: decimal(4,2), d: date>:{1.50, 2024-01-02}"},
+	{"from_csv('1', 'a ARRAY<INT>')", "INVALID_SCHEMA"}, {"from_csv('1', 'a INT', map('sep', ';'))", "NOT_IMPLEMENTED"},
+	{"to_csv(named_struct('a', 1, 'b', 2))", "string:'1,2'"},
+	{`to_csv(named_struct('a', 'x,y', 'b', n, 'c', 'say "hi"', 'd', ''))`, `string:'"x,y",,"say \"hi\"",""'`},
+	{"to_csv(named_struct('a', array(1)))", "DATATYPE_MISMATCH"},
+	{"schema_of_csv('1,abc')", "string:'STRUCT<_c0: INT, _c1: STRING>'"},
+	{"schema_of_csv('3000000000,1.5,true,2024-01-02 03:04:05,')", "string:'STRUCT<_c0: BIGINT, _c1: DOUBLE, _c2: BOOLEAN, _c3: TIMESTAMP, _c4: STRING>'"},
 	{`get_json_object('{"a":"b"}', '$.a')`, "string:'b'"},
 	{`get_json_object('{"a":{"b":"c"}}', '$.a.b')`, "string:'c'"},
 	{`get_json_object('{"items":["apple","pear"]}', '$.items[0]')`, "string:'apple'"},
