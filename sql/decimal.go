@@ -91,10 +91,13 @@ func decimalResult(op string, a, b domain.Type) domain.Type {
 	return adjustPrecisionScale(min(p1-s1, p2-s2)+s, s)
 }
 
-// widerDecimal is the type two decimals are compared or combined in.
+// widerDecimal is the type two decimals are compared or combined in: the
+// digits of both on either side of the point, bounded to 38 as Spark bounds
+// it (keeping the scale: a value then beyond the integer digits left is
+// NUMERIC_VALUE_OUT_OF_RANGE where it is cast, never rounded).
 func widerDecimal(a, b domain.Type) domain.Type {
 	s := max(a.Scale, b.Scale)
-	return adjustPrecisionScale(s+max(a.Precision-a.Scale, b.Precision-b.Scale), s)
+	return domain.DecimalType(min(s+max(a.Precision-a.Scale, b.Precision-b.Scale), domain.MaxDecimalPrecision), s)
 }
 
 // decArithNode is a + b, a - b, a * b, a / b or a % b over two decimals;

@@ -50,6 +50,11 @@ var decimalCases = []struct{ src, want string }{
 	// comparison and combination with other numbers
 	{"1.50 = 1.5", "boolean:true"}, {"1.5 < 2", "boolean:true"}, {"2.0 IN (1, 2)", "boolean:true"},
 	{"greatest(1.5, 2.25)", "decimal(3,2):2.25"}, {"coalesce(n, 1.5)", "decimal(21,1):1.5"},
+	{"CAST(1.00000000000000000001 AS DECIMAL(38,20)) = CAST(1 AS BIGINT)", "boolean:false"},
+	{"CAST(0.0000001 AS DECIMAL(38,10)) > CAST(0 AS DECIMAL(38,0))", "boolean:true"},
+	{"coalesce(CAST(n AS DECIMAL(38,10)), CAST(1 AS DECIMAL(38,0)), 0.00000001)", "decimal(38,10):1.0000000000"},
+	{"coalesce(CAST(n AS DECIMAL(38,0)), CAST(0.00000001 AS DECIMAL(38,10)))", "decimal(38,10):0.0000000100"},
+	{"CAST(1e30 AS DECIMAL(38,0)) = CAST(0 AS DECIMAL(38,20))", "NUMERIC_VALUE_OUT_OF_RANGE"},
 	{"CASE WHEN b THEN 1.5 ELSE 2.25 END", "decimal(3,2):1.50"},
 	// functions that keep decimals
 	{"abs(-2.5)", "decimal(2,1):2.5"}, {"floor(-0.1)", "decimal(1,0):-1"}, {"ceil(2.01)", "decimal(2,0):3"},

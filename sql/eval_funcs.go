@@ -424,7 +424,9 @@ func (c *compiler) mathFunc(e *syntax.FuncCall, name string) (node, error) {
 	pos := e.Pos
 	switch name {
 	case "abs":
-		return &fnNode{args: []node{x}, t: x.typ(), fails: isInt, body: func(out *domain.Column, a []*domain.Column) error {
+		t := x.typ()
+		lo, _ := t.IntRange()
+		return &fnNode{args: []node{x}, t: t, fails: isInt, body: func(out *domain.Column, a []*domain.Column) error {
 			if !isInt {
 				for i, v := range a[0].Floats {
 					out.Floats[i] = math.Abs(v)
@@ -432,8 +434,8 @@ func (c *compiler) mathFunc(e *syntax.FuncCall, name string) (node, error) {
 				return nil
 			}
 			for i, v := range a[0].Ints {
-				if v == math.MinInt64 && !isNullAt(out.Nulls, i) {
-					return exprErr(domain.CodeArithmeticOverflow, pos, "abs(%d) overflows bigint", v)
+				if v == lo && !isNullAt(out.Nulls, i) {
+					return exprErr(domain.CodeArithmeticOverflow, pos, "abs(%d) overflows %s", v, t)
 				}
 				if v < 0 {
 					v = -v

@@ -97,7 +97,9 @@ func alignInput(b *domain.Batch, in Input) (*domain.Batch, error) {
 	want := in.Schema
 	same := len(b.Columns) == len(want.Fields)
 	for i := 0; same && i < len(want.Fields); i++ {
-		same = b.Schema.Fields[i].Name == want.Fields[i].Name && b.Columns[i].Kind == want.Fields[i].Type.Kind
+		// the type, not only the kind: a decimal column widened since has
+		// its values at another scale (Conform converts them)
+		same = b.Schema.Fields[i].Name == want.Fields[i].Name && b.Schema.Fields[i].Type.Equal(want.Fields[i].Type)
 	}
 	if same {
 		return b, nil
@@ -983,29 +985,49 @@ func (pl *planner) subquery(e syntax.Expr, c *compiler) (node, error) {
 		// planned, may be the enclosing query's
 		from, doubt := len(pl.errs.list), pl.errs.doubt
 		n, err := pl.subqueryNode(e, c)
-		var derr error              // decorrelate's, once an outer column is met
-		kept := pl.errs.list[:from] // filtered in place
-		for _, found := range pl.errs.list[from:] {
-			if se, ok := found.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
-				switch outer, unknown := correlated(e, se.Pos, c); {
-				case unknown:
-					continue // a column of a relation that failed, maybe
-				case outer && derr == nil:
+		found := append([]error(nil), pl.errs.list[from:]...)
+		var derr error // decorrelate's, once an outer column is met
+		for _, f := range found {
+			if se, ok := f.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
+				if outer, unknown := correlated(e, se.Pos, c); outer && !unknown {
+					// plan it again, decorrelated, without the first
+					// attempt's errors and doubts; what it records stays
+					firstDoubt := pl.errs.doubt
+					pl.errs.list, pl.errs.doubt = pl.errs.list[:from], doubt
 					saved := pl.errs
 					pl.errs = nil
 					dn, err := pl.decorrelate(e, c, se.Pos)
 					pl.errs = saved
 					if err == nil {
-						// the first attempt's errors and doubts were not
-						pl.errs.list, pl.errs.doubt = pl.errs.list[:from], doubt
 						return dn, nil
 					}
-					found, derr = err, err
-				case outer:
-					continue // said once
+					pl.errs.list, pl.errs.doubt = append(pl.errs.list[:from], found...), firstDoubt
+					derr = err
+					break
 				}
 			}
-			kept = append(kept, found)
+		}
+		kept := pl.errs.list[:from] // filtered in place
+		said := false
+		if de, ok := derr.(*syntax.Error); ok {
+			for _, f := range found {
+				if fe, ok := f.(*syntax.Error); ok && fe.Pos == de.Pos && fe.Code == de.Code {
+					said = true // decorrelate met an error of the first attempt: it stays, once
+				}
+			}
+		}
+		for _, f := range found {
+			if se, ok := f.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
+				switch outer, unknown := correlated(e, se.Pos, c); {
+				case unknown:
+					continue // a column of a relation that failed, maybe
+				case outer && said:
+					continue // said once
+				case outer:
+					f, said = derr, true
+				}
+			}
+			kept = append(kept, f)
 		}
 		pl.errs.list = kept
 		return n, err

@@ -17,6 +17,7 @@ import (
 // decorrelate plans e, a *syntax.Subquery or *syntax.Exists that reads
 // columns of outer, the first at ref.
 func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (node, error) {
+	outer = failing(outer)
 	var q *syntax.Query
 	kind, pos := "scalar", e.Position()
 	switch e := e.(type) {
@@ -45,6 +46,14 @@ func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (
 			return !aggregated
 		})
 	}
+	switch {
+	case aggregated && sel.Having != nil:
+		// HAVING would drop keys whose value over no rows is not NULL
+		return nil, correlatedErr(ref, "a correlated subquery that aggregates may not have HAVING")
+	case kind == "exists" && aggregated && sel.GroupBy == nil:
+		// a global aggregate has a row whatever its input: EXISTS is true
+		return &litNode{t: domain.TypeBool, v: domain.Bool(true)}, nil
+	}
 
 	keyed := *sel
 	keyed.Where = andAll(kept)
@@ -66,7 +75,9 @@ func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (
 	o, err := pl.query(&syntax.Query{Pos: q.Pos, Body: &keyed})
 	if err != nil {
 		if se, ok := err.(*syntax.Error); ok && se.Code == domain.CodeUnresolvedColumn {
-			return nil, correlatedErr(se.Pos, "it reads the query around it outside its WHERE")
+			if isOuter, _ := correlated(e, se.Pos, outer); isOuter {
+				return nil, correlatedErr(se.Pos, "it reads the query around it outside its WHERE")
+			}
 		}
 		return nil, err
 	}
@@ -166,6 +177,14 @@ func (pl *planner) correlation(sel *syntax.Select, outer *compiler) (kept, inner
 		}
 	}
 	return kept, innerKeys, outerKeys, nil
+}
+
+// failing is c returning its errors instead of recording them (as
+// PlanQueryAll's compilers do): a decorrelated plan is all or nothing.
+func failing(c *compiler) *compiler {
+	f := *c
+	f.errs = nil
+	return &f
 }
 
 func correlatedErr(p syntax.Pos, why string) error {
@@ -272,7 +291,7 @@ func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope
 		return pl.failedFrom(correlatedErr(pos, "a LATERAL subquery must be one SELECT, without WITH, LIMIT or LATERAL VIEW"), sq.Alias, "")
 	}
 	qual := aliasName(sq.Alias)
-	outer := pl.compiler(ls, nil)
+	outer := failing(pl.compiler(ls, nil))
 	if len(sel.From) == 0 {
 		if sel.Where != nil || sel.GroupBy != nil || sel.Having != nil {
 			return pl.failedFrom(correlatedErr(pos, "a LATERAL subquery without FROM may only select"), sq.Alias, "")

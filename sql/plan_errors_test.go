@@ -105,6 +105,9 @@ var planAllCases = []struct{ src, want string }{
 	// the subquery is checked
 	{"SELECT id FROM orders o WHERE o.id IN (SELECT n FROM nums WHERE n = o.id AND bogus(1))",
 		"NOT_IMPLEMENTED@1:69 UNRESOLVED_ROUTINE@1:78"},
+	// a correlated subquery planned again, decorrelated, keeps its errors
+	{"SELECT (SELECT max(n) FROM nums WHERE nums.n = nosuchfn(o.id)) FROM orders o", "UNRESOLVED_ROUTINE@1:48"},
+	{"SELECT (SELECT max(n) FROM nums WHERE nums.n = o.id AND nope > 1) FROM orders o", "UNRESOLVED_COLUMN@1:57"},
 	{"SELECT id, nope FROM orders WHERE id = (SELECT n, n FROM nums)", "UNRESOLVED_COLUMN@1:12 INVALID_SUBQUERY_EXPRESSION@1:40"},
 	// CheckQuery's problems come with the planner's, each once
 	{"SELECT id FROM orders WHERE sum(amount) > 1 AND nope", "INVALID_WHERE_CONDITION@1:29 UNRESOLVED_COLUMN@1:49"},

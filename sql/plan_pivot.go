@@ -75,10 +75,11 @@ func (pl *planner) pivot(pv *syntax.Pivot) (op, scope, error) {
 		}
 		for _, a := range pv.Aggs {
 			call := *a.Expr.(*syntax.FuncCall)
+			filter := cond // this value's, and this aggregate's own
 			if call.Filter != nil {
-				cond = &syntax.Binary{Pos: v.Pos, Op: "AND", L: call.Filter, R: cond}
+				filter = &syntax.Binary{Pos: v.Pos, Op: "AND", L: call.Filter, R: cond}
 			}
-			call.Filter = cond
+			call.Filter = filter
 			name := pivotValueName(v)
 			if len(pv.Aggs) > 1 {
 				agg := a.Expr.String()

@@ -141,6 +141,10 @@ var planCases = []struct{ src, want string }{
 	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT country, name FROM customers c WHERE c.name = o.cust AND country <> 'US') AS x (k, v)", "id,k,v|1,FR,ann;3,FR,ann"},
 	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM customers c WHERE c.name = o.cust) x", "NOT_IMPLEMENTED"},
 	{"SELECT * FROM LATERAL (SELECT 1 AS a)", "a|1"},
+	{"SELECT id FROM orders o WHERE EXISTS (SELECT count(*) FROM nums WHERE nums.n = o.id)", "id|1;2;3;4;5"},
+	{"SELECT id, (SELECT count(*) FROM nums WHERE nums.n = o.id HAVING count(*) = 0) AS c FROM orders o", "NOT_IMPLEMENTED"},
+	{"SELECT * FROM (SELECT id, region, amount FROM orders) PIVOT (sum(amount) FILTER (WHERE id > 2) AS s, count(*) AS c FOR region IN ('eu', 'us'))",
+		"eu_s,eu_c,us_s,us_c|5,2,1,2"}, // id is read by a FILTER: not a group key, as in Spark
 	// projection, filter, star
 	{"SELECT id, amount * 2 AS double_amount FROM orders WHERE amount > 6", "id,double_amount|1,20;2,40;4,15"},
 	{"SELECT * FROM customers WHERE country <> 'US'", "name,country|ann,FR;dan,DE"},
