@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -148,12 +149,20 @@ func syncDir(dir string) error {
 }
 
 // openMarker opens the marker of a writable store for updates and marks the
-// store open, synced, before Badger writes anything.
+// store open, synced, before Badger writes anything. The open marker holds
+// an exclusive lock of its own until it is closed, after Badger's files are:
+// Badger's lock on the directory ends at its Close, and another process
+// must not mark the store open (nor this one mark it closed over another's
+// open) in between.
 func openMarker(dir string, m marker) (*markerFile, error) {
 	path := filepath.Join(dir, markerName)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, storeIO(err, "opening "+path)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, lockedError(dir, nil)
 	}
 	mf := &markerFile{f: f, m: m}
 	mf.m.closed = false

@@ -16,6 +16,10 @@ import (
 type dirState struct {
 	marker    marker
 	hasMarker bool
+	// open is the marker of a writable store, already saying "open": it
+	// is written under the directory's lock, before Badger opens and may
+	// write a table (see Open)
+	open *markerFile
 }
 
 // prepareDir readies a store's directory for Badger's open, holding the lock
@@ -69,6 +73,11 @@ func prepareDir(dir string, opts badger.Options, log zerolog.Logger) (dirState, 
 	}
 	if !readOnly {
 		removeEmptyLogFiles(dir, sf, log)
+		if ds.hasMarker {
+			if ds.open, err = openMarker(dir, ds.marker); err != nil {
+				return ds, err
+			}
+		}
 	}
 	return ds, nil
 }

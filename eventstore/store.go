@@ -133,21 +133,17 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A writable store's marker says "open" before Badger opens: from its
-	// open on, Badger's compactors may write tables, so a process killed at
-	// any point after this is a crash, not a store closed cleanly whose
-	// MANIFEST lost a record.
-	var early *markerFile
-	if !cfg.readOnly && dirState.hasMarker {
-		if early, err = openMarker(dir, dirState.marker); err != nil {
-			return nil, err
-		}
-	}
+	// A writable store's marker says "open" before Badger opens (prepareDir
+	// wrote it under the directory's lock): from its open on, Badger's
+	// compactors may write tables, so a process killed at any point after
+	// is a crash, not a store closed cleanly whose MANIFEST lost a record.
+	// If Badger refuses to open, the marker says again what it said (the
+	// marker's own lock, held since prepareDir, keeps any other process
+	// from having the store open meanwhile): a refused open changes no file.
+	early := dirState.open
 	db, err := openBadger(bopts)
 	if err != nil {
 		if early != nil {
-			// Badger refused the files before writing any: the marker
-			// says again what it said
 			if dirState.marker.closed {
 				_ = early.close(dirState.marker.lastSeq)
 			} else {
