@@ -530,6 +530,11 @@ func DecodeBatch(p []byte) (*Batch, error) {
 		if err := json.Unmarshal(raw, &schema); err != nil {
 			return nil, Wrap(CodeBatchCodec, err, "decoding batch schema")
 		}
+		for _, f := range schema.Fields {
+			if err := checkDecimalTypes(f.Type); err != nil {
+				return nil, Wrap(CodeBatchCodec, err, fmt.Sprintf("decoding batch schema: column %q", f.Name))
+			}
+		}
 	}
 	// Each row takes at least a byte in each column, so with columns the row
 	// count is bounded by the bytes left; a batch without columns has rows

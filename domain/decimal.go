@@ -426,3 +426,24 @@ func checkDecimal(v Value) error {
 	}
 	return nil
 }
+
+// checkDecimalTypes refuses a type holding a decimal type no encoder
+// writes: a precision outside 1…38, or a scale outside 0…precision.
+func checkDecimalTypes(t Type) error {
+	if t.Kind == KindDecimal && (t.Precision < 1 || t.Precision > MaxDecimalPrecision || t.Scale < 0 || t.Scale > t.Precision) {
+		return fmt.Errorf("bad decimal type (%d,%d)", t.Precision, t.Scale)
+	}
+	for _, sub := range []*Type{t.Key, t.Elem} {
+		if sub != nil {
+			if err := checkDecimalTypes(*sub); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range t.Fields {
+		if err := checkDecimalTypes(f.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -249,6 +249,18 @@ func TestDecodeRefusesBadDecimals(t *testing.T) {
 		e.str(v.s)
 		return seal(e.b)
 	}
+	// a schema of a decimal type no encoder writes, even over NULLs only
+	for _, typ := range []string{`{"kind":13,"precision":50,"scale":60}`, `{"kind":13,"precision":0}`, `{"kind":8,"elem":{"kind":13,"precision":3,"scale":4}}`} {
+		e := encoder{}
+		e.byte1(batchCodecVersion)
+		e.bytes([]byte(`{"fields":[{"name":"d","type":` + typ + `,"nullable":true}]}`))
+		e.uvarint(1)
+		e.byte1(0)
+		e.byte1(byte(KindNull))
+		if _, err := DecodeBatch(seal(e.b)); CodeOf(err) != CodeBatchCodec {
+			t.Errorf("a schema of type %s: error %v, want %s", typ, err, CodeBatchCodec)
+		}
+	}
 	good := mk(Decimal(Int128Of(999), 3, 1))
 	if b, err := DecodeBatch(good); err != nil || b.Row(0)[0].String() != "99.9" {
 		t.Fatalf("the well-formed batch: %v, %v", b, err)

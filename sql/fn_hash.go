@@ -258,7 +258,12 @@ func compileHash(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	return &hashNode{args: args, xx: name == "xxhash64"}, nil
 }
 
-func (n *hashNode) typ() domain.Type { return domain.TypeInt64 }
+func (n *hashNode) typ() domain.Type {
+	if n.xx {
+		return domain.TypeInt64
+	}
+	return domain.TypeInt32 // Spark's hash is an INT
+}
 func (n *hashNode) mayFail() bool    { return anyMayFail(n.args) }
 
 func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
@@ -274,12 +279,17 @@ func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
 			return nil, err
 		}
 		seeds := out.Ints
+		narrow := a.typ().Bits != 0 // INT, SMALLINT, TINYINT hash as ints, FLOAT by its float bits, as in Spark
 		switch c.Kind {
 		case domain.KindNull:
 		case domain.KindInt64, domain.KindTimestamp:
 			for i, v := range c.Ints {
 				if !isNullAt(c.Nulls, i) {
-					seeds[i] = h.long(v, seeds[i])
+					if narrow {
+						seeds[i] = h.int(int32(v), seeds[i])
+					} else {
+						seeds[i] = h.long(v, seeds[i])
+					}
 				}
 			}
 		case domain.KindBool, domain.KindDate:
@@ -291,7 +301,11 @@ func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
 		case domain.KindFloat64:
 			for i, v := range c.Floats {
 				if !isNullAt(c.Nulls, i) {
-					seeds[i] = h.long(javaDoubleBits(v), seeds[i])
+					if narrow {
+						seeds[i] = h.int(javaFloatBits(float32(v)), seeds[i])
+					} else {
+						seeds[i] = h.long(javaDoubleBits(v), seeds[i])
+					}
 				}
 			}
 		case domain.KindString, domain.KindBytes:
@@ -303,7 +317,7 @@ func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
 		default:
 			for i := range c.Values {
 				if !c.IsNull(i) {
-					seeds[i] = h.value(c.Values[i], seeds[i])
+					seeds[i] = h.typed(c.Values[i], a.typ(), seeds[i])
 				}
 			}
 		}
@@ -314,6 +328,18 @@ func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
 		}
 	}
 	return out, nil
+}
+
+// javaFloatBits is Java's floatToIntBits of f with -0.0 as 0.0, as Spark
+// hashes floats.
+func javaFloatBits(f float32) int32 {
+	switch {
+	case f == 0:
+		return 0
+	case f != f:
+		return 0x7fc00000
+	}
+	return int32(math.Float32bits(f))
 }
 
 // javaDoubleBits is Java's doubleToLongBits of d with -0.0 as 0.0, as Spark
@@ -377,6 +403,37 @@ func (h hasher) value(v domain.Value, seed int64) int64 {
 		seed = h.value(x, seed)
 	}
 	return seed
+}
+
+// typed is value for v of type t, whose narrow integers and floats (which
+// values do not know) hash as Spark hashes INT and FLOAT, in arrays, maps
+// and structs too.
+func (h hasher) typed(v domain.Value, t domain.Type, seed int64) int64 {
+	switch {
+	case v.IsNull():
+		return seed
+	case t.Kind == domain.KindInt64 && t.Bits != 0:
+		return h.int(int32(v.AsInt()), seed)
+	case t.Kind == domain.KindFloat64 && t.Bits != 0:
+		return h.int(javaFloatBits(float32(v.AsFloat())), seed)
+	case t.Kind == domain.KindList:
+		for _, x := range v.AsList() {
+			seed = h.typed(x, elemOf(t), seed)
+		}
+		return seed
+	case t.Kind == domain.KindMap:
+		for _, e := range v.Entries() {
+			seed = h.typed(e.Fields()[0], keyOf(t), seed)
+			seed = h.typed(e.Fields()[1], elemOf(t), seed)
+		}
+		return seed
+	case t.Kind == domain.KindStruct && len(t.Fields) == len(v.Fields()):
+		for i, x := range v.Fields() {
+			seed = h.typed(x, t.Fields[i].Type, seed)
+		}
+		return seed
+	}
+	return h.value(v, seed)
 }
 
 // Murmur3 x86_32 as Spark's Murmur3_x86_32, including its way of hashing

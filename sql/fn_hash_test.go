@@ -24,9 +24,12 @@ var hashFnCases = []struct{ src, want string }{
 	{"CAST(unhex('537061726B2053514C') AS STRING)", "string:'Spark SQL'"}, {"unhex('abc')", "binary:X'0ABC'"}, {"unhex('zz')", "binary:NULL"},
 	{"unhex(ns)", "binary:NULL"}, {"unhex(e)", "binary:X''"},
 	{"length(uuid())", "bigint:36"}, {"uuid() = uuid()", "boolean:false"},
-	{"hash(n)", "bigint:42"}, {"hash(NULL, n)", "bigint:42"}, {"hash(s) = hash('Spark SQL')", "boolean:true"}, {"hash(0.0) = hash(-0.0)", "boolean:true"},
+	{"hash(n)", "int:42"}, {"hash(NULL, n)", "int:42"}, {"hash(s) = hash('Spark SQL')", "boolean:true"}, {"hash(0.0) = hash(-0.0)", "boolean:true"},
 	{"xxhash64(n)", "bigint:42"}, {"xxhash64(s) = xxhash64(X'537061726B2053514C')", "boolean:true"}, {"hash()", "WRONG_NUM_ARGS"},
-	{"hash(st) = hash(7, 'why')", "boolean:true"}, {"xxhash64(st) = xxhash64(7, 'why')", "boolean:true"},
+	{"hash(st) = hash(7L, 'why')", "boolean:true"}, {"xxhash64(st) = xxhash64(7L, 'why')", "boolean:true"},
+	// Spark's documented values: 123 and 2 are INT literals, hashed as ints
+	{"hash('Spark', array(123), 2)", "int:-1321691492"}, {"xxhash64('Spark', array(123), 2)", "bigint:5602566077635097486"},
+	{"hash(1) = hash(1L)", "boolean:false"}, {"hash(CAST(1 AS SMALLINT)) = hash(1)", "boolean:true"},
 }
 
 func TestHashFunctions(t *testing.T) { checkEvalCases(t, hashFnCases) }
