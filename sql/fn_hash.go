@@ -264,7 +264,7 @@ func (n *hashNode) typ() domain.Type {
 	}
 	return domain.TypeInt32 // Spark's hash is an INT
 }
-func (n *hashNode) mayFail() bool    { return anyMayFail(n.args) }
+func (n *hashNode) mayFail() bool { return anyMayFail(n.args) }
 
 func (n *hashNode) eval(b *domain.Batch) (*domain.Column, error) {
 	rows := b.Len()
