@@ -85,7 +85,7 @@ func compileFromCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) 
 			return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "%s reads columns of scalar types, and %s is %s", name, f.Name, f.Type)
 		}
 	}
-	pos := e.Pos
+	pos, loc := e.Pos, c.sess.TimeZone
 	return &valuesNode{args: []node{x}, t: t, row: func(a []domain.Value) (domain.Value, error) {
 		fields, quoted := splitCSV(a[0].AsString())
 		out := make([]domain.Value, len(t.Fields))
@@ -93,7 +93,7 @@ func compileFromCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) 
 			if i >= len(fields) || fields[i] == "" && !quoted[i] {
 				continue
 			}
-			v, err := variantAs(&domain.JSONNode{Kind: domain.JSONString, Text: fields[i]}, f.Type, pos)
+			v, err := variantAs(&domain.JSONNode{Kind: domain.JSONString, Text: fields[i]}, f.Type, pos, loc)
 			if err == nil {
 				out[i] = v
 			}

@@ -272,7 +272,7 @@ func (c *compiler) jsonPath(e *syntax.JSONPath) (node, error) {
 		for i := range steps {
 			steps[i].fold = false
 		}
-		return variantGetter(x, steps, domain.TypeVariant, false, p), nil
+		return variantGetter(x, steps, domain.TypeVariant, false, p, c.sess.TimeZone), nil
 	}
 	return &fnNode{args: []node{x}, t: domain.TypeString, fails: true, body: func(out *domain.Column, a []*domain.Column) error {
 		for i, s := range a[0].Strs {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql/syntax"
@@ -151,11 +152,12 @@ func compileVariantGet(c *compiler, e *syntax.FuncCall, name string) (node, erro
 			return nil, err
 		}
 	}
-	return variantGetter(v, steps, t, strings.HasPrefix(name, "try_"), e.Pos), nil
+	return variantGetter(v, steps, t, strings.HasPrefix(name, "try_"), e.Pos, c.sess.TimeZone), nil
 }
 
-// variantGetter is the value of variant v at steps as type t.
-func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax.Pos) node {
+// variantGetter is the value of variant v at steps as type t; text becomes
+// a timestamp in the time zone loc.
+func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax.Pos, loc *time.Location) node {
 	return &valuesNode{args: []node{v}, t: t, fails: !try, row: func(a []domain.Value) (domain.Value, error) {
 		n, err := domain.ParseJSON(a[0].AsString())
 		if err != nil {
@@ -165,7 +167,7 @@ func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax
 		if len(found) != 1 {
 			return domain.Null(), nil
 		}
-		out, err := variantAs(found[0], t, pos)
+		out, err := variantAs(found[0], t, pos, loc)
 		if err != nil && try {
 			return domain.Null(), nil
 		}
@@ -177,7 +179,7 @@ func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax
 // cast does: a scalar as CAST would take its value (a number by its
 // written type), JSON null as NULL, an object or array into a struct, map
 // or array of its fields, or as its JSON text into a string.
-func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos) (domain.Value, error) {
+func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos, loc *time.Location) (domain.Value, error) {
 	if isVariant(t) {
 		b, _ := appendVariant(nil, n)
 		return domain.String(string(b)), nil
@@ -218,7 +220,7 @@ func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos) (domain.Value,
 	default:
 		return bad()
 	}
-	cast := implicitCast(from, t, pos)
+	cast := implicitCast(from, t, pos, loc)
 	c, err := cast.eval(domain.NoColumns(1))
 	if err != nil {
 		return bad()
@@ -226,15 +228,16 @@ func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos) (domain.Value,
 	return c.Value(0), nil
 }
 
-// implicitCast is an explicit cast of n to t (CAST's rules, not try).
-func implicitCast(n node, t domain.Type, pos syntax.Pos) node {
+// implicitCast is an explicit cast of n to t (CAST's rules, not try), text
+// and times in the time zone loc.
+func implicitCast(n node, t domain.Type, pos syntax.Pos, loc *time.Location) node {
 	if n.typ().Equal(t) {
 		return n
 	}
 	if n.typ().Kind == domain.KindDecimal || t.Kind == domain.KindDecimal {
 		return &decCastNode{x: n, to: t, pos: pos}
 	}
-	return &castNode{x: n, to: t.Kind, pos: pos, bits: t.Bits, ntz: t.NTZ}
+	return &castNode{x: n, to: t.Kind, pos: pos, bits: t.Bits, ntz: t.NTZ, loc: loc}
 }
 
 func mustFloat(s string) float64 {
@@ -364,5 +367,5 @@ func (c *compiler) castVariant(e *syntax.Cast, x node) (node, error) {
 	case isVariant(to):
 		return toVariant(x, e.Pos), nil
 	}
-	return variantGetter(x, nil, to, e.Try, e.Pos), nil
+	return variantGetter(x, nil, to, e.Try, e.Pos, c.sess.TimeZone), nil
 }
