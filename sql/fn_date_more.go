@@ -22,6 +22,7 @@ func init() {
 		"make_timestamp":     {minArgs: 6, maxArgs: 7, compile: compileMakeTimestamp},
 		"try_make_timestamp": {minArgs: 6, maxArgs: 7, compile: compileMakeTimestamp},
 		"make_interval":      {minArgs: 0, maxArgs: 7, compile: compileMakeInterval},
+		"try_make_interval":  {minArgs: 0, maxArgs: 7, compile: compileMakeInterval},
 		"make_ym_interval":   {minArgs: 0, maxArgs: 2, compile: compileMakeInterval},
 		"make_dt_interval":   {minArgs: 0, maxArgs: 4, compile: compileMakeInterval},
 		"window":             {minArgs: 2, maxArgs: 4, compile: compileWindow},
@@ -381,6 +382,8 @@ func compileMakeTimestamp(c *compiler, e *syntax.FuncCall, name string) (node, e
 // and months are given, a day-time one when those are literal zeros, and
 // NOT_IMPLEMENTED otherwise.
 func compileMakeInterval(c *compiler, e *syntax.FuncCall, name string) (node, error) {
+	try := strings.HasPrefix(name, "try_") // NULL where the interval overflows
+	name = strings.TrimPrefix(name, "try_")
 	units := []string{"YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
 	switch name {
 	case "make_ym_interval":
@@ -457,7 +460,11 @@ func compileMakeInterval(c *compiler, e *syntax.FuncCall, name string) (node, er
 			if ym {
 				sum, code = monthsFit(sum, code)
 			}
-			if code != "" {
+			switch {
+			case code != "" && try:
+				setNull(out, i)
+				continue
+			case code != "":
 				return exprErr(code, e.Pos, "%s: the interval is out of range", name)
 			}
 			out.Ints[i] = sum
