@@ -354,8 +354,10 @@ func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope
 		}
 		return nil, scope{}, err
 	}
+	// the subquery's own columns (a * among its items is several), then
+	// its key columns
+	width := len(r.schema().Fields) - len(innerKeys)
 	if sq.Alias != nil && len(sq.Alias.Columns) > 0 {
-		width := len(sel.Items)
 		if len(sq.Alias.Columns) != width {
 			return pl.failedFrom(planErr(domain.CodeNumColumnsMismatch, sq.Alias.Pos, "the alias %s names %d columns, the query has %d", qual, len(sq.Alias.Columns), width), sq.Alias, "")
 		}
@@ -375,7 +377,7 @@ func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope
 		if err != nil {
 			return pl.failedFrom(err, sq.Alias, "")
 		}
-		ri := len(sel.Items) + i
+		ri := width + i
 		rt := r.schema().Fields[ri].Type
 		t, ok := commonType(x.typ(), rt, true)
 		if !ok {
@@ -388,7 +390,7 @@ func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope
 	var exprs []node
 	var out scope
 	for i, f := range both.schema.Fields {
-		if i >= lw+len(sel.Items) {
+		if i >= lw+width {
 			break
 		}
 		exprs = append(exprs, &colNode{idx: i, t: f.Type})

@@ -141,6 +141,7 @@ var planCases = []struct{ src, want string }{
 	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT country, name FROM customers c WHERE c.name = o.cust AND country <> 'US') AS x (k, v)", "id,k,v|1,FR,ann;3,FR,ann"},
 	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM customers c WHERE c.name = o.cust) x", "NOT_IMPLEMENTED"},
 	{"SELECT * FROM LATERAL (SELECT 1 AS a)", "a|1"},
+	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT * FROM customers c WHERE c.name = o.cust) x", "id,name,country|1,ann,FR;2,bob,US;3,ann,FR"},
 	{"SELECT id FROM orders o WHERE EXISTS (SELECT count(*) FROM nums WHERE nums.n = o.id)", "id|1;2;3;4;5"},
 	{"SELECT id, (SELECT count(*) FROM nums WHERE nums.n = o.id HAVING count(*) = 0) AS c FROM orders o", "NOT_IMPLEMENTED"},
 	{"SELECT * FROM (SELECT id, region, amount FROM orders) PIVOT (sum(amount) FILTER (WHERE id > 2) AS s, count(*) AS c FOR region IN ('eu', 'us'))",
