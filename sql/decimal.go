@@ -32,7 +32,7 @@ func decimalFor(n node) (domain.Type, bool) {
 		return t, true
 	case domain.KindInt64:
 		if l, ok := n.(*litNode); ok && !l.v.IsNull() {
-			return domain.DecimalType(max(1, len(strconv.FormatInt(abs64(l.v.AsInt()), 10))), 0), true
+			return domain.DecimalType(len(strings.TrimPrefix(strconv.FormatInt(l.v.AsInt(), 10), "-")), 0), true
 		}
 		return intDecimal(t), true
 	}
@@ -54,13 +54,6 @@ func roundTo(t domain.Type, f float64) float64 {
 		return float64(float32(f))
 	}
 	return f
-}
-
-func abs64(x int64) int64 {
-	if x < 0 && x != math.MinInt64 {
-		return -x
-	}
-	return x
 }
 
 // adjustPrecisionScale bounds a result type to 38 digits, giving up scale
@@ -115,14 +108,11 @@ func (n *decArithNode) typ() domain.Type { return n.t }
 func (n *decArithNode) mayFail() bool    { return true }
 
 func (n *decArithNode) eval(b *domain.Batch) (*domain.Column, error) {
-	l, err := n.l.eval(b)
+	cols, err := evalAll([]node{n.l, n.r}, b)
 	if err != nil {
 		return nil, err
 	}
-	r, err := n.r.eval(b)
-	if err != nil {
-		return nil, err
-	}
+	l, r := cols[0], cols[1]
 	rows := b.Len()
 	out := newCol(domain.KindDecimal, rows)
 	out.Nulls = unionNulls(rows, l, r)

@@ -479,8 +479,10 @@ func nestedCastable(from, to domain.Type) bool {
 		return true
 	case from.Kind == domain.KindDecimal || to.Kind == domain.KindDecimal:
 		return decimalCastable(from.Kind, to.Kind)
+	case from.Kind == to.Kind && !to.Kind.IsNested():
+		return true // another width (INT to TINYINT) or zone
 	case from.Kind != to.Kind:
-		return !to.Kind.IsNested() && (from.Kind == to.Kind || castable(from.Kind, to.Kind))
+		return !to.Kind.IsNested() && castable(from.Kind, to.Kind)
 	case to.Kind == domain.KindList:
 		return nestedCastable(*from.Elem, *to.Elem)
 	case to.Kind == domain.KindMap:
@@ -560,19 +562,16 @@ func (n *nestedCastNode) value(v domain.Value, t domain.Type) (domain.Value, err
 		}
 		return domain.Struct(out...), nil
 	}
-	if v.Kind() == t.Kind && t.Kind != domain.KindDecimal {
+	if v.Kind() == t.Kind && t.Kind != domain.KindDecimal && t.Bits == 0 {
 		return v, nil
 	}
-	// a scalar element: the scalar cast, over a one-row column
+	// a scalar element: the scalar cast (held to a narrow type's range), over
+	// a one-row column
 	from := domain.Type{Kind: v.Kind()}
 	if v.Kind() == domain.KindDecimal {
 		from = domain.DecimalType(v.Precision(), v.Scale())
 	}
-	var cast node = &castNode{x: &litNode{t: from, v: v}, to: t.Kind, try: n.try, pos: n.pos, loc: n.loc}
-	if from.Kind == domain.KindDecimal || t.Kind == domain.KindDecimal {
-		cast = &decCastNode{x: &litNode{t: from, v: v}, to: t, try: n.try, pos: n.pos}
-	}
-	c, err := cast.eval(domain.NoColumns(1))
+	c, err := castTo(&litNode{t: from, v: v}, t, n.try, n.pos, n.loc).eval(domain.NoColumns(1))
 	if err != nil {
 		return domain.Null(), err
 	}
@@ -585,4 +584,16 @@ func mulMicros(sec int64) (int64, bool) {
 		return 0, false
 	}
 	return sec * microsPerSecond, true
+}
+
+// castTo is CAST(n AS t) of a scalar: a decimal's cast when either side is a
+// decimal, the scalar cast otherwise, to t's width and zone.
+func castTo(n node, t domain.Type, try bool, pos syntax.Pos, loc *time.Location) node {
+	switch {
+	case n.typ().Equal(t):
+		return n
+	case n.typ().Kind == domain.KindDecimal || t.Kind == domain.KindDecimal:
+		return &decCastNode{x: n, to: t, try: try, pos: pos}
+	}
+	return &castNode{x: n, to: t.Kind, try: try, pos: pos, loc: loc, bits: t.Bits, ntz: t.NTZ}
 }

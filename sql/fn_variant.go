@@ -220,24 +220,12 @@ func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos, loc *time.Loca
 	default:
 		return bad()
 	}
-	cast := implicitCast(from, t, pos, loc)
+	cast := castTo(from, t, false, pos, loc)
 	c, err := cast.eval(domain.NoColumns(1))
 	if err != nil {
 		return bad()
 	}
 	return c.Value(0), nil
-}
-
-// implicitCast is an explicit cast of n to t (CAST's rules, not try), text
-// and times in the time zone loc.
-func implicitCast(n node, t domain.Type, pos syntax.Pos, loc *time.Location) node {
-	if n.typ().Equal(t) {
-		return n
-	}
-	if n.typ().Kind == domain.KindDecimal || t.Kind == domain.KindDecimal {
-		return &decCastNode{x: n, to: t, pos: pos}
-	}
-	return &castNode{x: n, to: t.Kind, pos: pos, bits: t.Bits, ntz: t.NTZ, loc: loc}
 }
 
 func mustFloat(s string) float64 {

@@ -634,14 +634,11 @@ func (n *mapZipWithNode) typ() domain.Type { return n.t }
 func (n *mapZipWithNode) mayFail() bool    { return true }
 
 func (n *mapZipWithNode) eval(b *domain.Batch) (*domain.Column, error) {
-	ac, err := n.a.eval(b)
+	cols, err := evalAll([]node{n.a, n.b}, b)
 	if err != nil {
 		return nil, err
 	}
-	bc, err := n.b.eval(b)
-	if err != nil {
-		return nil, err
-	}
+	ac, bc := cols[0], cols[1]
 	rows := b.Len()
 	var ks, xs, ys []domain.Value
 	var rowOf []int

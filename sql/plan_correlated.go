@@ -39,13 +39,7 @@ func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (
 	if len(innerKeys) == 0 {
 		return nil, correlatedErr(ref, "it reads the query around it outside its WHERE")
 	}
-	aggregated := sel.GroupBy != nil
-	for _, it := range sel.Items {
-		syntax.Inspect(it.Expr, func(nd syntax.Node) bool {
-			aggregated = aggregated || isAggregateCall(nd)
-			return !aggregated
-		})
-	}
+	aggregated := groups(sel)
 	switch {
 	case aggregated && sel.Having != nil:
 		// HAVING would drop keys whose value over no rows is not NULL
@@ -129,10 +123,7 @@ func (pl *planner) decorrelate(e syntax.Expr, outer *compiler, ref syntax.Pos) (
 func (pl *planner) correlation(sel *syntax.Select, outer *compiler) (kept, innerKeys, outerKeys []syntax.Expr, err error) {
 	// the subquery's own columns: a name it can read is its own, as Spark
 	// resolves inner first
-	n, ns, errs := len(pl.inputs), len(pl.subqueries), pl.errs
-	pl.errs = nil
-	_, isc, err := pl.fromList(sel.From)
-	pl.inputs, pl.subqueries, pl.errs = pl.inputs[:n], pl.subqueries[:ns], errs
+	isc, err := pl.probeFrom(sel.From)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -177,6 +168,18 @@ func (pl *planner) correlation(sel *syntax.Select, outer *compiler) (kept, inner
 		}
 	}
 	return kept, innerKeys, outerKeys, nil
+}
+
+// groups reports whether sel groups or aggregates its rows.
+func groups(sel *syntax.Select) bool {
+	found := sel.GroupBy != nil
+	for _, it := range sel.Items {
+		syntax.Inspect(it.Expr, func(nd syntax.Node) bool {
+			found = found || isAggregateCall(nd)
+			return !found
+		})
+	}
+	return found
 }
 
 // failing is c returning its errors instead of recording them (as
@@ -329,13 +332,7 @@ func (pl *planner) lateral(left op, ls scope, sq *syntax.SubqueryRef) (op, scope
 	if err != nil {
 		return pl.failedFrom(err, sq.Alias, "")
 	}
-	aggregated := sel.GroupBy != nil
-	for _, it := range sel.Items {
-		syntax.Inspect(it.Expr, func(nd syntax.Node) bool {
-			aggregated = aggregated || isAggregateCall(nd)
-			return !aggregated
-		})
-	}
+	aggregated := groups(sel)
 	if len(innerKeys) == 0 || aggregated {
 		// not tied to left by an equality (a cross join), or aggregated
 		// per left row: refused rather than run some other way

@@ -14,17 +14,20 @@ import (
 // stack() over the unpivoted columns beside the others, without the rows
 // whose values are all NULL unless INCLUDE NULLS.
 
-// probeSchema plans a FROM item only to learn its columns, leaving the
-// planner as it was (its inputs are read by the plan that follows).
-func (pl *planner) probeSchema(it syntax.FromItem) (domain.Schema, error) {
+// probeFrom plans FROM items only to learn what they hold, leaving the
+// planner as it was (their inputs are read by the plan that follows).
+func (pl *planner) probeFrom(items []syntax.FromItem) (scope, error) {
 	inputs, subs, errs := len(pl.inputs), len(pl.subqueries), pl.errs
 	pl.errs = nil
-	o, _, err := pl.from(it)
+	_, sc, err := pl.fromList(items)
 	pl.inputs, pl.subqueries, pl.errs = pl.inputs[:inputs], pl.subqueries[:subs], errs
-	if err != nil {
-		return domain.Schema{}, err
-	}
-	return o.schema(), nil
+	return sc, err
+}
+
+// probeSchema is the columns of a FROM item, by probeFrom.
+func (pl *planner) probeSchema(it syntax.FromItem) (domain.Schema, error) {
+	sc, err := pl.probeFrom([]syntax.FromItem{it})
+	return sc.schema, err
 }
 
 func (pl *planner) pivot(pv *syntax.Pivot) (op, scope, error) {

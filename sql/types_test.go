@@ -26,7 +26,8 @@ var intCases = []struct{ src, want string }{
 	{"CAST('2147483648' AS INT)", "CAST_INVALID_INPUT"}, {"try_cast('2147483648' AS INT)", "int:NULL"}, {"CAST(3.9D AS INT)", "int:3"},
 	{"CAST(1e10D AS INT)", "CAST_OVERFLOW"}, {"CAST(1 AS BIGINT) + 2147483647", "bigint:2147483648"},
 	{"CAST(1e40D AS FLOAT)", "float:Infinity"}, {"CAST(16777217 AS FLOAT)", "float:1.6777216E7"},
-	{"CAST(CAST(1 AS INT) AS BIGINT)", "bigint:1"}, {"CAST(1.5 AS SMALLINT)", "smallint:1"},
+	{"CAST(CAST(1 AS INT) AS BIGINT)", "bigint:1"}, {"CAST(array(300) AS array<tinyint>)", "CAST_OVERFLOW"},
+	{"try_cast(array(300) AS array<tinyint>)", "array<tinyint>:NULL"}, {"CAST(array(1.1D) AS array<float>)", "array<float>:[1.100000023841858]"}, {"CAST(1.5 AS SMALLINT)", "smallint:1"},
 	// aggregates and combinations
 	{"coalesce(1Y, 2)", "int:1"}, {"greatest(1, 2L)", "bigint:2"}, {"array(1Y, 2S)", "array<smallint>:[1, 2]"},
 	{"1 = 1L", "boolean:true"}, {"CAST(1 AS INT) IN (1L, 2)", "boolean:true"},
