@@ -624,7 +624,16 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 			break
 		}
 	}
-	time.Sleep(500 * time.Millisecond) // the sink is delivering
+	// the sink is delivering once it says so (a fixed wait raced the
+	// batch's read on a loaded machine)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "export.log.busy")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sink never started delivering")
+		}
+	}
 	start := time.Now()
 	_ = cmd.Process.Signal(os.Interrupt)
 	time.Sleep(200 * time.Millisecond)

@@ -79,6 +79,12 @@ func load(proj *pipeline.Project) (*pipeline.Pipeline, domain.Problems) {
 	export := filepath.Join(proj.Dir, "export.log")
 	delay, _ := time.ParseDuration(proj.Configuration["sink_delay"])
 	p.ForeachBatchSink("export", func(_ context.Context, rows *domain.Batch, batchID int64) error {
+		if delay > 0 {
+			// says it is delivering, for tests that interrupt it then
+			if err := os.WriteFile(export+".busy", nil, 0o644); err != nil {
+				return err
+			}
+		}
 		time.Sleep(delay) // a slow sink, deaf to cancellation
 		f, err := os.OpenFile(export, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
