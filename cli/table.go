@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
+	"github.com/sluicehq/sluice/sinks"
 )
 
 func (a *app) tableCommand() *cobra.Command {
@@ -54,11 +55,18 @@ Formats:
          arrays as arrays, structs and maps as objects (struct fields that
          are NULL left out), NULL as null
   csv    a header, then one line per row (RFC 4180 quoting), NULL as an
-         empty field, values as in the table format, arrays, structs and
-         maps as their JSON text`,
+         empty field, an empty string as "", values as in the table format,
+         arrays, structs and maps as their JSON text
+  parquet
+         a Parquet file (redirect it to one), with Spark's types: INT as
+         INT32, DECIMAL by its precision as INT32, INT64 or fixed-length
+         bytes, TIMESTAMP as microseconds (TIMESTAMP_NTZ not adjusted to
+         UTC), ARRAY, MAP and STRUCT nested, VARIANT as Parquet's VARIANT;
+         intervals have no Parquet type and are refused`,
 		Example: `  sluice table daily_totals
   sluice table raw_orders --format jsonl --limit 10
   sluice table raw_orders --format csv > orders.csv
+  sluice table raw_orders --format parquet > orders.parquet
   sluice table daily_totals --as-of 42
   sluice table daily_totals --as-of 2026-12-01T10:00:00Z
   sluice table customers --changes --since 120 --format jsonl`,
@@ -66,8 +74,14 @@ Formats:
 		ValidArgsFunction: a.completeTables,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			if format != "table" && format != "jsonl" && format != "csv" {
-				return usageError("--format must be table, jsonl or csv, not %q", format)
+			switch format {
+			case "table", "jsonl", "csv":
+			case "parquet":
+				if isTerminal(a.stdout) {
+					return usageError("--format parquet writes a binary file: redirect it, as in sluice table %s --format parquet > %s.parquet", args[0], args[0])
+				}
+			default:
+				return usageError("--format must be table, jsonl, csv or parquet, not %q", format)
 			}
 			if limit < 0 {
 				return usageError("--limit must be 0 (no limit) or more, not %d", limit)
@@ -116,6 +130,12 @@ Formats:
 				w = &jsonlWriter{w: out, schema: schema}
 			case "csv":
 				w = newCSVWriter(out, schema)
+			case "parquet":
+				pw, err := sinks.NewParquetWriter(out, schema)
+				if err != nil {
+					return fail(ExitFailed, err)
+				}
+				w = parquetWriter{pw}
 			default:
 				w = newTableWriter(out, schema)
 			}
@@ -147,12 +167,12 @@ Formats:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "table", "table, jsonl or csv")
+	f.StringVar(&format, "format", "table", "table, jsonl, csv or parquet")
 	f.StringVar(&asOf, "as-of", "", "read the table as of an event seq or a timestamp")
 	f.IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
 	f.BoolVar(&changes, "changes", false, "print what each committed batch changed (the change feed) instead of the rows")
 	f.Uint64Var(&since, "since", 0, "with --changes, only the batches committed after event SEQ")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv"))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv", "parquet"))
 	return cmd
 }
 
@@ -356,6 +376,12 @@ func (c *csvWriter) end() error {
 }
 
 func (c *csvWriter) close(int) error { return c.w.Flush() }
+
+// parquetWriter is a rowWriter of a Parquet file.
+type parquetWriter struct{ *sinks.ParquetWriter }
+
+func (p parquetWriter) write(rows *domain.Batch, n int) error { return p.Write(rows, n) }
+func (p parquetWriter) close(int) error                       { return p.Close() }
 
 // tableWriter aligns columns for people, numbers on the right (see
 // aligned: the widths come from the header and the first page of rows).

@@ -113,6 +113,9 @@ const (
 	CodeScalarSubqueryRows   Code = "SCALAR_SUBQUERY_TOO_MANY_ROWS"
 	CodeInvalidSubquery      Code = "INVALID_SUBQUERY_EXPRESSION"
 	CodeUnsupportedQuery     Code = "UNSUPPORTED_QUERY_FEATURE"
+	// CodeUnsupportedDataType is a column whose type an output format cannot
+	// hold (an interval in Parquet).
+	CodeUnsupportedDataType Code = "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
 
 	// String, regular expression and formatting functions.
 	CodeInvalidPattern     Code = "INVALID_PARAMETER_VALUE.PATTERN"
@@ -287,7 +290,8 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
-	CodeAmbiguousReference: {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
+	CodeUnsupportedDataType: {"a column has a type the output format cannot hold", "cast the column to a type the format holds (a string, a number), or leave it out"},
+	CodeAmbiguousReference:  {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
 	CodeMissingAggregation: {"a query that aggregates selects a column that is neither grouped nor aggregated",
 		"add the column to GROUP BY, or wrap it in an aggregate such as any_value(col)"},
 	CodeNumColumnsMismatch: {"the queries of a set operation have different numbers of columns", "select the same number of columns on each side of UNION, INTERSECT or EXCEPT"},

@@ -37,6 +37,27 @@ type JSONField struct {
 	// Text is a string's value, or a number's text where it differs from
 	// how the number prints (doubles, -0).
 	Text string
+	// Nested marks an object or an array, whose JSON text Text is.
+	Nested bool
+}
+
+// JSON is the field's value as JSON text.
+func (f *JSONField) JSON() string {
+	switch {
+	case f.Nested:
+		return f.Text
+	case f.Kind == KindString:
+		return string(AppendJSONString(nil, f.Text))
+	case f.Kind == KindNull:
+		return "null"
+	case f.Kind == KindBool:
+		return strconv.FormatBool(f.Num != 0)
+	case f.Text != "":
+		return f.Text
+	case f.Kind == KindInt64:
+		return strconv.FormatInt(f.Num, 10)
+	}
+	return strconv.FormatFloat(math.Float64frombits(uint64(f.Num)), 'g', -1, 64)
 }
 
 // Value is the field's value, and its text as written when that differs
@@ -291,7 +312,7 @@ func (p *jsonScanner) field(f *JSONField) error {
 		if err := p.skip(2); err != nil {
 			return err
 		}
-		f.Kind, f.Text = KindString, p.s[start:p.pos]
+		f.Kind, f.Text, f.Nested = KindString, p.s[start:p.pos], true
 		return nil
 	case c == 't':
 		f.Kind, f.Num = KindBool, 1

@@ -97,9 +97,6 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *syntax.FuncCall, fn string, m
 			if err != nil {
 				return fail(optPos[key], "the schema hints %q are not valid: %s", v, errorMessage(err))
 			}
-			if c := variantColumn(s); c != "" {
-				return fail(optPos[key], "the column %s is a VARIANT, which files are not read into yet: read it as STRING and parse_json it in the query", c)
-			}
 			hints = &s
 		case "schemaevolutionmode":
 			switch strings.ToLower(v) {
@@ -177,9 +174,6 @@ func (l *sqlLoader) fileRelation(f *sqlFile, call *syntax.FuncCall, fn string, m
 			s, err := sql.ParseSchema(f.Path, v)
 			if err != nil {
 				return fail(optPos[key], "the schema %q is not valid: %s", v, errorMessage(err))
-			}
-			if c := variantColumn(s); c != "" {
-				return fail(optPos[key], "the column %s is a VARIANT, which files are not read into yet: read it as STRING and parse_json it in the query", c)
 			}
 			schema = &s
 		case "maxfilespertrigger":
@@ -484,29 +478,4 @@ func sortedOptionKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// variantColumn names a column of s that is or holds a VARIANT, if any.
-func variantColumn(s domain.Schema) string {
-	var holds func(t domain.Type) bool
-	holds = func(t domain.Type) bool {
-		switch {
-		case t.Variant:
-			return true
-		case t.Elem != nil && holds(*t.Elem), t.Key != nil && holds(*t.Key):
-			return true
-		}
-		for _, f := range t.Fields {
-			if holds(f.Type) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, f := range s.Fields {
-		if holds(f.Type) {
-			return f.Name
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"slices"
@@ -219,6 +220,25 @@ func (b *builder) column(name string) *colBuilder {
 	return c
 }
 
+// typedColumn gives a column the type a file's own schema declares
+// (Parquet), when inferring, so that an INT stays an INT and an empty list
+// has its element type. A column already typed otherwise by an earlier file
+// of the batch keeps its type where that holds the values, and takes the
+// new one where the new one holds the old values.
+func (b *builder) typedColumn(f domain.Field) {
+	c := b.column(f.Name)
+	switch have := c.field.Type; {
+	case have.Kind == domain.KindNull:
+		c.col = domain.NewColumn(f.Type.Kind, max(c.col.Len(), c.capHint))
+		for range b.rows {
+			c.appendNull()
+		}
+		c.field.Type = f.Type
+	case have.Kind == f.Type.Kind && (have.Kind == domain.KindInt64 || have.Kind == domain.KindFloat64) && f.Type.Width() > have.Width():
+		c.field.Type = f.Type
+	}
+}
+
 // columnAt is column for the key at position i of a record.
 func (b *builder) columnAt(i int, name string) *colBuilder {
 	if i < len(b.slots) && b.slots[i].key == name {
@@ -242,7 +262,7 @@ func (b *builder) columnAt(i int, name string) *colBuilder {
 // false, having done nothing, when put must do the work: another kind, a
 // repeated key, no such column.
 func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str string) bool {
-	if c == nil || kind != c.col.Kind || c.field.Type.Bits != 0 {
+	if c == nil || kind != c.col.Kind || c.field.Type.Bits != 0 || c.field.Type.Variant {
 		return false // narrow types (int, float) are checked by put
 	}
 	// The text of a number matters only to an inferred column, which may
@@ -292,6 +312,12 @@ func (b *builder) setRaw(name string, v domain.Value, raw string) {
 // type the column cannot take makes the row bad (declared schema) or widens
 // the column (inferred).
 func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
+	b.putAs(c, name, v, raw, nil)
+}
+
+// putAs is put with the conversion to a declared column's type done by
+// conv, when not nil (a JSON field of a nested, variant or binary column).
+func (b *builder) putAs(c *colBuilder, name string, v domain.Value, raw string, conv func(domain.Type) (domain.Value, error)) {
 	if c == nil {
 		b.reject(nil, name, v, raw, "column is not in the declared schema")
 		return
@@ -309,12 +335,23 @@ func (b *builder) put(c *colBuilder, name string, v domain.Value, raw string) {
 	}
 	var cv domain.Value
 	var err error
-	if c.field.Type.Kind == domain.KindDecimal {
-		cv, err = toDecimal(v, raw, c.field.Type)
-	} else {
-		cv, err = b.convert(v, c.field.Type.Kind)
+	switch t := c.field.Type; {
+	case conv != nil:
+		cv, err = conv(t)
+	case t.Kind == domain.KindDecimal:
+		cv, err = toDecimal(v, raw, t)
+	case v.Kind().IsNested():
+		cv, err = toType(v, t)
+	case (t.Variant || t.Kind.IsNested()) && v.Kind() == domain.KindString:
+		// JSON text (a CSV field): a variant of it, or the nested value
+		var n *domain.JSONNode
+		if n, err = domain.ParseJSON(v.AsString()); err == nil {
+			cv, err = jsonAs(n, t)
+		}
+	default:
+		cv, err = b.convert(v, t.Kind)
 		if err == nil {
-			cv, err = narrow(cv, c.field.Type)
+			cv, err = narrow(cv, t)
 		}
 	}
 	if err == nil && raw != "" && c.field.Type.Kind == domain.KindString && v.Kind() != domain.KindString && !v.IsNull() {
@@ -689,6 +726,173 @@ func narrow(v domain.Value, t domain.Type) (domain.Value, error) {
 		return domain.Float(float64(float32(v.AsFloat()))), nil
 	}
 	return v, nil
+}
+
+// toType converts a nested value to a declared nested type, element by
+// element, as a declared schema reads a scalar.
+func toType(v domain.Value, t domain.Type) (domain.Value, error) {
+	switch {
+	case v.IsNull():
+		return v, nil
+	case t.Kind == domain.KindDecimal:
+		return toDecimal(v, "", t)
+	case v.Kind() == domain.KindList && t.Kind == domain.KindList:
+		items := make([]domain.Value, len(v.AsList()))
+		for i, it := range v.AsList() {
+			var err error
+			if items[i], err = toType(it, *t.Elem); err != nil {
+				return domain.Null(), err
+			}
+		}
+		return domain.List(items...), nil
+	case v.Kind() == domain.KindMap && t.Kind == domain.KindMap:
+		entries := make([]domain.Value, len(v.Entries()))
+		for i, e := range v.Entries() {
+			k, err := toType(e.Fields()[0], *t.Key)
+			if err != nil {
+				return domain.Null(), err
+			}
+			if k.IsNull() {
+				return domain.Null(), fmt.Errorf("a map key is null")
+			}
+			val, err := toType(e.Fields()[1], *t.Elem)
+			if err != nil {
+				return domain.Null(), err
+			}
+			entries[i] = domain.MapEntry(k, val)
+		}
+		return domain.Map(entries...), nil
+	case v.Kind() == domain.KindStruct && t.Kind == domain.KindStruct:
+		if len(v.Fields()) != len(t.Fields) {
+			return domain.Null(), fmt.Errorf("expected %s, found a struct of %d fields", t, len(v.Fields()))
+		}
+		fields := make([]domain.Value, len(t.Fields))
+		for i, f := range t.Fields {
+			var err error
+			if fields[i], err = toType(v.Fields()[i], f.Type); err != nil {
+				return domain.Null(), err
+			}
+			if fields[i].IsNull() && !f.Nullable {
+				return domain.Null(), fmt.Errorf("field %s is NOT NULL and the value is null", f.Name)
+			}
+		}
+		return domain.Struct(fields...), nil
+	case v.Kind().IsNested() || t.Kind.IsNested():
+		return domain.Null(), fmt.Errorf("expected %s, found %s", t, v.Kind())
+	}
+	cv, err := convert(v, t.Kind)
+	if err != nil {
+		return domain.Null(), err
+	}
+	return narrow(cv, t)
+}
+
+// jsonAs reads a JSON value into a declared type, as Spark's JSON reader
+// does: an array into an ARRAY, an object into a MAP or a STRUCT (fields by
+// name, others left out), any value into a VARIANT, a base64 string into a
+// BINARY, a value of another kind into a STRING as its JSON text.
+func jsonAs(n *domain.JSONNode, t domain.Type) (domain.Value, error) {
+	if n.Kind == domain.JSONNull {
+		return domain.Null(), nil
+	}
+	mismatch := func() (domain.Value, error) {
+		return domain.Null(), fmt.Errorf("expected %s, found %s", t, n.Raw)
+	}
+	switch {
+	case t.Variant:
+		text, dup := domain.AppendVariant(nil, n)
+		if dup != "" {
+			return domain.Null(), fmt.Errorf("the object has the key %q twice, which a variant cannot hold", dup)
+		}
+		return domain.String(string(text)), nil
+	case t.Kind == domain.KindList:
+		if n.Kind != domain.JSONArray {
+			return mismatch()
+		}
+		items := make([]domain.Value, len(n.Items))
+		for i, it := range n.Items {
+			var err error
+			if items[i], err = jsonAs(it, *t.Elem); err != nil {
+				return domain.Null(), err
+			}
+		}
+		return domain.List(items...), nil
+	case t.Kind == domain.KindMap:
+		if n.Kind != domain.JSONObject {
+			return mismatch()
+		}
+		entries := make([]domain.Value, len(n.Items))
+		for i, it := range n.Items {
+			k, err := toType(domain.String(n.Keys[i]), *t.Key)
+			if err != nil {
+				return domain.Null(), err
+			}
+			v, err := jsonAs(it, *t.Elem)
+			if err != nil {
+				return domain.Null(), err
+			}
+			entries[i] = domain.MapEntry(k, v)
+		}
+		return domain.Map(entries...), nil
+	case t.Kind == domain.KindStruct:
+		if n.Kind != domain.JSONObject {
+			return mismatch()
+		}
+		fields := make([]domain.Value, len(t.Fields))
+		for i, f := range t.Fields {
+			for j := len(n.Keys) - 1; j >= 0; j-- { // the last of duplicate keys wins
+				if n.Keys[j] == f.Name {
+					var err error
+					if fields[i], err = jsonAs(n.Items[j], f.Type); err != nil {
+						return domain.Null(), err
+					}
+					break
+				}
+			}
+			if fields[i].IsNull() && !f.Nullable {
+				return domain.Null(), fmt.Errorf("field %s is NOT NULL and the value is null", f.Name)
+			}
+		}
+		return domain.Struct(fields...), nil
+	case t.Kind == domain.KindBytes:
+		if n.Kind != domain.JSONString {
+			return mismatch()
+		}
+		b, err := base64.StdEncoding.DecodeString(n.Text)
+		if err != nil {
+			return domain.Null(), fmt.Errorf("%q is not base64", n.Text)
+		}
+		return domain.Bytes(b), nil
+	case t.Kind == domain.KindString:
+		if n.Kind == domain.JSONString {
+			return domain.String(n.Text), nil
+		}
+		return domain.String(n.Raw), nil
+	case t.Kind == domain.KindDecimal && (n.Kind == domain.JSONNumber || n.Kind == domain.JSONString):
+		return toDecimal(domain.String(n.Text), "", t)
+	}
+	switch n.Kind {
+	case domain.JSONString:
+		return toType(domain.String(n.Text), t)
+	case domain.JSONBool:
+		return toType(domain.Bool(n.Text == "true"), t)
+	case domain.JSONNumber:
+		if i, err := strconv.ParseInt(n.Text, 10, 64); err == nil {
+			return toType(domain.Int(i), t)
+		}
+		if t.Kind == domain.KindInt64 {
+			return mismatch()
+		}
+		f, _ := strconv.ParseFloat(n.Text, 64)
+		return toType(domain.Float(f), t)
+	}
+	return mismatch()
+}
+
+// jsonTyped reports whether a declared column takes a JSON field through
+// jsonAs rather than as a scalar.
+func jsonTyped(t domain.Type) bool {
+	return t.Variant || t.Kind.IsNested() || t.Kind == domain.KindBytes
 }
 
 // toDecimal reads v into a decimal column of type t exactly: a number by its

@@ -668,3 +668,38 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestParquetNested reads lists (three-level LIST groups and bare repeated
+// fields), maps and structs as another writer lays them out, with NULLs
+// and empty lists at every level.
+func TestParquetNested(t *testing.T) {
+	type inner struct {
+		X *int64 `parquet:"x,optional"`
+		Y string `parquet:"y"`
+	}
+	type row struct {
+		Bare  []int32          `parquet:"bare"`
+		Tags  []string         `parquet:"tags,list"`
+		Pts   []inner          `parquet:"pts,list"`
+		Attrs map[string]int64 `parquet:"attrs"`
+		In    *inner           `parquet:"in,optional"`
+		Small int8             `parquet:"small"`
+	}
+	dir := t.TempDir()
+	writeParquet(t, dir, "a.parquet", []row{
+		{Bare: []int32{1, 2}, Tags: []string{"a", "b", "c"}, Pts: []inner{{X: ptr(int64(7)), Y: "p"}, {Y: "q"}}, Attrs: map[string]int64{"k": 1}, In: &inner{Y: "z"}, Small: -8},
+		{Tags: []string{}, Pts: nil, Attrs: map[string]int64{}},
+		{Bare: []int32{3}, Tags: []string{""}, Pts: []inner{{Y: ""}}, In: &inner{X: ptr(int64(-1)), Y: ""}, Small: 127},
+	}, baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	want := "schema: bare array<int>, tags array<string>, pts array<struct<x: bigint, y: string>>, attrs map<string, bigint>, in struct<x: bigint, y: string>, small tinyint\n" +
+		"[1, 2] | [a, b, c] | [{7, p}, {NULL, q}] | {k -> 1} | {NULL, z} | -8\n" +
+		"[] | [] | [] | {} | NULL | 0\n" +
+		"[3] | [] | [{NULL, }] | {} | {-1, } | 127\n"
+	if b.Schema.Fields[1].Type.Elem.Kind != domain.KindString || b.Row(2)[1].AsList()[0].AsString() != "" {
+		t.Errorf("row 3's tags are %s, want one empty string", b.Row(2)[1])
+	}
+	if got := dump(b); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -44,6 +44,16 @@ func (b *builder) addFields(r *domain.JSONObjectReader) {
 			continue
 		}
 		v, raw := f.Value()
+		if c != nil && b.declared != nil && jsonTyped(c.field.Type) {
+			b.putAs(c, f.Key, v, raw, func(t domain.Type) (domain.Value, error) {
+				n, err := domain.ParseJSON(f.JSON())
+				if err != nil {
+					return domain.Null(), err
+				}
+				return jsonAs(n, t)
+			})
+			continue
+		}
 		b.put(c, f.Key, v, raw)
 	}
 }

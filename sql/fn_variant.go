@@ -38,55 +38,11 @@ func canonicalVariant(s string, pos syntax.Pos) (string, error) {
 	if err != nil {
 		return "", exprErr(domain.CodeMalformedRecord, pos, "the text is not JSON: %v", err)
 	}
-	b, dup := appendVariant(nil, n)
+	b, dup := domain.AppendVariant(nil, n)
 	if dup != "" {
 		return "", exprErr(domain.CodeVariantDuplicateKey, pos, "the JSON object has the key %q twice", dup)
 	}
 	return string(b), nil
-}
-
-// appendVariant appends n as a variant's text; dup is a key an object has
-// twice.
-func appendVariant(b []byte, n *domain.JSONNode) (_ []byte, dup string) {
-	switch n.Kind {
-	case domain.JSONNull:
-		return append(b, "null"...), ""
-	case domain.JSONBool, domain.JSONNumber:
-		return append(b, n.Text...), ""
-	case domain.JSONString:
-		return domain.AppendJSONString(b, n.Text), ""
-	case domain.JSONArray:
-		b = append(b, '[')
-		for i, it := range n.Items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, dup = appendVariant(b, it); dup != "" {
-				return b, dup
-			}
-		}
-		return append(b, ']'), ""
-	}
-	order := make([]int, len(n.Keys))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool { return n.Keys[order[i]] < n.Keys[order[j]] })
-	b = append(b, '{')
-	for k, i := range order {
-		if k > 0 {
-			if n.Keys[order[k-1]] == n.Keys[i] {
-				return b, n.Keys[i]
-			}
-			b = append(b, ',')
-		}
-		b = domain.AppendJSONString(b, n.Keys[i])
-		b = append(b, ':')
-		if b, dup = appendVariant(b, n.Items[i]); dup != "" {
-			return b, dup
-		}
-	}
-	return append(b, '}'), ""
 }
 
 // compileParseJSON: parse_json(s) is the variant of the JSON text s;
@@ -181,14 +137,14 @@ func variantGetter(v node, steps []jsonStep, t domain.Type, try bool, pos syntax
 // or array of its fields, or as its JSON text into a string.
 func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos, loc *time.Location) (domain.Value, error) {
 	if isVariant(t) {
-		b, _ := appendVariant(nil, n)
+		b, _ := domain.AppendVariant(nil, n)
 		return domain.String(string(b)), nil
 	}
 	if n.Kind == domain.JSONNull {
 		return domain.Null(), nil
 	}
 	bad := func() (domain.Value, error) {
-		b, _ := appendVariant(nil, n)
+		b, _ := domain.AppendVariant(nil, n)
 		return domain.Value{}, exprErr(domain.CodeInvalidVariantCast, pos, "the variant value %s cannot be cast to %s", b, t)
 	}
 	switch t.Kind {
@@ -201,7 +157,7 @@ func variantAs(n *domain.JSONNode, t domain.Type, pos syntax.Pos, loc *time.Loca
 		if n.Kind == domain.JSONString {
 			return domain.String(n.Text), nil
 		}
-		b, _ := appendVariant(nil, n)
+		b, _ := domain.AppendVariant(nil, n)
 		return domain.String(string(b)), nil
 	}
 	var from node
