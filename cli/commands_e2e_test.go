@@ -488,7 +488,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"table", ""}, tables},
 		{[]string{"describe", "order"}, []string{"order_count", "orders", "orders_of_more_than_a_thousand_items"}},
 		{[]string{"table", "orders", ""}, nil},
-		{[]string{"table", "orders", "--format", ""}, []string{"table", "jsonl", "csv"}},
+		{[]string{"table", "orders", "--format", ""}, []string{"table", "jsonl", "csv", "parquet"}},
 		{[]string{"events", "--flow", "b"}, []string{"big_orders", "by_country"}},
 		{[]string{"events", "--dataset", "by"}, []string{"by_country"}},
 		{[]string{"events", "--type", "flow_progress,batch_c"}, []string{"flow_progress,batch_committed"}},

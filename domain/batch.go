@@ -367,8 +367,8 @@ func unifySchemas(parts []*Batch) (Schema, error) {
 				if f.Type.Width() > cur.Type.Width() {
 					cur.Type = f.Type // the wider of two integers or floats
 				}
-			case decimalHolds(cur.Type, f.Type):
-			case decimalHolds(f.Type, cur.Type):
+			case decimalHolds(cur.Type, f.Type), dateToNTZ(cur.Type, f.Type):
+			case decimalHolds(f.Type, cur.Type), dateToNTZ(f.Type, cur.Type):
 				cur.Type = f.Type
 			case cur.Type.Kind == KindDecimal && f.Type.Kind == KindDecimal:
 				w, ok := WiderDecimal(cur.Type, f.Type)
@@ -397,14 +397,20 @@ func unifySchemas(parts []*Batch) (Schema, error) {
 	return Schema{Fields: fields}, nil
 }
 
+// microsPerDay turns a date (days) into its midnight (microseconds).
+const microsPerDay = 86400_000_000
+
 // appendColumn appends the first n rows of src to dst, converting bigint to
 // double when dst is double.
 func appendColumn(dst, src *Column, n int) {
 	if src.Nulls != nil || (src.Kind == KindNull && dst.Kind != KindNull) {
 		for i := 0; i < n; i++ {
 			v := src.Value(i)
-			if v.kind == KindInt64 && dst.Kind == KindFloat64 {
+			switch {
+			case v.kind == KindInt64 && dst.Kind == KindFloat64:
 				v = Float(float64(v.i))
+			case v.kind == KindDate && dst.Kind == KindTimestamp:
+				v = TimestampMicros(v.i * microsPerDay)
 			}
 			_ = dst.Append(v)
 		}
@@ -420,6 +426,10 @@ func appendColumn(dst, src *Column, n int) {
 		}
 	case dst.Kind == KindFloat64:
 		dst.Floats = append(dst.Floats, src.Floats[:n]...)
+	case dst.Kind == KindTimestamp && src.Kind == KindDate:
+		for _, d := range src.Ints[:n] {
+			dst.Ints = append(dst.Ints, d*microsPerDay)
+		}
 	case src.Ints != nil || dst.Ints != nil:
 		dst.Ints = append(dst.Ints, src.Ints[:n]...)
 	case dst.Kind == KindString || dst.Kind == KindBytes:

@@ -7,9 +7,9 @@ import (
 // Schema evolution of a stored table. A table's schema is declared, or taken
 // from its first batch; later batches may add nullable columns, widen an
 // integer to a wider one (tinyint, smallint, int, bigint) or to double, a
-// float to double, and widen a decimal to one with more digits on either side of
-// the point (Delta's type widening), bigint to a decimal of 19 integer digits
-// or more; a string column takes any scalar as its text (so that a
+// float to double, widen a decimal to one with more digits on either side of
+// the point, a date to TIMESTAMP_NTZ (Delta's type widening), bigint to a
+// decimal of 19 integer digits or more; a string column takes any scalar as its text (so that a
 // column inferred as string in one batch and as a number in the next, like a
 // zip code, is not drift). Anything else is SCHEMA_DRIFT: the batch is not written
 // and the flow fails, naming the column, both types and the fix.
@@ -43,7 +43,9 @@ func EvolveSchema(table string, cur Schema, incoming Schema, declared bool) (Sch
 			out.Fields[i].Type = f.Type // widened: tinyint to smallint to int to bigint, float to double
 		case have.Kind == KindInt64 && f.Type.Kind == KindFloat64 && !declared:
 			out.Fields[i].Type = TypeFloat64
-		case decimalHolds(have, f.Type):
+		case decimalHolds(have, f.Type), dateToNTZ(have, f.Type):
+		case dateToNTZ(f.Type, have) && !declared:
+			out.Fields[i].Type = f.Type // widened: a date to its midnight
 		case have.Kind == KindDecimal && f.Type.Kind == KindDecimal && !declared:
 			w, ok := WiderDecimal(have, f.Type)
 			if !ok {
@@ -107,7 +109,7 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 				return nil, drift(table, f.Name, err.Error(), "cast the column in the flow's query")
 			}
 			cols[j] = c
-		case f.Type.Kind == KindFloat64 && src.Kind == KindInt64, src.Kind == KindNull:
+		case f.Type.Kind == KindFloat64 && src.Kind == KindInt64, src.Kind == KindNull, dateToNTZ(f.Type, b.Schema.Fields[k].Type):
 			c := NewColumn(f.Type.Kind, n)
 			appendColumn(c, src, n)
 			cols[j] = c
@@ -131,6 +133,12 @@ func Conform(table string, b *Batch, schema Schema) (*Batch, error) {
 		}
 	}
 	return BatchOf(schema, cols)
+}
+
+// dateToNTZ reports whether to is a TIMESTAMP_NTZ and from a DATE: Delta
+// widens a date column to TIMESTAMP_NTZ, each date its midnight.
+func dateToNTZ(to, from Type) bool {
+	return to.Kind == KindTimestamp && to.NTZ && from.Kind == KindDate
 }
 
 // decimalHolds reports whether every value of type from fits in the decimal
