@@ -46,6 +46,8 @@ func init() {
 		"percentile_approx":     {minArgs: 2, maxArgs: 3, compile: compileApproxPercentile},
 		"approx_percentile":     {minArgs: 2, maxArgs: 3, compile: compileApproxPercentile},
 		"mode":                  {minArgs: 0, maxArgs: 2, withinGroup: true, compile: compileMode},
+		"histogram_numeric":     {minArgs: 2, maxArgs: 2, compile: compileHistogramNumeric},
+		"schema_of_variant_agg": {minArgs: 1, maxArgs: 1, compile: compileSchemaOfVariantAgg},
 		"stddev":                moment,
 		"std":                   moment,
 		"stddev_samp":           moment,

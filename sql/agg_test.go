@@ -318,6 +318,25 @@ var aggCases = []struct{ src, cols, rows, want string }{
 	{"percentile_cont(array(0.5)) WITHIN GROUP (ORDER BY x)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
 	{"percentile_approx(x, array(0.5, 0.4, 0.1), 100)", "x bigint", "(0), (1), (2), (10)", "array<bigint>:[1, 1, 0]"},
 	{"percentile_approx(x, 0.5, 100)", "x bigint", "(0), (6), (7), (9), (10)", "bigint:7"},
+	// histogram_numeric: Spark's documented example, then bins merged into
+	// their weighted mean (1 and 2 are the closest pair, then 1.5 and 4)
+	{"histogram_numeric(x, 5)", "x int", "(0), (1), (2), (10)", "array<struct<x: int, y: double>>:[{0, 1}, {1, 1}, {2, 1}, {10, 1}]"},
+	{"histogram_numeric(x, 2)", "x double", "(1.0), (2.0), (4.5), (20.0)", "array<struct<x: double, y: double>>:[{2.5, 3}, {20, 1}]"},
+	{"histogram_numeric(x, 2)", "x bigint", "(1), (2), (2), (2), (4), (30)", "array<struct<x: bigint, y: double>>:[{2, 5}, {30, 1}]"},
+	{"histogram_numeric(x, 3)", "x bigint", "(NULL)", "array<struct<x: bigint, y: double>>:NULL"},
+	{"histogram_numeric(x, 1)", "x bigint", "(1)", "DATATYPE_MISMATCH"},
+	{"histogram_numeric(x, 3)", "x string", "('a')", "DATATYPE_MISMATCH"},
+	// schema_of_variant_agg: Spark's documented examples, then numbers and
+	// objects merging, and values that meet only in VARIANT
+	{"schema_of_variant_agg(parse_json(j))", "j string", "('1'), ('2'), ('3')", "string:'BIGINT'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('{"a": 1}'), ('{"b": true}'), ('{"c": 1.23}')`, "string:'OBJECT<a: BIGINT, b: BOOLEAN, c: DECIMAL(3,2)>'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('1.5'), ('12.25'), (NULL), ('null')`, "string:'DECIMAL(4,2)'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('1'), ('1.5')`, "string:'DECIMAL(21,1)'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('1'), ('1e3')`, "string:'DOUBLE'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('[1]'), ('["x"]'), ('{"a": [null]}')`, "string:'VARIANT'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", `('{"a": [1, null]}'), ('{"a": [2.5], "b": "s"}')`, "string:'OBJECT<a: ARRAY<DECIMAL(21,1)>, b: STRING>'"},
+	{"schema_of_variant_agg(parse_json(j))", "j string", "(NULL)", "string:'VOID'"},
+	{"schema_of_variant_agg(j)", "j string", "('1')", "DATATYPE_MISMATCH"},
 	{"approx_percentile(x, 0.5)", "x bigint", "(9007199254740993), (NULL), (9007199254740993)", "bigint:9007199254740993"},
 	{"approx_percentile(x, 1)", "x double", "(1.5), (CAST('NaN' AS DOUBLE)), (2)", "double:NaN"},
 	{"approx_percentile(x, 0.5)", "x date", "(DATE '2024-03-01'), (DATE '2024-01-01')", "date:2024-01-01"},
@@ -677,4 +696,15 @@ func FuzzAggregate(f *testing.F) {
 			t.Fatalf("%s: %d rows of %s for type %s", src, c.Len(), c.Kind, a.Type())
 		}
 	})
+}
+
+// TestJavaRandom: java.util.Random's first doubles for seed 42, as the JVM
+// gives them, so that histogram_numeric breaks ties as Spark does.
+func TestJavaRandom(t *testing.T) {
+	r := newJavaRandom(42)
+	for _, want := range []float64{0.7275636800328681, 0.6832234717598454} {
+		if got := r.nextDouble(); got != want {
+			t.Errorf("nextDouble = %v, want %v", got, want)
+		}
+	}
 }

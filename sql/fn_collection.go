@@ -620,7 +620,7 @@ func compileSize(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	default:
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs an array or a map, found %s", name, x.typ())
 	}
-	return &valuesNode{args: []node{x}, t: domain.TypeInt64, row: func(a []domain.Value) (domain.Value, error) {
+	return &valuesNode{args: []node{x}, t: domain.TypeInt32, row: func(a []domain.Value) (domain.Value, error) {
 		return domain.Int(int64(len(a[0].AsList()))), nil
 	}}, nil
 }

@@ -385,7 +385,7 @@ func compileArraySize(c *compiler, e *syntax.FuncCall, name string) (node, error
 	if err != nil {
 		return nil, err
 	}
-	return &valuesNode{args: []node{arr}, t: domain.TypeInt64, row: func(a []domain.Value) (domain.Value, error) {
+	return &valuesNode{args: []node{arr}, t: domain.TypeInt32, row: func(a []domain.Value) (domain.Value, error) {
 		return domain.Int(int64(len(a[0].AsList()))), nil
 	}}, nil
 }

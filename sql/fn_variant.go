@@ -1,7 +1,7 @@
 package sql
 
 import (
-	"sort"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -223,52 +223,125 @@ func compileSchemaOfVariant(c *compiler, e *syntax.FuncCall, name string) (node,
 	}}, nil
 }
 
-func variantSchema(n *domain.JSONNode) string {
+func variantSchema(n *domain.JSONNode) string { return shapeOf(n).String() }
+
+// variantShape is the SQL type of a variant value, as schema_of_variant
+// names it: VOID, BOOLEAN, STRING, BIGINT, DOUBLE, DECIMAL(p,s), ARRAY of a
+// shape, OBJECT of named shapes (sorted by name), or VARIANT where values of
+// different types meet.
+type variantShape struct {
+	name           string
+	precision, scl int
+	elem           *variantShape
+	keys           []string
+	fields         []*variantShape
+}
+
+func (v *variantShape) String() string {
+	switch v.name {
+	case "DECIMAL":
+		return fmt.Sprintf("DECIMAL(%d,%d)", v.precision, v.scl)
+	case "ARRAY":
+		return "ARRAY<" + v.elem.String() + ">"
+	case "OBJECT":
+		parts := make([]string, len(v.keys))
+		for i, k := range v.keys {
+			parts[i] = k + ": " + v.fields[i].String()
+		}
+		return "OBJECT<" + strings.Join(parts, ", ") + ">"
+	}
+	return v.name
+}
+
+func shapeOf(n *domain.JSONNode) *variantShape {
 	switch n.Kind {
 	case domain.JSONNull:
-		return "VOID"
+		return &variantShape{name: "VOID"}
 	case domain.JSONBool:
-		return "BOOLEAN"
+		return &variantShape{name: "BOOLEAN"}
 	case domain.JSONString:
-		return "STRING"
+		return &variantShape{name: "STRING"}
 	case domain.JSONNumber:
 		if strings.ContainsAny(n.Text, "eE") {
-			return "DOUBLE"
+			return &variantShape{name: "DOUBLE"}
 		}
 		if _, err := strconv.ParseInt(n.Text, 10, 64); err == nil {
-			return "BIGINT"
+			return &variantShape{name: "BIGINT"}
 		}
 		lit, err := decimalLiteral(strings.TrimPrefix(n.Text, "-"), syntax.Pos{})
 		if err != nil {
-			return "DOUBLE" // beyond 38 digits
+			return &variantShape{name: "DOUBLE"} // beyond 38 digits
 		}
-		return strings.ToUpper(lit.typ().String())
+		t := lit.typ()
+		return &variantShape{name: "DECIMAL", precision: t.Precision, scl: t.Scale}
 	case domain.JSONArray:
-		elem := ""
+		elem := &variantShape{name: "VOID"}
 		for _, it := range n.Items {
-			t := variantSchema(it)
+			elem = mergeShapes(elem, shapeOf(it))
+		}
+		return &variantShape{name: "ARRAY", elem: elem}
+	}
+	obj := &variantShape{name: "OBJECT"}
+	for i, k := range n.Keys {
+		obj = mergeShapes(obj, &variantShape{name: "OBJECT", keys: []string{k}, fields: []*variantShape{shapeOf(n.Items[i])}})
+	}
+	return obj
+}
+
+// mergeShapes is the shape that holds values of both shapes, as Spark's
+// schema_of_variant merges them: VOID gives way, a bigint and a decimal
+// meet in a decimal (the bigint as DECIMAL(20,0)) of up to 38 digits, any
+// number and a double in DOUBLE, arrays element by element, objects key by
+// key; anything else is VARIANT.
+func mergeShapes(a, b *variantShape) *variantShape {
+	switch {
+	case a.name == "VOID":
+		return b
+	case b.name == "VOID":
+		return a
+	case a.name == "ARRAY" && b.name == "ARRAY":
+		return &variantShape{name: "ARRAY", elem: mergeShapes(a.elem, b.elem)}
+	case a.name == "OBJECT" && b.name == "OBJECT":
+		out := &variantShape{name: "OBJECT"}
+		i, j := 0, 0
+		for i < len(a.keys) || j < len(b.keys) {
 			switch {
-			case elem == "" || elem == "VOID":
-				elem = t
-			case t != elem && t != "VOID":
-				elem = "VARIANT"
+			case j == len(b.keys) || i < len(a.keys) && a.keys[i] < b.keys[j]:
+				out.keys, out.fields = append(out.keys, a.keys[i]), append(out.fields, a.fields[i])
+				i++
+			case i == len(a.keys) || b.keys[j] < a.keys[i]:
+				out.keys, out.fields = append(out.keys, b.keys[j]), append(out.fields, b.fields[j])
+				j++
+			default:
+				out.keys, out.fields = append(out.keys, a.keys[i]), append(out.fields, mergeShapes(a.fields[i], b.fields[j]))
+				i, j = i+1, j+1
 			}
 		}
-		if elem == "" {
-			elem = "VOID"
+		return out
+	case a.name == b.name && a.name != "DECIMAL":
+		return a
+	}
+	number := func(v *variantShape) bool { return v.name == "BIGINT" || v.name == "DECIMAL" || v.name == "DOUBLE" }
+	if !number(a) || !number(b) {
+		return &variantShape{name: "VARIANT"}
+	}
+	if a.name == "DOUBLE" || b.name == "DOUBLE" {
+		return &variantShape{name: "DOUBLE"}
+	}
+	asDecimal := func(v *variantShape) (int, int) {
+		if v.name == "BIGINT" {
+			return 20, 0
 		}
-		return "ARRAY<" + elem + ">"
+		return v.precision, v.scl
 	}
-	order := make([]int, len(n.Keys))
-	for i := range order {
-		order[i] = i
+	ap, as := asDecimal(a)
+	bp, bs := asDecimal(b)
+	scale := max(as, bs)
+	p := scale + max(ap-as, bp-bs)
+	if p > domain.MaxDecimalPrecision {
+		return &variantShape{name: "DOUBLE"}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return n.Keys[order[i]] < n.Keys[order[j]] })
-	parts := make([]string, len(order))
-	for k, i := range order {
-		parts[k] = n.Keys[i] + ": " + variantSchema(n.Items[i])
-	}
-	return "OBJECT<" + strings.Join(parts, ", ") + ">"
+	return &variantShape{name: "DECIMAL", precision: p, scl: scale}
 }
 
 // compileToVariantObject: to_variant_object(x) is the variant of a struct,

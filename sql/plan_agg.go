@@ -446,29 +446,35 @@ func groupingID(set []int, keys int) int64 {
 }
 
 // groupingCall compiles grouping(key) (1 when the row aggregates over key)
-// and grouping_id() (the bits of every key) over the grouping id column.
+// and grouping_id() (the bits of every key) or grouping_id(k1, k2, ...)
+// (the bits of the keys named, the first the highest) over the grouping id
+// column.
 func groupingCall(e *syntax.FuncCall, name string, gid int, keyIndex map[string]int, keys int) (node, error) {
 	if gid < 0 {
 		return nil, planErr(domain.CodeUnsupportedQuery, e.Pos, "%s needs GROUPING SETS, ROLLUP or CUBE in GROUP BY", name)
 	}
 	col := &colNode{idx: gid, t: domain.TypeInt64}
-	if name == "grouping_id" {
-		if len(e.Args) != 0 {
-			return nil, wrongArgs(e, name, "0")
-		}
+	if name == "grouping_id" && len(e.Args) == 0 {
 		return col, nil
 	}
-	if len(e.Args) != 1 {
+	if name == "grouping" && len(e.Args) != 1 {
 		return nil, wrongArgs(e, name, "1")
 	}
-	k, ok := keyIndex[exprKey(e.Args[0])]
-	if !ok {
-		return nil, planErr(domain.CodeUnsupportedQuery, e.Args[0].Position(), "grouping(%s): the argument must be a GROUP BY key", syntax.Format(e.Args[0]))
+	shifts := make([]int64, len(e.Args)) // where each named key's bit is in the grouping id column
+	for i, arg := range e.Args {
+		k, ok := keyIndex[exprKey(arg)]
+		if !ok {
+			return nil, planErr(domain.CodeUnsupportedQuery, arg.Position(), "%s(%s): the argument must be a GROUP BY key", name, syntax.Format(arg))
+		}
+		shifts[i] = int64(keys - 1 - k)
 	}
-	shift := int64(keys - 1 - k)
 	return &fnNode{args: []node{col}, t: domain.TypeInt64, body: func(out *domain.Column, a []*domain.Column) error {
 		for i, v := range a[0].Ints {
-			out.Ints[i] = (v >> shift) & 1
+			var id int64
+			for _, shift := range shifts {
+				id = id<<1 | (v>>shift)&1
+			}
+			out.Ints[i] = id
 		}
 		return nil
 	}}, nil

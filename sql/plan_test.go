@@ -235,6 +235,10 @@ var planCases = []struct{ src, want string }{
 	{"SELECT cust, region, count(*) FROM orders WHERE id < 3 GROUP BY GROUPING SETS ((cust), (region), ()) ORDER BY 1, 2", "cust,region,count(1)|NULL,NULL,2;NULL,eu,1;NULL,us,1;ann,NULL,1;bob,NULL,1"},
 	{"SELECT region, count(*) FROM orders WHERE id > 100 GROUP BY region WITH ROLLUP", "region,count(1)|NULL,0"},
 	{"SELECT grouping(region) FROM orders GROUP BY region", "UNSUPPORTED_QUERY_FEATURE"},
+	// grouping_id(keys): the named keys' bits, the first the highest, in the order named
+	{"SELECT region, cust, grouping_id(cust, region) AS a, grouping_id(region, cust) AS b, grouping_id(cust) AS c FROM orders WHERE cust IS NOT NULL GROUP BY ROLLUP(region, cust) ORDER BY b, region, cust LIMIT 5",
+		"region,cust,a,b,c|NULL,cy,0,0,0;eu,ann,0,0,0;us,bob,0,0,0;NULL,NULL,2,1,1;eu,NULL,2,1,1"},
+	{"SELECT grouping_id(amount) FROM orders GROUP BY CUBE(region)", "UNSUPPORTED_QUERY_FEATURE"},
 	// windows
 	{"SELECT id, row_number() OVER (PARTITION BY cust ORDER BY amount DESC) AS rn FROM orders WHERE cust = 'ann' ORDER BY id", "id,rn|1,1;3,2"},
 	{"SELECT id, rank() OVER (ORDER BY region) AS r, dense_rank() OVER (ORDER BY region) AS d FROM orders ORDER BY id", "id,r,d|1,2,2;2,4,3;3,2,2;4,1,1;5,4,3"},
