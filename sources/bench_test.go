@@ -1,9 +1,13 @@
 package sources
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
 )
 
 // benchLines is n JSON lines of about 150 bytes with 6 columns: id bigint,
@@ -56,4 +60,34 @@ func TestBenchLinesShape(t *testing.T) {
 	if got, want := batch.Schema.String(), "id bigint, user string, event string, amount double, ts string, ok boolean"; got != want {
 		t.Errorf("schema %s, want %s", got, want)
 	}
+}
+
+// BenchmarkParquetDecode reads a Parquet file of 100,000 rows of 15 flat
+// columns of every scalar type (pqRow), the whole micro-batch.
+func BenchmarkParquetDecode(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	rows := make([]pqRow, n)
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	for i := range rows {
+		note := fmt.Sprintf("note %d", i)
+		rows[i] = pqRow{Name: fmt.Sprintf("user-%06d", i%50000), Small: int32(i), Big: int64(i) << 20, Score: float64(i) / 7, Ratio: float32(i) / 3,
+			OK: i%2 == 0, Note: &note, At: at.Add(time.Duration(i) * time.Second), AtMs: at, AtNs: int64(i), Day: int32(i % 20000),
+			Raw: []byte{byte(i)}, Price: int64(i * 100), Tiny: uint32(i)}
+	}
+	writeParquet(b, dir, "a.parquet", rows, baseTime)
+	src := newFiles(b, dir, FileOptions{Format: "parquet"})
+	ctx := context.Background()
+	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		b.Fatalf("Plan: %v, %v", ok, err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := src.Read(ctx, nil, end)
+		if err != nil || got.Len() != n {
+			b.Fatalf("%v rows, %v", got, err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

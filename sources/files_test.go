@@ -703,3 +703,17 @@ func TestParquetNested(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestParquetOnlyRepeated: a file whose one column is a bare repeated
+// field has as many leaves as columns, and is still assembled as lists.
+func TestParquetOnlyRepeated(t *testing.T) {
+	type row struct {
+		Bare []int64 `parquet:"bare"`
+	}
+	dir := t.TempDir()
+	writeParquet(t, dir, "a.parquet", []row{{Bare: []int64{1, 2}}, {}, {Bare: []int64{3}}}, baseTime)
+	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
+	if got, want := dump(b), "schema: bare array<bigint>\n[1, 2]\n[]\n[3]\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

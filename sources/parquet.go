@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
@@ -303,13 +304,30 @@ func (r *parquetRow) skip(c *parquetColumn) {
 	}
 }
 
-// value assembles the next value of c; bad names a leaf value the type
-// cannot hold.
-func (r *parquetRow) value(c *parquetColumn) (_ domain.Value, bad *parquet.Value, err error) {
+// leafMisfit is a leaf value its column's type cannot hold.
+type leafMisfit struct {
+	c *parquetColumn
+	v parquet.Value
+}
+
+func (e *leafMisfit) Error() string { return fmt.Sprintf("value %s does not fit a %s", e.v, e.c.t) }
+
+// leaf reads a non-null value of a leaf column.
+func (r *parquetRow) leaf(c *parquetColumn, v parquet.Value) (domain.Value, error) {
+	out, ok := c.scale(v)
+	if !ok {
+		return domain.Null(), &leafMisfit{c: c, v: v}
+	}
+	return out, nil
+}
+
+// value assembles the next value of c; a leaf value that does not fit is a
+// *leafMisfit.
+func (r *parquetRow) value(c *parquetColumn) (domain.Value, error) {
 	first, ok := r.peek(c.firstLeaf())
 	if !ok || first.DefinitionLevel() < c.def {
 		r.skip(c)
-		return domain.Null(), nil, nil
+		return domain.Null(), nil
 	}
 	switch {
 	case c.variant:
@@ -318,38 +336,36 @@ func (r *parquetRow) value(c *parquetColumn) (_ domain.Value, bad *parquet.Value
 		r.skip(c)
 		text, err := parquetvariant.Decode(meta.ByteArray(), value.ByteArray())
 		if err != nil {
-			return domain.Null(), nil, err
+			return domain.Null(), err
 		}
-		return domain.String(text), nil, nil
+		return domain.String(text), nil
 	case len(c.kids) == 0:
 		r.at[c.leaf]++
-		v, ok := c.scale(first)
-		if !ok {
-			return domain.Null(), &first, nil
-		}
-		return v, nil, nil
+		return r.leaf(c, first)
 	case c.t.Kind == domain.KindStruct:
 		fields := make([]domain.Value, len(c.kids))
 		for i, k := range c.kids {
-			if fields[i], bad, err = r.value(k); bad != nil || err != nil {
-				return domain.Null(), bad, err
+			var err error
+			if fields[i], err = r.value(k); err != nil {
+				return domain.Null(), err
 			}
 		}
-		return domain.Struct(fields...), nil, nil
+		return domain.Struct(fields...), nil
 	}
 	if first.DefinitionLevel() == c.def { // an empty list or map
 		r.skip(c)
 		if c.t.Kind == domain.KindMap {
-			return domain.Map(), nil, nil
+			return domain.Map(), nil
 		}
-		return domain.List(), nil, nil
+		return domain.List(), nil
 	}
 	var items []domain.Value
 	for {
 		parts := make([]domain.Value, len(c.kids))
 		for i, k := range c.kids {
-			if parts[i], bad, err = r.value(k); bad != nil || err != nil {
-				return domain.Null(), bad, err
+			var err error
+			if parts[i], err = r.value(k); err != nil {
+				return domain.Null(), err
 			}
 		}
 		if c.t.Kind == domain.KindMap {
@@ -362,9 +378,9 @@ func (r *parquetRow) value(c *parquetColumn) (_ domain.Value, bad *parquet.Value
 		}
 	}
 	if c.t.Kind == domain.KindMap {
-		return domain.Map(items...), nil, nil
+		return domain.Map(items...), nil
 	}
-	return domain.List(items...), nil, nil
+	return domain.List(items...), nil
 }
 
 // floorDiv divides rounding down, so that instants before 1970 round to the
@@ -422,6 +438,10 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice) (err error) {
 	}
 	leaves := len(pf.Schema().Columns())
 	var assembled parquetRow
+	flat := true // every top-level column a leaf: a value per column, in order
+	for _, c := range cols {
+		flat = flat && len(c.kids) == 0
+	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
 	if f.Start > 0 {
@@ -436,17 +456,27 @@ func (s *fileSource) decodeParquet(b *builder, f fileSlice) (err error) {
 		n, err := r.ReadRows(rows[:min(len(rows), want-done)])
 		for _, row := range rows[:n] {
 			b.currentLine = int(f.Start) + done + 1
-			assembled.reset(row, leaves)
-			for _, c := range cols {
-				v, bad, err := assembled.value(c)
-				switch {
-				case err != nil:
-					return domain.Errorf(domain.CodeFileUnreadable, "file %s, row %d: column %q: %v", path, b.currentLine, c.name, err).WithNames(path)
-				case bad != nil:
-					return domain.Errorf(domain.CodeFileUnreadable, "file %s, row %d: column %q: value %s does not fit a %s",
-						path, b.currentLine, c.name, bad, c.t).WithNames(path)
+			if flat {
+				for _, pv := range row {
+					c := cols[pv.Column()]
+					v, err := domain.Null(), error(nil)
+					if !pv.IsNull() {
+						v, err = assembled.leaf(c, pv)
+					}
+					if err != nil {
+						return domain.Errorf(domain.CodeFileUnreadable, "file %s, row %d: column %q: %v", path, b.currentLine, c.name, err).WithNames(path)
+					}
+					b.set(c.name, v)
 				}
-				b.set(c.name, v)
+			} else {
+				assembled.reset(row, leaves)
+				for _, c := range cols {
+					v, err := assembled.value(c)
+					if err != nil {
+						return domain.Errorf(domain.CodeFileUnreadable, "file %s, row %d: column %q: %v", path, b.currentLine, c.name, err).WithNames(path)
+					}
+					b.set(c.name, v)
+				}
 			}
 			if err := b.endRow(); err != nil {
 				return err
