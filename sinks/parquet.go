@@ -20,7 +20,10 @@ import (
 // to UTC and TIMESTAMP_NTZ as microseconds not adjusted, STRING, BINARY,
 // ARRAY as a three-level LIST, MAP as a MAP of key_value groups, STRUCT as a
 // group, VARIANT as the VARIANT logical type. Columns keep the schema's
-// order. Intervals and columns of no type have no Parquet form (as in Spark)
+// order. Every column and field is optional (only map keys are required):
+// a NOT NULL column that a row lacks could otherwise only be written as a
+// broken file, and readers take optional columns as nullable, as sluice's
+// tables read from files are. Intervals and columns of no type have no Parquet form (as in Spark)
 // and are refused.
 type ParquetWriter struct {
 	w       *parquet.GenericWriter[any]
@@ -45,7 +48,7 @@ func NewParquetWriter(out io.Writer, schema domain.Schema) (*ParquetWriter, erro
 	group := orderedGroup{Group: parquet.Group{}}
 	var leaves int
 	for _, f := range schema.Fields {
-		node, col, err := parquetNode(f.Name, f.Type, f.Nullable, 0, 0, &leaves)
+		node, col, err := parquetNode(f.Name, f.Type, true, 0, 0, &leaves)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +207,7 @@ func parquetNode(name string, t domain.Type, nullable bool, def, rep int, leaves
 	case domain.KindStruct:
 		g := orderedGroup{Group: parquet.Group{}}
 		for _, f := range t.Fields {
-			n, kid, err := parquetNode(f.Name, f.Type, f.Nullable, def, rep, leaves)
+			n, kid, err := parquetNode(f.Name, f.Type, true, def, rep, leaves)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -145,8 +145,13 @@ func (a *histogramAcc) xValue(x float64) domain.Value {
 		}
 		return domain.Decimal(u, a.t.Precision, a.t.Scale)
 	}
-	i := int64(math.Trunc(x))
-	switch a.kind {
+	return intOfKind(a.kind, int64(math.Trunc(x)))
+}
+
+// intOfKind is the value of kind k (bigint, date or timestamp) whose
+// integer is i.
+func intOfKind(k domain.Kind, i int64) domain.Value {
+	switch k {
 	case domain.KindDate:
 		return domain.DateDays(i)
 	case domain.KindTimestamp:

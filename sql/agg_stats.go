@@ -303,16 +303,7 @@ func (a *approxPercentileAcc) result() (*domain.Column, error) {
 			sorted := slices.Clone(a.ints[g])
 			slices.Sort(sorted)
 			count = len(sorted)
-			pick = func(p float64) domain.Value {
-				v := sorted[discreteRank(p, len(sorted))]
-				switch a.kind {
-				case domain.KindDate:
-					return domain.DateDays(v)
-				case domain.KindTimestamp:
-					return domain.TimestampMicros(v)
-				}
-				return domain.Int(v)
-			}
+			pick = func(p float64) domain.Value { return intOfKind(a.kind, sorted[discreteRank(p, len(sorted))]) }
 		}
 		switch {
 		case count == 0:
