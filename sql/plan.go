@@ -525,6 +525,28 @@ func (pl *planner) fromList(items []syntax.FromItem) (op, scope, error) {
 	return left, ls, nil
 }
 
+// joinLateral plans left [INNER | CROSS] JOIN LATERAL (query) [ON cond]:
+// the LATERAL subquery as after a comma, then the condition as a filter,
+// which for an inner join is the same rows. An outer join would need the
+// left rows that nothing matches, NULL-padded: not built.
+func (pl *planner) joinLateral(j *syntax.Join, l op, ls scope, sq *syntax.SubqueryRef) (op, scope, error) {
+	if kind := strings.ToUpper(j.Kind); kind != "INNER" && kind != "CROSS" || j.Natural || len(j.Using) > 0 {
+		return nil, scope{}, planErr(domain.CodeNotImplemented, j.Pos, "%s JOIN LATERAL is not supported: use JOIN LATERAL (inner) with ON, or a comma and WHERE", j.Kind)
+	}
+	o, sc, err := pl.lateral(l, ls, sq)
+	if err != nil || j.On == nil {
+		return o, sc, err
+	}
+	c, err := pl.compile(j.On, sc, nil)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	if c, err = asPredicate(c, j.On, "ON"); err != nil {
+		return nil, scope{}, err
+	}
+	return &filterOp{child: o, pred: c.root}, sc, nil
+}
+
 func (pl *planner) from(it syntax.FromItem) (op, scope, error) {
 	switch it := it.(type) {
 	case *syntax.TableRef:
@@ -767,6 +789,9 @@ func (pl *planner) join(j *syntax.Join) (op, scope, error) {
 	l, ls, err := pl.from(j.Left)
 	if err != nil {
 		return nil, scope{}, err
+	}
+	if sq, ok := j.Right.(*syntax.SubqueryRef); ok && sq.Lateral {
+		return pl.joinLateral(j, l, ls, sq)
 	}
 	r, rs, err := pl.from(j.Right)
 	if err != nil {
