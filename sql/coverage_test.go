@@ -129,8 +129,9 @@ var sparkSyntaxForms = map[string]string{
 // takes (grouping() reads the grouping sets of its GROUP BY), each with a
 // query over the planner's test tables that must run.
 var sparkQueryForms = map[string]string{
-	"grouping":    "SELECT region, grouping(region) FROM orders GROUP BY ROLLUP(region)",
-	"grouping_id": "SELECT region, grouping_id() FROM orders GROUP BY CUBE(region)",
+	"grouping":       "SELECT region, grouping(region) FROM orders GROUP BY ROLLUP(region)",
+	"grouping_id":    "SELECT region, grouping_id() FROM orders GROUP BY CUBE(region)",
+	"session_window": "SELECT region, session_window.start, count(*) FROM orders GROUP BY region, session_window(TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, id), '2 minutes')",
 }
 
 // TestSparkFunctionCoverage holds sluice to Spark's list of built-in

@@ -8,14 +8,23 @@ import (
 	"github.com/sluicehq/sluice/sql/syntax"
 )
 
-// window_time, monotonically_increasing_id and sentences.
+// window_time, monotonically_increasing_id, sentences, and session_window
+// outside GROUP BY.
 
 func init() {
 	register(map[string]builtin{
 		"window_time":                 {minArgs: 1, maxArgs: 1, compile: compileWindowTime},
 		"monotonically_increasing_id": {minArgs: 0, maxArgs: 0, compile: compileMonotonicID},
 		"sentences":                   {minArgs: 1, maxArgs: 3, compile: compileSentences},
+		"session_window":              {minArgs: 2, maxArgs: 2, compile: compileSessionWindow},
 	})
+}
+
+// compileSessionWindow: session_window(ts, gap) is a GROUP BY key (see
+// plan_session.go), which the aggregation plans; anywhere else it has no
+// rows to make sessions of.
+func compileSessionWindow(_ *compiler, e *syntax.FuncCall, name string) (node, error) {
+	return nil, exprErr(domain.CodeUnsupportedQuery, e.Pos, "%s groups rows into sessions: use it in GROUP BY (GROUP BY user, %s(ts, '5 minutes'))", name, name)
 }
 
 // compileWindowTime: window_time(w) is the time of a window struct (of

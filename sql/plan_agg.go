@@ -93,22 +93,37 @@ func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.O
 	if err != nil {
 		return nil, scope{}, nil, err
 	}
+	sessionAt := slices.IndexFunc(keyExprs, isSessionWindow)
+	if sessionAt >= 0 { // each row's session first, for the key to read
+		if src, sc, err = pl.sessions(keyExprs, sessionAt, src, sc); err != nil {
+			return nil, scope{}, nil, err
+		}
+	}
 	ag := &aggOp{child: src, global: s.GroupBy == nil, sets: sets}
 	var post scope
 	keyIndex := map[string]int{}
 	for i, k := range keyExprs {
-		c, err := pl.compile(k, sc, nil)
-		if err != nil {
-			return nil, scope{}, nil, err
+		var key node
+		if i == sessionAt {
+			key = &colNode{idx: len(sc.schema.Fields) - 1, t: sessionType}
+		} else {
+			c, err := pl.compile(k, sc, nil)
+			if err != nil {
+				return nil, scope{}, nil, err
+			}
+			key = c.root
 		}
-		ag.keys = append(ag.keys, c.root)
+		ag.keys = append(ag.keys, key)
 		name, qual := "__k"+strconv.Itoa(i), ""
+		if w := timeWindowName(k); w != "" {
+			name = w // window.start reads it, as in Spark
+		}
 		if ref, ok := k.(*syntax.ColumnRef); ok {
 			if idx, used, err := (&compiler{in: sc.schema, quals: sc.quals}).resolveColumn(ref.Parts); err == nil && used == len(ref.Parts) && !isMarker(sc.schema.Fields[idx]) {
 				name, qual = sc.schema.Fields[idx].Name, sc.quals[idx]
 			}
 		}
-		post.schema.Fields = append(post.schema.Fields, domain.Field{Name: name, Type: c.Type(), Nullable: true})
+		post.schema.Fields = append(post.schema.Fields, domain.Field{Name: name, Type: key.typ(), Nullable: true})
 		post.quals = append(post.quals, qual)
 		keyIndex[exprKey(k)] = i
 	}

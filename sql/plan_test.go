@@ -239,6 +239,21 @@ var planCases = []struct{ src, want string }{
 	{"SELECT cust, region, count(*) FROM orders WHERE id < 3 GROUP BY GROUPING SETS ((cust), (region), ()) ORDER BY 1, 2", "cust,region,count(1)|NULL,NULL,2;NULL,eu,1;NULL,us,1;ann,NULL,1;bob,NULL,1"},
 	{"SELECT region, count(*) FROM orders WHERE id > 100 GROUP BY region WITH ROLLUP", "region,count(1)|NULL,0"},
 	{"SELECT grouping(region) FROM orders GROUP BY region", "UNSUPPORTED_QUERY_FEATURE"},
+	// session windows: Spark's documented examples (a constant gap, then a
+	// gap per row), touching sessions, and rows in no session
+	{"SELECT a, session_window.start, session_window.end, count(*) AS cnt FROM VALUES ('A1', '2021-01-01 00:00:00'), ('A1', '2021-01-01 00:04:30'), ('A1', '2021-01-01 00:10:00'), ('A2', '2021-01-01 00:01:00') AS tab(a, b) GROUP BY a, session_window(b, '5 minutes') ORDER BY a, start",
+		"a,start,end,cnt|A1,2021-01-01T00:00:00Z,2021-01-01T00:09:30Z,2;A1,2021-01-01T00:10:00Z,2021-01-01T00:15:00Z,1;A2,2021-01-01T00:01:00Z,2021-01-01T00:06:00Z,1"},
+	{"SELECT a, session_window.start, session_window.end, count(*) AS cnt FROM VALUES ('A1', '2021-01-01 00:00:00'), ('A1', '2021-01-01 00:04:30'), ('A1', '2021-01-01 00:10:00'), ('A2', '2021-01-01 00:01:00'), ('A2', '2021-01-01 00:04:30') AS tab(a, b) " +
+		"GROUP BY a, session_window(b, CASE WHEN a = 'A1' THEN '5 minutes' WHEN a = 'A2' THEN '1 minute' ELSE '10 minutes' END) ORDER BY a, start",
+		"a,start,end,cnt|A1,2021-01-01T00:00:00Z,2021-01-01T00:09:30Z,2;A1,2021-01-01T00:10:00Z,2021-01-01T00:15:00Z,1;A2,2021-01-01T00:01:00Z,2021-01-01T00:02:00Z,1;A2,2021-01-01T00:04:30Z,2021-01-01T00:05:30Z,1"},
+	{"SELECT session_window.start, count(*) AS n, sum(v) AS s FROM VALUES (TIMESTAMP '2021-01-01 00:00:00', 1), (TIMESTAMP '2021-01-01 00:10:00', 2), (TIMESTAMP '2021-01-01 00:05:00', 4), (NULL, 8) AS tab(t, v) GROUP BY session_window(t, INTERVAL 5 MINUTES) ORDER BY 1",
+		"start,n,s|2021-01-01T00:00:00Z,3,7"},
+	{"SELECT count(*) FROM VALUES (TIMESTAMP '2021-01-01 00:00:00', 'x'), (TIMESTAMP '2021-01-01 00:00:01', NULL) AS tab(t, g) GROUP BY session_window(t, g)", "count(1)|"},
+	{"SELECT window.start, count(*) AS n FROM VALUES (TIMESTAMP '2021-01-01 00:01:00'), (TIMESTAMP '2021-01-01 00:04:00'), (TIMESTAMP '2021-01-01 00:06:00') AS tab(t) GROUP BY window(t, '5 minutes') ORDER BY 1",
+		"start,n|2021-01-01T00:00:00Z,2;2021-01-01T00:05:00Z,1"},
+	{"SELECT session_window(TIMESTAMP '2021-01-01 00:00:00', '5 minutes')", "UNSUPPORTED_QUERY_FEATURE"},
+	{"SELECT count(*) FROM orders GROUP BY session_window(TIMESTAMP '2021-01-01 00:00:00', '-5 minutes')", "INVALID_INTERVAL_FORMAT"},
+	{"SELECT count(*) FROM orders GROUP BY session_window(id, '5 minutes')", "DATATYPE_MISMATCH"},
 	// grouping_id(keys): the named keys' bits, the first the highest, in the order named
 	{"SELECT region, cust, grouping_id(cust, region) AS a, grouping_id(region, cust) AS b, grouping_id(cust) AS c FROM orders WHERE cust IS NOT NULL GROUP BY ROLLUP(region, cust) ORDER BY b, region, cust LIMIT 5",
 		"region,cust,a,b,c|NULL,cy,0,0,0;eu,ann,0,0,0;us,bob,0,0,0;NULL,NULL,2,1,1;eu,NULL,2,1,1"},
