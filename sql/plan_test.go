@@ -133,7 +133,7 @@ var planCases = []struct{ src, want string }{
 	{"SELECT name, (SELECT sum(amount) FROM orders o WHERE o.cust = c.name AND amount > 6) AS s FROM customers c", "name,s|ann,10;bob,20;dan,NULL"},
 	{"SELECT n, (SELECT count(*) FROM more m WHERE m.n = nums.n) AS c FROM nums", "n,c|1,0;2,1;2,1;NULL,0;3,2"},
 	{"SELECT id, (SELECT o2.id FROM orders o2 WHERE o2.region = o.region) AS x FROM orders o", "SCALAR_SUBQUERY_TOO_MANY_ROWS"},
-	{"SELECT id FROM orders o WHERE EXISTS (SELECT 1 FROM customers c WHERE c.name > o.cust)", "NOT_IMPLEMENTED"},
+	{"SELECT id FROM orders o WHERE EXISTS (SELECT 1 FROM customers c WHERE c.name > o.cust)", "id|1;2;3;4"},
 	{"SELECT id, (SELECT o.amount FROM customers c WHERE c.name = o.cust) AS x FROM orders o", "NOT_IMPLEMENTED"},
 	{"SELECT o.id, x.c FROM orders o, LATERAL (SELECT o.amount * 2 AS c) x WHERE o.id < 3", "id,c|1,20;2,40"},
 	{"SELECT o.id, c, d FROM orders o, LATERAL (SELECT o.amount * 2 AS c, o.id + 1 AS d) WHERE o.id = 5", "id,c,d|5,2,6"},
@@ -141,6 +141,16 @@ var planCases = []struct{ src, want string }{
 	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT country, name FROM customers c WHERE c.name = o.cust AND country <> 'US') AS x (k, v)", "id,k,v|1,FR,ann;3,FR,ann"},
 	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM customers c WHERE c.name = o.cust) x", "NOT_IMPLEMENTED"},
 	{"SELECT * FROM LATERAL (SELECT 1 AS a)", "a|1"},
+	// correlations other than equalities: a residual over the pairs the
+	// equalities match (all pairs without them)
+	{"SELECT id FROM orders o WHERE EXISTS (SELECT 1 FROM customers c WHERE c.name = o.cust AND o.amount > 7) ORDER BY id", "id|1;2"},
+	{"SELECT id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.name = o.cust AND o.amount > 7) ORDER BY id", "id|3;4;5"},
+	{"SELECT o.id FROM orders o WHERE EXISTS (SELECT 1 FROM orders p WHERE p.amount > o.amount) ORDER BY 1", "id|1;3;4;5"},
+	{"SELECT o.id FROM orders o WHERE EXISTS (SELECT 1 FROM orders p WHERE amount > o.amount) ORDER BY 1", "id|1;3;4;5"}, // amount is p's: inner first, as Spark
+	{"SELECT id FROM orders o WHERE EXISTS (SELECT 1 FROM customers c WHERE c.name = o.cust AND country <> region) ORDER BY 1", "id|1;2;3"},
+	{"SELECT o.id, (SELECT p.id FROM orders p WHERE p.amount > o.amount AND p.amount < o.amount * 3) AS next FROM orders o WHERE o.id IN (1, 5) ORDER BY 1", "id,next|1,2;5,NULL"},
+	{"SELECT o.id, (SELECT p.id FROM orders p WHERE p.amount > o.amount) AS x FROM orders o", "SCALAR_SUBQUERY_TOO_MANY_ROWS"},
+	{"SELECT o.id, (SELECT count(*) FROM orders p WHERE p.amount > o.amount) AS n FROM orders o", "NOT_IMPLEMENTED"},
 	{"SELECT o.id, x.c FROM orders o JOIN LATERAL (SELECT o.amount * 2 AS c) x ON x.c > 10 WHERE o.id < 4", "id,c|1,20;2,40"},
 	{"SELECT o.id, x.country FROM orders o INNER JOIN LATERAL (SELECT country FROM customers c WHERE c.name = o.cust) x ON x.country = 'FR'", "id,country|1,FR;3,FR"},
 	{"SELECT o.id FROM orders o CROSS JOIN LATERAL (SELECT o.amount AS a) x WHERE x.a > 15", "id|2"},
