@@ -511,7 +511,7 @@ func (pl *planner) fromList(items []syntax.FromItem) (op, scope, error) {
 	}
 	for _, it := range items[1:] {
 		if sq, ok := it.(*syntax.SubqueryRef); ok && sq.Lateral {
-			if left, ls, err = pl.lateral(left, ls, sq); err != nil {
+			if left, ls, err = pl.lateral(left, ls, sq, false, nil); err != nil {
 				return nil, scope{}, err
 			}
 			continue
@@ -525,26 +525,14 @@ func (pl *planner) fromList(items []syntax.FromItem) (op, scope, error) {
 	return left, ls, nil
 }
 
-// joinLateral plans left [INNER | CROSS] JOIN LATERAL (query) [ON cond]:
-// the LATERAL subquery as after a comma, then the condition as a filter,
-// which for an inner join is the same rows. An outer join would need the
-// left rows that nothing matches, NULL-padded: not built.
+// joinLateral plans left [INNER | CROSS | LEFT [OUTER]] JOIN LATERAL
+// (query) [ON cond] (see lateral).
 func (pl *planner) joinLateral(j *syntax.Join, l op, ls scope, sq *syntax.SubqueryRef) (op, scope, error) {
-	if kind := strings.ToUpper(j.Kind); kind != "INNER" && kind != "CROSS" || j.Natural || len(j.Using) > 0 {
-		return nil, scope{}, planErr(domain.CodeNotImplemented, j.Pos, "%s JOIN LATERAL is not supported: use JOIN LATERAL (inner) with ON, or a comma and WHERE", j.Kind)
+	kind := strings.ToUpper(j.Kind)
+	if kind != "INNER" && kind != "CROSS" && kind != "LEFT" || j.Natural || len(j.Using) > 0 {
+		return nil, scope{}, planErr(domain.CodeNotImplemented, j.Pos, "%s JOIN LATERAL is not supported: use [INNER] or LEFT JOIN LATERAL with ON, or a comma and WHERE", j.Kind)
 	}
-	o, sc, err := pl.lateral(l, ls, sq)
-	if err != nil || j.On == nil {
-		return o, sc, err
-	}
-	c, err := pl.compile(j.On, sc, nil)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	if c, err = asPredicate(c, j.On, "ON"); err != nil {
-		return nil, scope{}, err
-	}
-	return &filterOp{child: o, pred: c.root}, sc, nil
+	return pl.lateral(l, ls, sq, kind == "LEFT", j.On)
 }
 
 func (pl *planner) from(it syntax.FromItem) (op, scope, error) {

@@ -139,7 +139,7 @@ var planCases = []struct{ src, want string }{
 	{"SELECT o.id, c, d FROM orders o, LATERAL (SELECT o.amount * 2 AS c, o.id + 1 AS d) WHERE o.id = 5", "id,c,d|5,2,6"},
 	{"SELECT o.id, x.country FROM orders o, LATERAL (SELECT country FROM customers c WHERE c.name = o.cust) x", "id,country|1,FR;2,US;3,FR"},
 	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT country, name FROM customers c WHERE c.name = o.cust AND country <> 'US') AS x (k, v)", "id,k,v|1,FR,ann;3,FR,ann"},
-	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM customers c WHERE c.name = o.cust) x", "NOT_IMPLEMENTED"},
+	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM customers c WHERE c.name = o.cust) x", "id,n|1,1;2,1;3,1;4,0;5,0"},
 	{"SELECT * FROM LATERAL (SELECT 1 AS a)", "a|1"},
 	// correlations other than equalities: a residual over the pairs the
 	// equalities match (all pairs without them)
@@ -154,7 +154,17 @@ var planCases = []struct{ src, want string }{
 	{"SELECT o.id, x.c FROM orders o JOIN LATERAL (SELECT o.amount * 2 AS c) x ON x.c > 10 WHERE o.id < 4", "id,c|1,20;2,40"},
 	{"SELECT o.id, x.country FROM orders o INNER JOIN LATERAL (SELECT country FROM customers c WHERE c.name = o.cust) x ON x.country = 'FR'", "id,country|1,FR;3,FR"},
 	{"SELECT o.id FROM orders o CROSS JOIN LATERAL (SELECT o.amount AS a) x WHERE x.a > 15", "id|2"},
-	{"SELECT o.id FROM orders o LEFT JOIN LATERAL (SELECT o.amount AS a) x ON true", "NOT_IMPLEMENTED"},
+	{"SELECT o.id FROM orders o LEFT JOIN LATERAL (SELECT o.amount AS a) x ON true", "id|1;2;3;4;5"},
+	// LEFT JOIN LATERAL, a LATERAL that aggregates, one tied by conditions
+	{"SELECT o.id, x.a FROM orders o LEFT JOIN LATERAL (SELECT o.amount * 2 AS a) x ON x.a > 15 ORDER BY 1", "id,a|1,20;2,40;3,NULL;4,NULL;5,NULL"},
+	{"SELECT o.id, x.country FROM orders o LEFT JOIN LATERAL (SELECT country FROM customers c WHERE c.name = o.cust) x ON true ORDER BY 1", "id,country|1,FR;2,US;3,FR;4,NULL;5,NULL"},
+	{"SELECT o.id, x.country FROM orders o LEFT JOIN LATERAL (SELECT country FROM customers c WHERE c.name = o.cust) x ON x.country = 'FR' ORDER BY 1", "id,country|1,FR;2,NULL;3,FR;4,NULL;5,NULL"},
+	{"SELECT c.name, x.region, x.s FROM customers c, LATERAL (SELECT region, sum(amount) AS s FROM orders p WHERE p.cust = c.name GROUP BY region) x ORDER BY 1, 2", "name,region,s|ann,eu,15;bob,us,20"},
+	{"SELECT c.name, x.n, x.top FROM customers c JOIN LATERAL (SELECT count(*) AS n, max(amount) AS top FROM orders p WHERE p.cust = c.name) x ON x.n < 2 ORDER BY 1", "name,n,top|bob,1,20;dan,0,NULL"},
+	{"SELECT o.id, x.id AS p FROM orders o, LATERAL (SELECT p.id FROM orders p WHERE p.amount > o.amount AND p.amount < o.amount * 3) x ORDER BY 1, 2", "id,p|1,2;3,1;3,4;4,1;4,2"},
+	{"SELECT o.id, x.id AS p FROM orders o LEFT JOIN LATERAL (SELECT p.id FROM orders p WHERE p.amount > o.amount AND p.amount < o.amount * 3) x ON true ORDER BY 1, 2", "id,p|1,2;2,NULL;3,1;3,4;4,1;4,2;5,NULL"},
+	{"SELECT o.id, x.n FROM orders o, LATERAL (SELECT count(*) AS n FROM orders p WHERE p.amount > o.amount) x", "NOT_IMPLEMENTED"},
+	{"SELECT o.id FROM orders o FULL JOIN LATERAL (SELECT o.amount AS a) x ON true", "NOT_IMPLEMENTED"},
 	{"SELECT o.id, x.* FROM orders o, LATERAL (SELECT * FROM customers c WHERE c.name = o.cust) x", "id,name,country|1,ann,FR;2,bob,US;3,ann,FR"},
 	{"SELECT id FROM orders o WHERE EXISTS (SELECT count(*) FROM nums WHERE nums.n = o.id)", "id|1;2;3;4;5"},
 	{"SELECT id, (SELECT count(*) FROM nums WHERE nums.n = o.id HAVING count(*) = 0) AS c FROM orders o", "NOT_IMPLEMENTED"},
