@@ -83,12 +83,14 @@ func TestEveryTypeRoundTrips(t *testing.T) {
 	}
 	nestedSchema := roundTripScalars + ", tags ARRAY<INT>, pair STRUCT<k: STRING, v: DECIMAL(5,2)>, attrs MAP<STRING, ARRAY<DECIMAL(5,2)>>, " +
 		"doc VARIANT, raw BINARY, local TIMESTAMP_NTZ"
-	scalars := strings.Split(roundTripScalars, ", ")
+	// CSV holds every column but the binary one (Spark's CSV has no binary
+	// type); nested and variant columns as their JSON text
+	csvSchema := strings.Replace(nestedSchema, ", raw BINARY", "", 1)
 	var names []string
-	for _, c := range scalars {
+	for _, c := range strings.Split(roundTripScalars, ", ") {
 		names = append(names, strings.Fields(c)[0])
 	}
-	// flat is t without its nested columns, for CSV
+	names = append(names, "tags", "pair", "attrs", "doc", "local")
 	flat := "CREATE MATERIALIZED VIEW flat AS SELECT " + strings.Join(names, ", ") + " FROM t;\n"
 	pipeline := func(format, schema, data string) string {
 		dir := t.TempDir()
@@ -132,7 +134,7 @@ func TestEveryTypeRoundTrips(t *testing.T) {
 
 	query := []string{"table", "flat", "--format", "csv"}
 	csvText := must(t, 0, sluice, first, query...).stdout
-	viaCSV := pipeline("csv", roundTripScalars, csvText)
+	viaCSV := pipeline("csv", csvSchema, csvText)
 	if got, want := must(t, 0, sluice, viaCSV, query...).stdout, csvText; got != want {
 		t.Errorf("CSV does not round-trip:\n%s", firstDiff(want, got))
 	}
