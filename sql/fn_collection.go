@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sql/syntax"
@@ -995,9 +996,12 @@ func compileSlice(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 // Values, so sluice stops far sooner, with Spark's error for the limit.
 const maxSequenceLength = 1 << 20
 
-// compileSequence: sequence(start, stop[, step]) of bigints, or of dates by
-// whole days. Spark's interval steps are not supported yet (a step that is
-// not a number is refused at compile time).
+// compileSequence: sequence(start, stop[, step]) of integers (step a
+// number, ±1 by default), or of dates or timestamps (step an interval, ±1
+// day by default; a date's day-time step must be whole days, and a number
+// is taken as days): Spark's sequence. A timestamp steps by months and days
+// on its wall-clock date in the session's time zone, as timestamp +
+// interval does.
 func compileSequence(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	args, err := c.args(e)
 	if err != nil {
@@ -1008,55 +1012,99 @@ func compileSequence(c *compiler, e *syntax.FuncCall, name string) (node, error)
 		t = args[1].typ()
 	}
 	switch t.Kind {
-	case domain.KindInt64, domain.KindDate, domain.KindNull:
-		if t.Kind == domain.KindNull {
-			t = domain.TypeInt64
-		}
-	case domain.KindTimestamp:
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[0].Position(), "%s of timestamps needs interval steps, which are not supported yet", name)
+	case domain.KindInt64, domain.KindDate, domain.KindTimestamp:
+	case domain.KindNull:
+		t = domain.TypeInt64
 	default:
-		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs bigints or dates, found %s", name, t)
+		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs integers, dates or timestamps, found %s", name, t)
 	}
 	for i := 0; i < 2; i++ {
-		if k := args[i].typ().Kind; k != t.Kind && k != domain.KindNull {
+		if it := args[i].typ(); it.Kind != domain.KindNull && (it.Kind != t.Kind || it.NTZ != t.NTZ) {
 			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[i].Position(), "%s: start and stop must have one type, found %s and %s", name, args[0].typ(), args[1].typ())
 		}
 		args[i] = retype(args[i], t)
 	}
+	stepKind := domain.KindInt64
 	if len(args) == 3 {
-		if k := args[2].typ().Kind; k != domain.KindInt64 && k != domain.KindNull {
-			return nil, exprErr(domain.CodeNotImplemented, e.Args[2].Position(), "%s with a step of type %s is not supported yet; steps are whole numbers (days for dates)", name, args[2].typ())
+		stepKind = args[2].typ().Kind
+		switch {
+		case stepKind == domain.KindNull:
+			stepKind = domain.KindInt64
+			args[2] = retype(args[2], domain.TypeInt64)
+		case stepKind == domain.KindInt64 && t.Kind != domain.KindTimestamp:
+		case (stepKind == domain.KindYearMonthInterval || stepKind == domain.KindDayTimeInterval) && t.Kind != domain.KindInt64:
+		default:
+			return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[2].Position(), "%s of %s cannot step by %s", name, t, args[2].typ())
 		}
-		args[2] = retype(args[2], domain.TypeInt64)
+	}
+	loc := c.sess.TimeZone
+	if t.NTZ || loc == nil {
+		loc = time.UTC // a wall-clock time steps as if in UTC
 	}
 	p := e.Pos
 	kind := t.Kind
+	// next is the element i steps from start, by step of stepKind
+	next := func(start, step int64, i int64) (int64, bool) {
+		switch {
+		case stepKind == domain.KindYearMonthInterval && kind == domain.KindDate:
+			return addMonthsDays(start, step*i), true
+		case stepKind == domain.KindYearMonthInterval:
+			return addMonthsMicros(start, step*i, loc), true
+		case stepKind == domain.KindDayTimeInterval && kind == domain.KindDate:
+			return start + step/microsPerDay*i, true
+		case stepKind == domain.KindDayTimeInterval:
+			us, code := addDayTime(start, step*i, loc)
+			return us, code == ""
+		}
+		return start + step*i, true
+	}
 	return &valuesNode{args: args, t: domain.ListOf(t), fails: true, row: func(a []domain.Value) (domain.Value, error) {
 		start, stop := a[0].AsInt(), a[1].AsInt()
-		step := int64(1)
-		if start > stop {
-			step = -1
-		}
-		if len(a) == 3 {
+		var step int64
+		switch {
+		case len(a) == 3:
 			step = a[2].AsInt()
+		case kind == domain.KindTimestamp:
+			stepKind, step = domain.KindDayTimeInterval, microsPerDay
+		default:
+			step = 1 // a number, or a day for dates
+		}
+		if start > stop && len(a) < 3 {
+			step = -step
+		}
+		if stepKind == domain.KindDayTimeInterval && kind == domain.KindDate && step%microsPerDay != 0 {
+			return domain.Value{}, exprErr(domain.CodeInvalidParameterValue, p, "the step of a %s of dates must be a whole number of days, not %s", name, domain.FormatDayTime(step))
 		}
 		if (step > 0 && start > stop) || (step < 0 && start < stop) || (step == 0 && start != stop) {
-			return domain.Value{}, exprErr(domain.CodeInvalidParameterValue, p, "sequence boundaries %d to %d by %d are illegal", start, stop, step)
+			stepText := strconv.FormatInt(step, 10)
+			if len(a) == 3 {
+				stepText = a[2].String()
+			}
+			return domain.Value{}, exprErr(domain.CodeInvalidParameterValue, p, "%s boundaries %s to %s by %s are illegal", name, a[0], a[1], stepText)
 		}
-		count := uint64(1)
-		if step != 0 {
-			count = (absDiff(start, stop) / absU(step)) + 1
+		count := uint64(maxSequenceLength) + 1 // interval steps: until past stop
+		if stepKind == domain.KindInt64 {
+			count = 1
+			if step != 0 {
+				count = absDiff(start, stop)/absU(step) + 1
+			}
 		}
-		if count > maxSequenceLength {
-			return domain.Value{}, exprErr(domain.CodeCollectionSizeLimit, p, "sequence would have %d elements; sluice builds at most %d", count, maxSequenceLength)
-		}
-		out := make([]domain.Value, count)
-		for i := range out {
-			x := start + int64(i)*step
-			if kind == domain.KindDate {
-				out[i] = domain.DateDays(x)
-			} else {
-				out[i] = domain.Int(x)
+		var out []domain.Value
+		for i := int64(0); uint64(i) < count; i++ {
+			x, ok := next(start, step, i)
+			if !ok || (step >= 0 && x > stop) || (step < 0 && x < stop) || (step == 0 && i > 0) {
+				break
+			}
+			if len(out) == maxSequenceLength {
+				return domain.Value{}, exprErr(domain.CodeCollectionSizeLimit, p, "%s would have more than %d elements; sluice builds at most %d", name, maxSequenceLength, maxSequenceLength)
+			}
+			switch kind {
+			case domain.KindDate:
+				out = append(out, domain.DateDays(x))
+			case domain.KindTimestamp:
+				out = append(out, domain.TimestampMicros(x))
+			default:
+				out = append(out, domain.Int(x))
 			}
 		}
 		return domain.List(out...), nil

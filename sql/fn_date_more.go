@@ -478,32 +478,15 @@ func compileMakeInterval(c *compiler, e *syntax.FuncCall, name string) (node, er
 // than the duration) gives each row several windows: it needs a generator
 // that expressions do not have.
 func compileWindow(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
-	ts, err := c.tsArg(e, 0)
+	ts, dur, slide, start, err := windowSpec(c, e)
 	if err != nil {
 		return nil, err
 	}
-	durs := make([]int64, 3)
-	for i := 1; i < len(e.Args); i++ {
-		s, ok := e.Args[i].(*syntax.Literal)
-		if !ok || s.Kind != syntax.StringLit {
-			return nil, exprErr(domain.CodeNotImplemented, e.Args[i].Position(), "the durations of window must be string literals like '5 minutes'")
-		}
-		var acc ivAcc
-		if err := parseUnitString(&acc, s.Value); err != nil || acc.ym || acc.fraction || acc.overflow {
-			return nil, exprErr(domain.CodeInvalidIntervalFormat, s.Pos, "'%s' is not a duration of days or less, like '5 minutes'", s.Value)
-		}
-		durs[i-1] = acc.micros
-	}
-	dur, slide, start := durs[0], durs[1], durs[2]
-	if dur <= 0 {
-		return nil, exprErr(domain.CodeInvalidIntervalFormat, e.Args[1].Position(), "the window duration must be positive")
-	}
-	if len(e.Args) >= 3 && slide != dur {
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[2].Position(), "sliding windows (slide %s, duration %s) are not supported; use a tumbling window (slide = duration)",
+	if slide != dur {
+		return nil, exprErr(domain.CodeNotImplemented, e.Args[2].Position(), "a sliding window (slide %s, duration %s) puts a row in several windows: use it as a GROUP BY key",
 			domain.FormatDayTime(slide), domain.FormatDayTime(dur))
 	}
-	t := domain.StructOf(domain.Field{Name: "start", Type: domain.TypeTimestamp, Nullable: true}, domain.Field{Name: "end", Type: domain.TypeTimestamp, Nullable: true})
-	return &fnNode{args: []node{ts}, t: t, body: func(out *domain.Column, a []*domain.Column) error {
+	return &fnNode{args: []node{ts}, t: windowType(ts.typ()), body: func(out *domain.Column, a []*domain.Column) error {
 		for i, us := range a[0].Ints {
 			if isNullAt(out.Nulls, i) {
 				continue
@@ -514,4 +497,46 @@ func compileWindow(c *compiler, e *syntax.FuncCall, _ string) (node, error) {
 		}
 		return nil
 	}}, nil
+}
+
+// windowType is the struct window() gives for a time of type t.
+func windowType(t domain.Type) domain.Type {
+	wt := domain.TypeTimestamp
+	if t.NTZ {
+		wt = domain.TypeTimestampNTZ
+	}
+	return domain.StructOf(domain.Field{Name: "start", Type: wt, Nullable: true}, domain.Field{Name: "end", Type: wt, Nullable: true})
+}
+
+// windowSpec compiles window(ts, duration[, slide[, start]]): the time and
+// the durations in microseconds (the slide is the duration by default).
+func windowSpec(c *compiler, e *syntax.FuncCall) (ts node, dur, slide, start int64, err error) {
+	if ts, err = c.tsArg(e, 0); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	durs := make([]int64, 3)
+	for i := 1; i < len(e.Args); i++ {
+		s, ok := e.Args[i].(*syntax.Literal)
+		if !ok || s.Kind != syntax.StringLit {
+			return nil, 0, 0, 0, exprErr(domain.CodeNotImplemented, e.Args[i].Position(), "the durations of window must be string literals like '5 minutes'")
+		}
+		var acc ivAcc
+		if err := parseUnitString(&acc, s.Value); err != nil || acc.ym || acc.fraction || acc.overflow {
+			return nil, 0, 0, 0, exprErr(domain.CodeInvalidIntervalFormat, s.Pos, "'%s' is not a duration of days or less, like '5 minutes'", s.Value)
+		}
+		durs[i-1] = acc.micros
+	}
+	dur, slide, start = durs[0], durs[1], durs[2]
+	if len(e.Args) < 3 {
+		slide = dur
+	}
+	switch {
+	case dur <= 0:
+		return nil, 0, 0, 0, exprErr(domain.CodeInvalidIntervalFormat, e.Args[1].Position(), "the window duration must be positive")
+	case slide <= 0 || slide > dur:
+		return nil, 0, 0, 0, exprErr(domain.CodeInvalidIntervalFormat, e.Args[2].Position(), "the slide of a window must be positive and at most its duration")
+	case start <= -slide || start >= slide:
+		return nil, 0, 0, 0, exprErr(domain.CodeInvalidIntervalFormat, e.Args[3].Position(), "the start of a window must be less than its slide, either way")
+	}
+	return ts, dur, slide, start, nil
 }

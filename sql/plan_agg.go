@@ -93,9 +93,16 @@ func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.O
 	if err != nil {
 		return nil, scope{}, nil, err
 	}
-	sessionAt := slices.IndexFunc(keyExprs, isSessionWindow)
-	if sessionAt >= 0 { // each row's session first, for the key to read
-		if src, sc, err = pl.sessions(keyExprs, sessionAt, src, sc); err != nil {
+	// a key that puts a row in several groups (a sliding window) or whose
+	// value depends on other rows (a session window): an operator under
+	// the aggregation gives each row its windows, for the key to read
+	windowAt := slices.IndexFunc(keyExprs, isSlidingWindow)
+	if windowAt >= 0 {
+		if src, sc, err = pl.slidingWindows(keyExprs, windowAt, src, sc); err != nil {
+			return nil, scope{}, nil, err
+		}
+	} else if windowAt = slices.IndexFunc(keyExprs, isSessionWindow); windowAt >= 0 {
+		if src, sc, err = pl.sessions(keyExprs, windowAt, src, sc); err != nil {
 			return nil, scope{}, nil, err
 		}
 	}
@@ -104,8 +111,8 @@ func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.O
 	keyIndex := map[string]int{}
 	for i, k := range keyExprs {
 		var key node
-		if i == sessionAt {
-			key = &colNode{idx: len(sc.schema.Fields) - 1, t: sessionType}
+		if i == windowAt {
+			key = &colNode{idx: len(sc.schema.Fields) - 1, t: sc.schema.Fields[len(sc.schema.Fields)-1].Type}
 		} else {
 			c, err := pl.compile(k, sc, nil)
 			if err != nil {

@@ -272,6 +272,13 @@ var planCases = []struct{ src, want string }{
 	{"SELECT window.start, count(*) AS n FROM VALUES (TIMESTAMP '2021-01-01 00:01:00'), (TIMESTAMP '2021-01-01 00:04:00'), (TIMESTAMP '2021-01-01 00:06:00') AS tab(t) GROUP BY window(t, '5 minutes') ORDER BY 1",
 		"start,n|2021-01-01T00:00:00Z,2;2021-01-01T00:05:00Z,1"},
 	{"SELECT session_window(TIMESTAMP '2021-01-01 00:00:00', '5 minutes')", "UNSUPPORTED_QUERY_FEATURE"},
+	// sliding windows: Spark's documented example, then a start offset
+	{"SELECT a, window.start, window.end, count(*) AS cnt FROM VALUES ('A1', '2021-01-01 00:00:00'), ('A1', '2021-01-01 00:04:30'), ('A1', '2021-01-01 00:06:00'), ('A2', '2021-01-01 00:01:00') AS tab(a, b) GROUP BY a, window(b, '10 minutes', '5 minutes') ORDER BY a, start",
+		"a,start,end,cnt|A1,2020-12-31T23:55:00Z,2021-01-01T00:05:00Z,2;A1,2021-01-01T00:00:00Z,2021-01-01T00:10:00Z,3;A1,2021-01-01T00:05:00Z,2021-01-01T00:15:00Z,1;A2,2020-12-31T23:55:00Z,2021-01-01T00:05:00Z,1;A2,2021-01-01T00:00:00Z,2021-01-01T00:10:00Z,1"},
+	{"SELECT window.start, count(*) AS n FROM VALUES (TIMESTAMP '2021-01-01 00:07:00'), (NULL) AS tab(t) GROUP BY window(t, '10 minutes', '4 minutes', '1 minute') ORDER BY 1",
+		"start,n|2021-01-01T00:01:00Z,1;2021-01-01T00:05:00Z,1"}, // [23:57, 00:07) ends before 00:07,
+	{"SELECT window(TIMESTAMP '2021-01-01 00:07:00', '10 minutes', '5 minutes')", "NOT_IMPLEMENTED"},
+	{"SELECT count(*) FROM orders GROUP BY window(TIMESTAMP '2021-01-01 00:07:00', '10 minutes', '15 minutes')", "INVALID_INTERVAL_FORMAT"},
 	{"SELECT count(*) FROM orders GROUP BY session_window(TIMESTAMP '2021-01-01 00:00:00', '-5 minutes')", "INVALID_INTERVAL_FORMAT"},
 	{"SELECT count(*) FROM orders GROUP BY session_window(id, '5 minutes')", "DATATYPE_MISMATCH"},
 	// grouping_id(keys): the named keys' bits, the first the highest, in the order named

@@ -9,6 +9,9 @@ import (
 	"github.com/sluicehq/sluice/sql/syntax"
 )
 
+// Time windows that put a row in several groups, planned under the
+// aggregation: sliding windows and session windows.
+//
 // Session windows: GROUP BY ..., session_window(ts, gap) groups each key's
 // rows into sessions. A row opens [ts, ts + gap); a row of the same key at
 // or before the session's end joins it and stretches it to its own end.
@@ -23,6 +26,17 @@ var sessionType = domain.StructOf(
 	domain.Field{Name: "start", Type: domain.TypeTimestamp, Nullable: true},
 	domain.Field{Name: "end", Type: domain.TypeTimestamp, Nullable: true},
 )
+
+// isSlidingWindow reports whether e is window(ts, duration, slide[, start])
+// with a slide other than its duration: a row is in several windows.
+func isSlidingWindow(e syntax.Expr) bool {
+	f, ok := e.(*syntax.FuncCall)
+	if !ok || len(f.Name.Parts) != 1 || !strings.EqualFold(f.Name.Last().Name, "window") || f.Over != nil || len(f.Args) < 3 {
+		return false
+	}
+	dur, slide := f.Args[1], f.Args[2]
+	return syntax.Format(dur) != syntax.Format(slide)
+}
 
 func isSessionWindow(e syntax.Expr) bool {
 	f, ok := e.(*syntax.FuncCall)
@@ -204,4 +218,63 @@ func (o *sessionOp) run(rs *runState) (*domain.Batch, error) {
 		col.Values[j] = session[i]
 	}
 	return domain.BatchOf(o.out, append(slices.Clone(out.Columns), col))
+}
+
+// slidingOp passes each of its child's rows once per sliding window that
+// holds its time ([start, end) with start ≡ the window's start modulo the
+// slide), with the window as a last column; a row whose time is NULL is in
+// none.
+type slidingOp struct {
+	child              op
+	ts                 node
+	dur, slide, offset int64
+	out                domain.Schema
+}
+
+// slidingWindows plans the windows of each row for the GROUP BY key at (a
+// sliding window call) over src; the returned scope has the window as its
+// last column.
+func (pl *planner) slidingWindows(keyExprs []syntax.Expr, at int, src op, sc scope) (op, scope, error) {
+	for i, k := range keyExprs {
+		if i != at && (isSlidingWindow(k) || isSessionWindow(k)) {
+			return nil, scope{}, planErr(domain.CodeUnsupportedQuery, k.Position(), "GROUP BY may hold one sliding or session window")
+		}
+	}
+	ts, dur, slide, offset, err := windowSpec(pl.compiler(sc, nil), keyExprs[at].(*syntax.FuncCall))
+	if err != nil {
+		return nil, scope{}, err
+	}
+	so := &slidingOp{child: src, ts: ts, dur: dur, slide: slide, offset: offset}
+	so.out = domain.Schema{Fields: append(slices.Clone(src.schema().Fields), domain.Field{Name: "__window", Type: windowType(ts.typ()), Nullable: true})}
+	return so, scope{schema: so.out, quals: append(slices.Clone(sc.quals), "")}, nil
+}
+
+func (o *slidingOp) schema() domain.Schema { return o.out }
+
+func (o *slidingOp) run(rs *runState) (*domain.Batch, error) {
+	b, err := o.child.run(rs)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := o.ts.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	var rows []int
+	var windows []domain.Value
+	for i := range b.Len() {
+		if ts.IsNull(i) {
+			continue
+		}
+		t := ts.Ints[i]
+		last := t - ((t-o.offset)%o.slide+o.slide)%o.slide // the last window start at or before t
+		for s := last - (o.dur-1)/o.slide*o.slide; s <= last; s += o.slide {
+			if s+o.dur > t {
+				rows = append(rows, i)
+				windows = append(windows, domain.Struct(domain.TimestampMicros(s), domain.TimestampMicros(s+o.dur)))
+			}
+		}
+	}
+	out := gather(b, rows)
+	return domain.BatchOf(o.out, append(slices.Clone(out.Columns), &domain.Column{Kind: domain.KindStruct, Values: windows}))
 }
