@@ -116,6 +116,8 @@ const (
 	// CodeUnsupportedDataType is a column whose type an output format cannot
 	// hold (an interval in Parquet).
 	CodeUnsupportedDataType Code = "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
+	// CodeInvalidOptions is a function's options map that is not one.
+	CodeInvalidOptions Code = "INVALID_OPTIONS"
 
 	// String, regular expression and formatting functions.
 	CodeInvalidPattern     Code = "INVALID_PARAMETER_VALUE.PATTERN"
@@ -290,6 +292,7 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
+	CodeInvalidOptions:      {"a function's options are not map('key', 'value', ...) of string literals, or an option's value is not one it takes", "write the options as map('mode', 'FAILFAST'), with a value the message names"},
 	CodeUnsupportedDataType: {"a column has a type the output format cannot hold", "cast the column to a type the format holds (a string, a number), or leave it out"},
 	CodeAmbiguousReference:  {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
 	CodeMissingAggregation: {"a query that aggregates selects a column that is neither grouped nor aggregated",

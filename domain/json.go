@@ -32,7 +32,19 @@ import (
 
 // AppendJSON appends v, a value of type t, as JSON. The type names struct
 // fields; a struct with more fields than its type names them col1, col2...
-func AppendJSON(b []byte, v Value, t Type) []byte {
+func AppendJSON(b []byte, v Value, t Type) []byte { return AppendJSONStyled(b, v, t, nil) }
+
+// JSONStyle changes what AppendJSONStyled writes (to_json's options): dates
+// and timestamps by a pattern (the text is quoted), and a struct's NULL
+// fields as null rather than left out. Its zero value is AppendJSON's.
+type JSONStyle struct {
+	Date       func(b []byte, days int64) []byte
+	Timestamp  func(b []byte, us int64, ntz bool) []byte
+	NullFields bool
+}
+
+// AppendJSONStyled is AppendJSON in a style (nil: AppendJSON's).
+func AppendJSONStyled(b []byte, v Value, t Type, s *JSONStyle) []byte {
 	switch v.kind {
 	case KindNull:
 		return append(b, "null"...)
@@ -58,6 +70,9 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 		b = base64.StdEncoding.AppendEncode(b, []byte(v.s))
 		return append(b, '"')
 	case KindTimestamp:
+		if s != nil && s.Timestamp != nil {
+			return AppendJSONString(b, string(s.Timestamp(nil, v.i, t.NTZ)))
+		}
 		if t.NTZ { // a wall-clock time: no zone
 			return strconv.AppendQuote(b, strings.TrimSuffix(formatJSONTimestamp(v.i), "Z"))
 		}
@@ -68,7 +83,7 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSON(b, x, elemType(t))
+			b = AppendJSONStyled(b, x, elemType(t), s)
 		}
 		return append(b, ']')
 	case KindMap:
@@ -79,14 +94,14 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 			}
 			b = AppendJSONString(b, MapKeyText(e.l[0]))
 			b = append(b, ':')
-			b = AppendJSON(b, e.l[1], elemType(t))
+			b = AppendJSONStyled(b, e.l[1], elemType(t), s)
 		}
 		return append(b, '}')
 	case KindStruct:
 		b = append(b, '{')
 		first := true
 		for i, x := range v.l {
-			if x.IsNull() {
+			if x.IsNull() && (s == nil || !s.NullFields) {
 				continue
 			}
 			if !first {
@@ -99,9 +114,13 @@ func AppendJSON(b []byte, v Value, t Type) []byte {
 			}
 			b = AppendJSONString(b, name)
 			b = append(b, ':')
-			b = AppendJSON(b, x, ft)
+			b = AppendJSONStyled(b, x, ft, s)
 		}
 		return append(b, '}')
+	case KindDate:
+		if s != nil && s.Date != nil {
+			return AppendJSONString(b, string(s.Date(nil, v.i)))
+		}
 	}
 	// dates and intervals: their text, quoted
 	return AppendJSONString(b, ScalarText(v))

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -10,9 +11,9 @@ import (
 )
 
 // CSV text in a column, as Spark's from_csv, to_csv and schema_of_csv read
-// and write it with their default options: fields separated by commas,
-// quoted by double quotes, a quote inside a quoted field escaped by a
-// backslash or doubled.
+// and write it: fields separated by commas (the option sep), quoted by
+// double quotes, a quote inside a quoted field escaped by a backslash or
+// doubled.
 
 func init() {
 	register(map[string]builtin{
@@ -22,10 +23,10 @@ func init() {
 	})
 }
 
-// splitCSV splits one CSV record into its fields; quoted marks the fields
-// that were quoted (an empty quoted field is an empty string, an empty
-// unquoted one NULL).
-func splitCSV(s string) (fields []string, quoted []bool) {
+// splitCSV splits one CSV record into its fields at sep; quoted marks the
+// fields that were quoted (an empty quoted field is an empty string, an
+// empty unquoted one NULL).
+func splitCSV(s string, sep byte) (fields []string, quoted []bool) {
 	var b strings.Builder
 	inQuote, wasQuoted := false, false
 	for i := 0; i < len(s); i++ {
@@ -40,7 +41,7 @@ func splitCSV(s string) (fields []string, quoted []bool) {
 		case c == '"' && (inQuote || b.Len() == 0):
 			inQuote = !inQuote
 			wasQuoted = true
-		case c == ',' && !inQuote:
+		case c == sep && !inQuote:
 			fields, quoted = append(fields, b.String()), append(quoted, wasQuoted)
 			b.Reset()
 			wasQuoted = false
@@ -51,22 +52,18 @@ func splitCSV(s string) (fields []string, quoted []bool) {
 	return append(fields, b.String()), append(quoted, wasQuoted)
 }
 
-func csvOptionsRefused(e *syntax.FuncCall, name string, at int) error {
-	if len(e.Args) > at {
-		return exprErr(domain.CodeNotImplemented, e.Args[at].Position(), "%s options are not supported yet", name)
-	}
-	return nil
-}
-
-// compileFromCSV: from_csv(csv, schema) reads a CSV record into a struct of
-// the schema (a string literal); a field that does not fit its column's
-// type is NULL, as in Spark's PERMISSIVE mode, and missing fields are NULL.
+// compileFromCSV: from_csv(csv, schema[, options]) reads a CSV record into
+// a struct of the schema (a string literal); a field that does not fit its
+// column's type is NULL, as in Spark's PERMISSIVE mode (with mode FAILFAST,
+// MALFORMED_RECORD_IN_PARSING), and missing fields are NULL. The options
+// sep, nullValue, dateFormat and timestampFormat read the fields.
 func compileFromCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := csvOptionsRefused(e, name, 2); err != nil {
+	opts, err := c.textOptionsOf(e, 2, name, "mode", "sep", "delimiter", "nullvalue", "dateformat", "timestampformat")
+	if err != nil {
 		return nil, err
 	}
 	text, ok := stringConst(e.Args[1])
@@ -86,32 +83,53 @@ func compileFromCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) 
 		}
 	}
 	pos, loc := e.Pos, c.sess.TimeZone
-	return &valuesNode{args: []node{x}, t: t, row: func(a []domain.Value) (domain.Value, error) {
-		fields, quoted := splitCSV(a[0].AsString())
+	return &valuesNode{args: []node{x}, t: t, fails: opts.failFast, row: func(a []domain.Value) (domain.Value, error) {
+		fields, quoted := splitCSV(a[0].AsString(), opts.sep)
 		out := make([]domain.Value, len(t.Fields))
 		for i, f := range t.Fields {
-			if i >= len(fields) || fields[i] == "" && !quoted[i] {
+			if i >= len(fields) || fields[i] == "" && !quoted[i] || !quoted[i] && opts.nullValue != "" && fields[i] == opts.nullValue {
 				continue
 			}
-			v, err := variantAs(&domain.JSONNode{Kind: domain.JSONString, Text: fields[i]}, f.Type, pos, loc)
-			if err == nil {
+			var v domain.Value
+			var err error
+			switch {
+			case f.Type.Kind == domain.KindDate && opts.date != nil:
+				d, ok := opts.parseDateText(fields[i])
+				v, err = domain.DateDays(d), okOrMisfit(ok)
+			case f.Type.Kind == domain.KindTimestamp && opts.ts != nil:
+				us, ok := opts.parseTimestampText(fields[i], f.Type.NTZ)
+				v, err = domain.TimestampMicros(us), okOrMisfit(ok)
+			default:
+				v, err = variantAs(&domain.JSONNode{Kind: domain.JSONString, Text: fields[i]}, f.Type, pos, loc)
+			}
+			switch {
+			case err == nil:
 				out[i] = v
+			case opts.failFast:
+				return domain.Value{}, exprErr(domain.CodeMalformedRecord, pos, "%s (mode FAILFAST): field %s %q does not fit %s", name, f.Name, fields[i], f.Type)
 			}
 		}
 		return domain.Struct(out...), nil
 	}}, nil
 }
 
-// compileToCSV: to_csv(struct) writes the struct's fields as one CSV
-// record: NULL as nothing, a field holding a comma, a quote or a line break
-// quoted (quotes inside escaped by a backslash, as Spark writes them).
+// compileToCSV: to_csv(struct[, options]) writes the struct's fields as one
+// CSV record: NULL as nothing (or the option nullValue), a field holding
+// the separator (the option sep), a quote or a line break quoted (quotes
+// inside escaped by a backslash, as Spark writes them); dateFormat and
+// timestampFormat write dates and timestamps by a pattern.
 func compileToCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.nested(e, 0, domain.KindStruct, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := csvOptionsRefused(e, name, 1); err != nil {
+	opts, err := c.textOptionsOf(e, 1, name, "sep", "delimiter", "nullvalue", "dateformat", "timestampformat")
+	if err != nil {
 		return nil, err
+	}
+	special := ",\"\r\n"
+	if opts.sep != ',' {
+		special = string(opts.sep) + "\"\r\n"
 	}
 	t := x.typ()
 	for _, f := range t.Fields {
@@ -123,16 +141,24 @@ func compileToCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 		var b strings.Builder
 		for i, v := range a[0].Fields() {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteByte(opts.sep)
 			}
 			if v.IsNull() {
+				b.WriteString(opts.nullValue)
 				continue
 			}
 			s := valueText(v)
-			if t.Fields[i].Type.Kind == domain.KindFloat64 {
-				s = domain.FormatNumber(v.AsFloat(), t.Fields[i].Type)
+			switch ft := t.Fields[i].Type; {
+			case ft.Kind == domain.KindFloat64:
+				s = domain.FormatNumber(v.AsFloat(), ft)
+			case ft.Kind == domain.KindDate && opts.date != nil:
+				s = string(opts.date.format(nil, v.AsInt()*microsPerDay, time.UTC))
+			case ft.Kind == domain.KindTimestamp && opts.ts != nil && ft.NTZ:
+				s = string(opts.ts.format(nil, v.AsInt(), time.UTC))
+			case ft.Kind == domain.KindTimestamp && opts.ts != nil:
+				s = string(opts.ts.format(nil, v.AsInt(), opts.loc))
 			}
-			if strings.ContainsAny(s, ",\"\r\n") || s == "" {
+			if strings.ContainsAny(s, special) || s == "" {
 				s = `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
 			}
 			b.WriteString(s)
@@ -141,18 +167,20 @@ func compileToCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	}}, nil
 }
 
-// compileSchemaOfCSV: schema_of_csv(csv) is the schema Spark infers from one
-// CSV record (a string literal): STRUCT<_c0: INT, _c1: STRING>, each field
-// INT, BIGINT, DOUBLE, BOOLEAN, TIMESTAMP or STRING.
+// compileSchemaOfCSV: schema_of_csv(csv[, options]) is the schema Spark
+// infers from one CSV record (a string literal, its fields split at the
+// option sep): STRUCT<_c0: INT, _c1: STRING>, each field INT, BIGINT,
+// DOUBLE, BOOLEAN, TIMESTAMP or STRING.
 func compileSchemaOfCSV(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	text, ok := stringConst(e.Args[0])
 	if !ok {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a string literal", name)
 	}
-	if err := csvOptionsRefused(e, name, 1); err != nil {
+	opts, err := c.textOptionsOf(e, 1, name, "sep", "delimiter")
+	if err != nil {
 		return nil, err
 	}
-	fields, _ := splitCSV(text)
+	fields, _ := splitCSV(text, opts.sep)
 	parts := make([]string, len(fields))
 	for i, f := range fields {
 		parts[i] = "_c" + strconv.Itoa(i) + ": " + inferCSVType(strings.TrimSpace(f))
@@ -178,3 +206,13 @@ func inferCSVType(s string) string {
 	}
 	return "STRING"
 }
+
+// okOrMisfit is the error of a field a pattern did not read.
+func okOrMisfit(ok bool) error {
+	if ok {
+		return nil
+	}
+	return errMisfit
+}
+
+var errMisfit = errors.New("the field does not fit its type")

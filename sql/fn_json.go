@@ -300,8 +300,9 @@ func (c *compiler) jsonPath(e *syntax.JSONPath) (node, error) {
 // compileFromJSON: from_json(json, schema[, options]) parses JSON into the
 // schema, a string literal. As Spark's PERMISSIVE mode does, JSON that does
 // not parse gives a struct of NULLs (a NULL for an array or map schema),
-// and a field whose value does not fit its type is NULL. Options are not
-// supported yet.
+// and a field whose value does not fit its type is NULL; with mode
+// FAILFAST either is MALFORMED_RECORD_IN_PARSING. dateFormat and
+// timestampFormat read dates and timestamps by a pattern.
 func compileFromJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.jsonArg(e, 0, name)
 	if err != nil {
@@ -315,21 +316,31 @@ func compileFromJSON(c *compiler, e *syntax.FuncCall, name string) (node, error)
 	if err != nil {
 		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "the schema %q cannot be read: %v", text, err)
 	}
-	if len(e.Args) == 3 {
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[2].Position(), "%s options are not supported yet", name)
+	opts, err := c.textOptionsOf(e, 2, name, "mode", "dateformat", "timestampformat")
+	if err != nil {
+		return nil, err
 	}
 	if !t.Kind.IsNested() {
 		return nil, exprErr(domain.CodeInvalidSchema, e.Args[1].Position(), "%s needs a struct, array or map schema, found %s", name, t)
 	}
-	return &valuesNode{args: []node{x}, t: t, row: func(a []domain.Value) (domain.Value, error) {
+	pos := e.Pos
+	return &valuesNode{args: []node{x}, t: t, fails: opts.failFast, row: func(a []domain.Value) (domain.Value, error) {
 		v, ok := parseJSON(a[0].AsString())
 		if !ok {
+			if opts.failFast {
+				return domain.Value{}, exprErr(domain.CodeMalformedRecord, pos, "%s (mode FAILFAST): %q is not JSON", name, a[0].AsString())
+			}
 			if t.Kind == domain.KindStruct {
 				return domain.Struct(make([]domain.Value, len(t.Fields))...), nil
 			}
 			return domain.Null(), nil
 		}
-		return jsonToValue(v, t), nil
+		r := jsonReading{opts: &opts}
+		out := r.value(v, t)
+		if r.misfit && opts.failFast {
+			return domain.Value{}, exprErr(domain.CodeMalformedRecord, pos, "%s (mode FAILFAST): %q does not fit %s", name, a[0].AsString(), t)
+		}
+		return out, nil
 	}}, nil
 }
 
@@ -409,6 +420,17 @@ func compileFromDebezium(c *compiler, e *syntax.FuncCall, name string) (node, er
 
 // jsonToValue converts a JSON value to type t, NULL where it does not fit.
 func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
+	return (&jsonReading{opts: &textOptions{loc: time.UTC}}).value(v, t)
+}
+
+// jsonReading converts JSON values as from_json's options say; misfit
+// records that a value did not fit its type (and was read as NULL).
+type jsonReading struct {
+	opts   *textOptions
+	misfit bool
+}
+
+func (r *jsonReading) value(v *domain.JSONNode, t domain.Type) domain.Value {
 	if v.Kind == domain.JSONNull {
 		return domain.Null()
 	}
@@ -446,11 +468,11 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 			return domain.Bool(v.Text == "true")
 		}
 	case domain.KindDate:
-		if d, ok := parseDate(v.Text); ok && v.Kind == domain.JSONString {
+		if d, ok := r.opts.parseDateText(v.Text); ok && v.Kind == domain.JSONString {
 			return domain.DateDays(d)
 		}
 	case domain.KindTimestamp:
-		if us, ok := parseTimestampIn(v.Text, time.UTC); ok && v.Kind == domain.JSONString {
+		if us, ok := r.opts.parseTimestampText(v.Text, t.NTZ); ok && v.Kind == domain.JSONString {
 			return domain.TimestampMicros(us)
 		}
 	case domain.KindBytes:
@@ -469,7 +491,7 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 		if v.Kind == domain.JSONArray {
 			items := make([]domain.Value, len(v.Items))
 			for i, it := range v.Items {
-				items[i] = jsonToValue(it, elemOf(t))
+				items[i] = r.value(it, elemOf(t))
 			}
 			return domain.List(items...)
 		}
@@ -477,7 +499,7 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 		if v.Kind == domain.JSONObject && keyOf(t).Kind == domain.KindString {
 			entries := make([]domain.Value, 0, len(v.Items))
 			for i, it := range v.Items {
-				entries = append(entries, domain.MapEntry(domain.String(v.Keys[i]), jsonToValue(it, elemOf(t))))
+				entries = append(entries, domain.MapEntry(domain.String(v.Keys[i]), r.value(it, elemOf(t))))
 			}
 			return domain.Map(entries...)
 		}
@@ -488,7 +510,7 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 				// the last of duplicate keys wins, as in Spark
 				for j := len(v.Keys) - 1; j >= 0; j-- {
 					if v.Keys[j] == f.Name {
-						fields[i] = jsonToValue(v.Items[j], f.Type)
+						fields[i] = r.value(v.Items[j], f.Type)
 						break
 					}
 				}
@@ -496,21 +518,26 @@ func jsonToValue(v *domain.JSONNode, t domain.Type) domain.Value {
 			return domain.Struct(fields...)
 		}
 	}
+	r.misfit = true
 	return domain.Null()
 }
 
 // ---- to_json ----
 
-// compileToJSON: to_json(struct | map | array) writes JSON as Spark does
-// (domain.AppendJSON). Options are not supported yet.
+// compileToJSON: to_json(struct | map | array[, options]) writes JSON as
+// Spark does (domain.AppendJSON); dateFormat and timestampFormat write
+// dates and timestamps by a pattern, ignoreNullFields false writes NULL
+// fields as null.
 func compileToJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
 	}
-	if len(e.Args) == 2 {
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "%s options are not supported yet", name)
+	opts, err := c.textOptionsOf(e, 1, name, "dateformat", "timestampformat", "ignorenullfields")
+	if err != nil {
+		return nil, err
 	}
+	style := opts.jsonStyle()
 	t := x.typ()
 	if isVariant(t) {
 		return &widened{x: x, t: domain.TypeString}, nil // its text is its JSON
@@ -519,7 +546,7 @@ func compileToJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a struct, a map, an array or a variant, found %s", name, t)
 	}
 	return &valuesNode{args: []node{x}, t: domain.TypeString, row: func(a []domain.Value) (domain.Value, error) {
-		return domain.String(string(domain.AppendJSON(nil, a[0], t))), nil
+		return domain.String(string(domain.AppendJSONStyled(nil, a[0], t, style))), nil
 	}}, nil
 }
 
@@ -527,14 +554,14 @@ func compileToJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 
 // compileSchemaOfJSON: schema_of_json(json literal) is the DDL of the type
 // Spark infers: BIGINT, DOUBLE, BOOLEAN, STRING (also for null), ARRAY<...>,
-// STRUCT<...> with fields sorted by name. Options are not supported yet.
+// STRUCT<...> with fields sorted by name.
 func compileSchemaOfJSON(c *compiler, e *syntax.FuncCall, name string) (node, error) {
 	text, ok := stringConst(e.Args[0])
 	if !ok {
 		return nil, exprErr(domain.CodeDatatypeMismatch, e.Args[0].Position(), "%s needs a string literal", name)
 	}
-	if len(e.Args) == 2 {
-		return nil, exprErr(domain.CodeNotImplemented, e.Args[1].Position(), "%s options are not supported yet", name)
+	if _, err := c.textOptionsOf(e, 1, name); err != nil { // no option changes what it infers here
+		return nil, err
 	}
 	v, ok := parseJSON(text)
 	if !ok {
