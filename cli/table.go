@@ -15,7 +15,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
-	"github.com/sluicehq/sluice/sinks"
+	"github.com/sluicehq/sluice/sinks/parquet"
 )
 
 func (a *app) tableCommand() *cobra.Command {
@@ -58,7 +58,7 @@ Formats:
          empty field, an empty string as "", values as in the table format,
          arrays, structs and maps as their JSON text
   parquet
-         a Parquet file (redirect it to one), with Spark's types: INT as
+         a Parquet file (redirect it to one; zstd), with Spark's types: INT as
          INT32, DECIMAL by its precision as INT32, INT64 or fixed-length
          bytes, TIMESTAMP as microseconds (TIMESTAMP_NTZ not adjusted to
          UTC), ARRAY, MAP and STRUCT nested, VARIANT as Parquet's VARIANT;
@@ -131,7 +131,7 @@ Formats:
 			case "csv":
 				w = newCSVWriter(out, schema)
 			case "parquet":
-				pw, err := sinks.NewParquetWriter(out, schema)
+				pw, err := parquet.NewWriter(out, schema, parquet.Zstd)
 				if err != nil {
 					return fail(ExitFailed, err)
 				}
@@ -378,7 +378,7 @@ func (c *csvWriter) end() error {
 func (c *csvWriter) close(int) error { return c.w.Flush() }
 
 // parquetWriter is a rowWriter of a Parquet file.
-type parquetWriter struct{ *sinks.ParquetWriter }
+type parquetWriter struct{ *parquet.Writer }
 
 func (p parquetWriter) write(rows *domain.Batch, n int) error { return p.Write(rows, n) }
 func (p parquetWriter) close(int) error                       { return p.Close() }

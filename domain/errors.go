@@ -118,6 +118,12 @@ const (
 	CodeUnsupportedDataType Code = "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
 	// CodeInvalidOptions is a function's options map that is not one.
 	CodeInvalidOptions Code = "INVALID_OPTIONS"
+	// CodeSecretNotSet is ${env:NAME} in an option with NAME not set.
+	CodeSecretNotSet Code = "SECRET_NOT_SET"
+	// CodeSinkOption is a sink's option that is missing or wrong.
+	CodeSinkOption Code = "INVALID_SINK_OPTION"
+	// CodeSinkWriteFailed is a sink that could not write a batch.
+	CodeSinkWriteFailed Code = "SINK_WRITE_FAILED"
 
 	// String, regular expression and formatting functions.
 	CodeInvalidPattern     Code = "INVALID_PARAMETER_VALUE.PATTERN"
@@ -292,6 +298,9 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
+	CodeSecretNotSet:        {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},
+	CodeSinkOption:          {"a sink's options are missing one it needs, or have one it does not take or a value it cannot use", "fix the sink's OPTIONS as the message says"},
+	CodeSinkWriteFailed:     {"a sink could not write a micro-batch", "fix the cause the message names (a full disk, permissions); the batch is written again on retry, and nothing is duplicated"},
 	CodeInvalidOptions:      {"a function's options are not map('key', 'value', ...) of string literals, or an option's value is not one it takes", "write the options as map('mode', 'FAILFAST'), with a value the message names"},
 	CodeUnsupportedDataType: {"a column has a type the output format cannot hold", "cast the column to a type the format holds (a string, a number), or leave it out"},
 	CodeAmbiguousReference:  {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},

@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
+	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
 	"github.com/sluicehq/sluice/sql"
 	"github.com/sluicehq/sluice/sql/syntax"
 )
@@ -500,6 +501,19 @@ func (l *sqlLoader) schemaOf(ds *sqlDataset) (*domain.Schema, bool) {
 		ds.schema = ds.declared
 	}
 	l.resolvePending()
+	if ds.kind == syntax.Sink {
+		// a sink has no schema: each flow delivers its own rows
+		for _, f := range ds.flows {
+			if f.plan == nil && !f.failed {
+				l.planFlow(f)
+			}
+		}
+		if len(ds.flows) == 0 {
+			l.problemAt(ds.file, ds.stmt.Pos, domain.CodeDatasetWithoutFlow, "sink %s has no flow writing to it; add one: CREATE FLOW f AS INSERT INTO %s BY NAME SELECT ...", ds.name, ds.name)
+			ds.failed = true
+		}
+		return nil, !ds.failed
+	}
 	for _, f := range ds.flows {
 		if f.plan == nil && !f.failed {
 			l.planFlow(f)
@@ -688,6 +702,10 @@ func (c *sqlCatalog) Table(n *syntax.Name, stream bool) (sql.Relation, error) {
 		}
 		return sql.Relation{}, &syntax.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos, Message: msg + "; " + hint}
 	}
+	if ds.kind == syntax.Sink {
+		return sql.Relation{}, &syntax.Error{Code: domain.CodeUnknownDataset, File: c.file.Path, Pos: n.Pos,
+			Message: fmt.Sprintf("%s is a sink: flows write to it, and nothing reads it; read the dataset its flows read instead", ds.name)}
+	}
 	if ds == c.target && ds.kind != syntax.View {
 		// a flow reading its own target sees what was there before it ran
 		if ds.schema == nil {
@@ -724,11 +742,52 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files or range", name)}
 }
 
+// declareSink declares a CREATE SINK: its format's sink made from its
+// options, which name secrets as ${env:NAME} (resolved for the sink, kept
+// as written in the definition that events show).
+func (l *sqlLoader) declareSink(ds *sqlDataset) {
+	st := ds.stmt
+	format := strings.ToLower(st.Using.Name)
+	written := properties(st.Options)
+	resolved := make(map[string]string, len(written))
+	for k, v := range written {
+		r, err := domain.ResolveSecrets(v)
+		if err != nil {
+			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s, option %s: %s", ds.name, k, errorMessage(err))
+			return
+		}
+		resolved[k] = r
+	}
+	var sink domain.Sink
+	switch format {
+	case "parquet":
+		s, err := parquetsink.NewSink(l.opts.Dir, resolved)
+		if err != nil {
+			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
+			return
+		}
+		sink = s
+	default:
+		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
+		return
+	}
+	var opts []Option
+	if c := st.Comment; c != nil {
+		opts = append(opts, Comment(c.Value))
+	}
+	l.p.CreateSink(ds.name, format, sink, written, opts...)
+	l.p.declared(ds.name, ds.file, st.Pos)
+}
+
 // declare turns the planned datasets and flows into the pipeline's
 // definitions.
 func (l *sqlLoader) declare() {
 	for _, ds := range l.order {
 		if ds.failed || ds.kind == syntax.View {
+			continue
+		}
+		if ds.kind == syntax.Sink {
+			l.declareSink(ds)
 			continue
 		}
 		var opts []Option
@@ -765,7 +824,7 @@ func (l *sqlLoader) declare() {
 		if f.failed || f.plan == nil || f.target == nil || f.target.failed || f.target.kind == syntax.View {
 			continue
 		}
-		streaming := f.target.kind == syntax.StreamingTable && !f.once
+		streaming := (f.target.kind == syntax.StreamingTable || f.target.kind == syntax.Sink) && !f.once
 		if f.cdc != nil && f.target.kind != syntax.StreamingTable {
 			l.problemAt(f.file, f.pos, domain.CodeInvalidFlowTarget, "AUTO CDC flow %s writes into %s, which is not a streaming table; declare it with CREATE OR REFRESH STREAMING TABLE %s", f.name, f.target.name, f.target.name)
 			f.failed = true

@@ -276,8 +276,8 @@ func (p *Pipeline) AppendFlow(target string, query Query, opts ...Option) {
 
 // CreateSink declares an external sink that append flows write to
 // (dp.create_sink). Delivery is at least once, with batch ids for idempotence.
-func (p *Pipeline) CreateSink(name, format string, sink domain.Sink, options map[string]string) {
-	ds := p.addDataset(p.declare("sink", name, nil), domain.SinkDataset)
+func (p *Pipeline) CreateSink(name, format string, sink domain.Sink, options map[string]string, opts ...Option) {
+	ds := p.addDataset(p.declare("sink", name, opts), domain.SinkDataset)
 	ds.Sink = sink
 	ds.SinkFormat = format
 	ds.SinkOptions = options

@@ -51,6 +51,7 @@ const (
 	StreamingTable DatasetKind = iota + 1
 	MaterializedView
 	View // a temporary view of the pipeline
+	Sink // an external destination flows write to
 )
 
 func (k DatasetKind) String() string {
@@ -61,6 +62,8 @@ func (k DatasetKind) String() string {
 		return "materialized view"
 	case View:
 		return "view"
+	case Sink:
+		return "sink"
 	}
 	return "unknown"
 }
@@ -78,7 +81,7 @@ type CreateDataset struct {
 	Streaming   bool // STREAMING TABLE, STREAMING LIVE TABLE, STREAMING LIVE VIEW
 	Live        bool // the older LIVE spelling
 	Object      string
-	// Object is TABLE, VIEW or MATERIALIZED VIEW as written.
+	// Object is TABLE, VIEW, MATERIALIZED VIEW or SINK as written.
 	IfNotExists bool
 	Name        *Name
 	Elements    []TableElement // the parenthesised list: columns and constraints, in order
@@ -88,6 +91,7 @@ type CreateDataset struct {
 	Properties  *Properties
 	Location    *StringClause
 	Using       *Ident
+	Options     *Properties // OPTIONS (key 'value', ...): a sink's
 	RowFilter   *RowFilter
 	Query       *Query // nil: a streaming table that flows fill
 }
@@ -111,6 +115,8 @@ func (c *CreateDataset) Kind() DatasetKind {
 	switch {
 	case c.Object == "VIEW":
 		return View
+	case c.Object == "SINK":
+		return Sink
 	case c.Streaming || c.Incremental:
 		return StreamingTable
 	default:

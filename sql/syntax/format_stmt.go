@@ -115,6 +115,20 @@ func (p *printer) datasetClauses(n *CreateDataset) {
 		p.clause("USING ")
 		p.ident(n.Using)
 	}
+	if n.Options != nil {
+		p.clause("OPTIONS (")
+		for i, prop := range n.Options.Items {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.w(quoteString(prop.Key))
+			if prop.Value != nil {
+				p.w(" ")
+				p.node(prop.Value)
+			}
+		}
+		p.w(")")
+	}
 	if rf := n.RowFilter; rf != nil {
 		p.clause("WITH ROW FILTER ")
 		p.node(rf.Func)

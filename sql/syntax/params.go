@@ -14,7 +14,9 @@ import (
 // text as it is.
 //
 // An unknown key is an UNBOUND_SQL_PARAMETER error at the ${. A ${ without a
-// closing } on the same line is not a parameter and is left alone.
+// closing } on the same line is not a parameter and is left alone, and so
+// is ${env:NAME}, a secret from the environment that only a connector's
+// options read.
 //
 // Positions stay those of the original text: s.subst records every
 // replacement, and an offset inside a substituted value maps to its ${. A
@@ -90,6 +92,13 @@ func (s *source) substitute(text string, conf map[string]string) (string, *Error
 			continue
 		}
 		key := text[i+2 : i+2+end]
+		if strings.HasPrefix(strings.TrimSpace(key), "env:") {
+			// a secret: kept as written, read from the environment only by
+			// the connector option that names it (domain.ResolveSecrets),
+			// so that it is never in a plan, an event or a message
+			i += 2 + end
+			continue
+		}
 		val, ok := conf[key]
 		if !ok {
 			val, ok = conf[strings.TrimSpace(key)]

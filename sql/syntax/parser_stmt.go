@@ -42,7 +42,7 @@ func (p *parser) create() Statement {
 	}
 	c.Private = p.acceptKws("PRIVATE")
 	c.Temporary = p.acceptKws("TEMPORARY") || p.acceptKws("TEMP")
-	const what = "STREAMING TABLE, MATERIALIZED VIEW, VIEW, FLOW or a LIVE form"
+	const what = "STREAMING TABLE, MATERIALIZED VIEW, VIEW, SINK, FLOW or a LIVE form"
 	switch {
 	case p.acceptKws("STREAMING", "LIVE", "TABLE"):
 		c.Streaming, c.Live, c.Object = true, true, "TABLE"
@@ -60,8 +60,13 @@ func (p *parser) create() Statement {
 		c.Object = "MATERIALIZED VIEW"
 	case p.acceptKws("VIEW"):
 		c.Object = "VIEW"
+	case p.acceptKws("SINK"):
+		c.Object = "SINK"
 	default:
 		p.failClause(datasetForms, what)
+	}
+	if c.Kind() == Sink && (c.OrRefresh || c.Private || c.Temporary) {
+		p.failAt(c.Pos, "a sink is declared with CREATE [OR REPLACE] SINK name USING format OPTIONS (...)")
 	}
 	if c.Kind() == View && c.OrRefresh {
 		p.failAt(c.Pos, "a view is declared with CREATE [OR REPLACE] [TEMPORARY] VIEW, not OR REFRESH")
@@ -79,6 +84,9 @@ func (p *parser) create() Statement {
 		p.expectOp(")")
 	}
 	view := c.Kind() == View
+	if c.Kind() == Sink {
+		return p.sinkClauses(c)
+	}
 	for {
 		pos := p.pos()
 		dup := func(seen bool, clause string) {
@@ -157,12 +165,51 @@ func (p *parser) create() Statement {
 }
 
 func (p *parser) properties() *Properties {
-	props := &Properties{Pos: p.expectKws("TBLPROPERTIES")}
+	return p.propertyList("TBLPROPERTIES")
+}
+
+// sinkClauses parses what follows CREATE SINK name: USING format (which
+// is required), OPTIONS (...) and COMMENT, in any order.
+func (p *parser) sinkClauses(c *CreateDataset) *CreateDataset {
+	for {
+		pos := p.pos()
+		dup := func(seen bool, clause string) {
+			if seen {
+				p.failAt(pos, "the "+clause+" clause is given twice")
+			}
+		}
+		switch {
+		case p.isKw("USING"):
+			dup(c.Using != nil, "USING")
+			p.next()
+			c.Using = p.ident("a format name")
+		case p.isKw("OPTIONS"):
+			dup(c.Options != nil, "OPTIONS")
+			c.Options = p.propertyList("OPTIONS")
+		case p.isKw("COMMENT"):
+			dup(c.Comment != nil, "COMMENT")
+			p.next()
+			c.Comment = p.stringLit("a string")
+			c.Comment.Pos = pos
+		case p.isKw("AS"):
+			p.fail("the end of the statement: a sink has no query; its flows write to it (CREATE FLOW f AS INSERT INTO sink BY NAME SELECT ...)")
+		case c.Using == nil:
+			p.fail("USING and the sink's format, as in USING parquet")
+		default:
+			return c
+		}
+	}
+}
+
+// propertyList parses kw (key [=] value, ...): keys dotted names or strings,
+// values literals (TBLPROPERTIES, OPTIONS).
+func (p *parser) propertyList(kw string) *Properties {
+	props := &Properties{Pos: p.expectKws(kw)}
 	p.expectOp("(")
 	for {
 		prop := &Property{Pos: p.pos()}
 		if p.peek().kind == tString {
-			prop.Key = p.stringLit("a property key").Value
+			prop.Key = p.next().text // one literal: the value may follow without =
 		} else {
 			var parts []string
 			for _, id := range p.name("a property key").Parts {
@@ -170,7 +217,7 @@ func (p *parser) properties() *Properties {
 			}
 			prop.Key = strings.Join(parts, ".")
 		}
-		if p.acceptOp("=") {
+		if p.acceptOp("=") || kw == "OPTIONS" && !p.isOp(",") && !p.isOp(")") {
 			prop.Value = p.primary()
 		}
 		props.Items = append(props.Items, prop)
@@ -515,7 +562,7 @@ func (p *parser) autoCDC() *AutoCDC {
 var datasetForms = [][]string{
 	{"STREAMING", "LIVE", "TABLE"}, {"STREAMING", "LIVE", "VIEW"}, {"STREAMING", "TABLE"},
 	{"INCREMENTAL", "LIVE", "TABLE"}, {"LIVE", "TABLE"}, {"LIVE", "VIEW"}, {"MATERIALIZED", "VIEW"},
-	{"VIEW"}, {"FLOW"},
+	{"VIEW"}, {"SINK"}, {"FLOW"},
 }
 
 var cdcClauses = [][]string{

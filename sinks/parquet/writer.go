@@ -1,18 +1,20 @@
-// Package sinks writes the rows of sluice's tables to the world outside.
-package sinks
+// Package parquet writes sluice's rows as Parquet files: the Writer of one
+// file (sluice table --format parquet, sluice export), and the Sink that
+// writes each micro-batch of a flow to a file of its own.
+package parquet
 
 import (
 	"encoding/binary"
 	"io"
 	"math"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/internal/parquetvariant"
 )
 
-// ParquetWriter writes rows of one schema to a Parquet file, mapping types
+// Writer writes rows of one schema to a Parquet file, mapping types
 // as Spark's Parquet writer does: TINYINT and SMALLINT as INT32 with an
 // INT(8) or INT(16) annotation, INT as INT32, BIGINT as INT64, FLOAT and
 // DOUBLE, DECIMAL(p,s) as INT32 (p ≤ 9), INT64 (p ≤ 18) or a fixed-length
@@ -25,11 +27,11 @@ import (
 // broken file, and readers take optional columns as nullable, as sluice's
 // tables read from files are. Intervals and columns of no type have no Parquet form (as in Spark)
 // and are refused.
-type ParquetWriter struct {
-	w       *parquet.GenericWriter[any]
+type Writer struct {
+	w       *pq.GenericWriter[any]
 	columns []*parquetColumn // the schema's top-level fields
-	leaves  [][]parquet.Value
-	rows    []parquet.Row
+	leaves  [][]pq.Value
+	rows    []pq.Row
 	grouped int64 // bytes in the row group being buffered
 }
 
@@ -41,11 +43,11 @@ const (
 	parquetRowGroupBytes = 64 << 20
 )
 
-// NewParquetWriter starts a Parquet file of schema on out; Close finishes
+// NewWriter starts a Parquet file of schema on out; Close finishes
 // it (a Parquet file's footer comes last).
-func NewParquetWriter(out io.Writer, schema domain.Schema) (*ParquetWriter, error) {
-	p := &ParquetWriter{}
-	group := orderedGroup{Group: parquet.Group{}}
+func NewWriter(out io.Writer, schema domain.Schema, codec Codec) (*Writer, error) {
+	p := &Writer{}
+	group := orderedGroup{Group: pq.Group{}}
 	var leaves int
 	for _, f := range schema.Fields {
 		node, col, err := parquetNode(f.Name, f.Type, true, 0, 0, &leaves)
@@ -56,14 +58,14 @@ func NewParquetWriter(out io.Writer, schema domain.Schema) (*ParquetWriter, erro
 		group.order = append(group.order, f.Name)
 		p.columns = append(p.columns, col)
 	}
-	p.leaves = make([][]parquet.Value, leaves)
-	p.w = parquet.NewGenericWriter[any](out, parquet.NewSchema("spark_schema", group), parquet.Compression(&parquet.Snappy))
+	p.leaves = make([][]pq.Value, leaves)
+	p.w = pq.NewGenericWriter[any](out, pq.NewSchema("spark_schema", group), codec.codec())
 	return p, nil
 }
 
 // Write writes the first n rows of b; its columns are found by name, and
 // one b lacks is NULL.
-func (p *ParquetWriter) Write(b *domain.Batch, n int) error {
+func (p *Writer) Write(b *domain.Batch, n int) error {
 	cols := make([]*domain.Column, len(p.columns))
 	for k, c := range p.columns {
 		if j := b.Schema.Index(c.name); j >= 0 {
@@ -80,7 +82,7 @@ func (p *ParquetWriter) Write(b *domain.Batch, n int) error {
 				return err
 			}
 		}
-		var row parquet.Row
+		var row pq.Row
 		for l, vs := range p.leaves {
 			row = append(row, vs...)
 			p.leaves[l] = vs[:0]
@@ -95,7 +97,7 @@ func (p *ParquetWriter) Write(b *domain.Batch, n int) error {
 	return p.flush()
 }
 
-func (p *ParquetWriter) flush() error {
+func (p *Writer) flush() error {
 	start := p.w.Size()
 	_, err := p.w.WriteRows(p.rows)
 	p.rows = p.rows[:0]
@@ -110,7 +112,7 @@ func (p *ParquetWriter) flush() error {
 }
 
 // Close writes the file's footer.
-func (p *ParquetWriter) Close() error { return p.w.Close() }
+func (p *Writer) Close() error { return p.w.Close() }
 
 // parquetColumn is a node of the Parquet schema with what striping a value
 // into its leaves needs (the record shredding of the Dremel paper).
@@ -122,23 +124,23 @@ type parquetColumn struct {
 	def, rep int
 	leaf     int              // a leaf's column index
 	kids     []*parquetColumn // a struct's fields; a list's element; a map's key and value; a variant's metadata and value
-	physical parquet.Kind     // a leaf's physical type
+	physical pq.Kind     // a leaf's physical type
 }
 
 // parquetNode maps a field to its Parquet node; def and rep are the levels
 // of its parent, and leaves counts the leaf columns so far.
-func parquetNode(name string, t domain.Type, nullable bool, def, rep int, leaves *int) (parquet.Node, *parquetColumn, error) {
+func parquetNode(name string, t domain.Type, nullable bool, def, rep int, leaves *int) (pq.Node, *parquetColumn, error) {
 	if nullable {
 		def++
 	}
 	c := &parquetColumn{name: name, t: t, def: def}
-	wrap := func(n parquet.Node) parquet.Node {
+	wrap := func(n pq.Node) pq.Node {
 		if nullable {
-			return parquet.Optional(n)
+			return pq.Optional(n)
 		}
-		return parquet.Required(n)
+		return pq.Required(n)
 	}
-	leaf := func(n parquet.Node) (parquet.Node, *parquetColumn, error) {
+	leaf := func(n pq.Node) (pq.Node, *parquetColumn, error) {
 		c.leaf = *leaves
 		*leaves++
 		c.physical = n.Type().Kind()
@@ -146,53 +148,53 @@ func parquetNode(name string, t domain.Type, nullable bool, def, rep int, leaves
 	}
 	switch t.Kind {
 	case domain.KindBool:
-		return leaf(parquet.Leaf(parquet.BooleanType))
+		return leaf(pq.Leaf(pq.BooleanType))
 	case domain.KindInt64:
 		if t.Bits == 0 {
-			return leaf(parquet.Leaf(parquet.Int64Type))
+			return leaf(pq.Leaf(pq.Int64Type))
 		}
 		if t.Bits == 32 {
-			return leaf(parquet.Leaf(parquet.Int32Type))
+			return leaf(pq.Leaf(pq.Int32Type))
 		}
-		return leaf(parquet.Int(t.Bits))
+		return leaf(pq.Int(t.Bits))
 	case domain.KindFloat64:
 		if t.Bits == 32 {
-			return leaf(parquet.Leaf(parquet.FloatType))
+			return leaf(pq.Leaf(pq.FloatType))
 		}
-		return leaf(parquet.Leaf(parquet.DoubleType))
+		return leaf(pq.Leaf(pq.DoubleType))
 	case domain.KindString:
 		if !t.Variant {
-			return leaf(parquet.String())
+			return leaf(pq.String())
 		}
 		for range 2 { // metadata and value, required in the variant's group
-			c.kids = append(c.kids, &parquetColumn{t: domain.TypeBytes, def: def, leaf: *leaves, physical: parquet.ByteArray})
+			c.kids = append(c.kids, &parquetColumn{t: domain.TypeBytes, def: def, leaf: *leaves, physical: pq.ByteArray})
 			*leaves++
 		}
-		return wrap(parquet.Variant()), c, nil
+		return wrap(pq.Variant()), c, nil
 	case domain.KindBytes:
-		return leaf(parquet.Leaf(parquet.ByteArrayType))
+		return leaf(pq.Leaf(pq.ByteArrayType))
 	case domain.KindDate:
-		return leaf(parquet.Date())
+		return leaf(pq.Date())
 	case domain.KindTimestamp:
-		return leaf(parquet.TimestampAdjusted(parquet.Microsecond, !t.NTZ))
+		return leaf(pq.TimestampAdjusted(pq.Microsecond, !t.NTZ))
 	case domain.KindDecimal:
-		var physical parquet.Type
+		var physical pq.Type
 		switch {
 		case t.Precision <= 9:
-			physical = parquet.Int32Type
+			physical = pq.Int32Type
 		case t.Precision <= 18:
-			physical = parquet.Int64Type
+			physical = pq.Int64Type
 		default:
-			physical = parquet.FixedLenByteArrayType(decimalBytes(t.Precision))
+			physical = pq.FixedLenByteArrayType(decimalBytes(t.Precision))
 		}
-		return leaf(parquet.Decimal(t.Scale, t.Precision, physical))
+		return leaf(pq.Decimal(t.Scale, t.Precision, physical))
 	case domain.KindList:
 		elem, kid, err := parquetNode("element", *t.Elem, true, def+1, rep+1, leaves)
 		if err != nil {
 			return nil, nil, err
 		}
 		c.rep, c.kids = rep+1, []*parquetColumn{kid}
-		return wrap(parquet.List(elem)), c, nil
+		return wrap(pq.List(elem)), c, nil
 	case domain.KindMap:
 		key, kk, err := parquetNode("key", *t.Key, false, def+1, rep+1, leaves)
 		if err != nil {
@@ -203,9 +205,9 @@ func parquetNode(name string, t domain.Type, nullable bool, def, rep int, leaves
 			return nil, nil, err
 		}
 		c.rep, c.kids = rep+1, []*parquetColumn{kk, vk}
-		return wrap(parquet.Map(key, value)), c, nil
+		return wrap(pq.Map(key, value)), c, nil
 	case domain.KindStruct:
-		g := orderedGroup{Group: parquet.Group{}}
+		g := orderedGroup{Group: pq.Group{}}
 		for _, f := range t.Fields {
 			n, kid, err := parquetNode(f.Name, f.Type, true, def, rep, leaves)
 			if err != nil {
@@ -232,7 +234,7 @@ func decimalBytes(p int) int {
 
 // stripe appends the leaf values of v, a value of column c, at repetition
 // level rep.
-func (p *ParquetWriter) stripe(c *parquetColumn, v domain.Value, rep int) error {
+func (p *Writer) stripe(c *parquetColumn, v domain.Value, rep int) error {
 	if v.IsNull() {
 		p.nulls(c, rep, c.def-1)
 		return nil
@@ -275,8 +277,8 @@ func (p *ParquetWriter) stripe(c *parquetColumn, v domain.Value, rep int) error 
 			if err != nil {
 				return domain.Errorf(domain.CodeMalformedRecord, "column %q: the variant %s does not encode: %v", c.name, v.AsString(), err)
 			}
-			p.put(c.kids[0], parquet.ByteArrayValue(meta), rep)
-			p.put(c.kids[1], parquet.ByteArrayValue(value), rep)
+			p.put(c.kids[0], pq.ByteArrayValue(meta), rep)
+			p.put(c.kids[1], pq.ByteArrayValue(value), rep)
 			return nil
 		}
 	}
@@ -284,15 +286,15 @@ func (p *ParquetWriter) stripe(c *parquetColumn, v domain.Value, rep int) error 
 	return nil
 }
 
-func (p *ParquetWriter) put(c *parquetColumn, v parquet.Value, rep int) {
+func (p *Writer) put(c *parquetColumn, v pq.Value, rep int) {
 	p.leaves[c.leaf] = append(p.leaves[c.leaf], v.Level(rep, c.def, c.leaf))
 }
 
 // nulls appends a NULL (or an empty list's mark) at definition level def to
 // every leaf under c.
-func (p *ParquetWriter) nulls(c *parquetColumn, rep, def int) {
+func (p *Writer) nulls(c *parquetColumn, rep, def int) {
 	if len(c.kids) == 0 {
-		p.leaves[c.leaf] = append(p.leaves[c.leaf], parquet.NullValue().Level(rep, def, c.leaf))
+		p.leaves[c.leaf] = append(p.leaves[c.leaf], pq.NullValue().Level(rep, def, c.leaf))
 		return
 	}
 	for _, kid := range c.kids {
@@ -301,51 +303,51 @@ func (p *ParquetWriter) nulls(c *parquetColumn, rep, def int) {
 }
 
 // leafValue is a scalar value in the leaf's physical type.
-func leafValue(c *parquetColumn, v domain.Value) parquet.Value {
+func leafValue(c *parquetColumn, v domain.Value) pq.Value {
 	switch c.t.Kind {
 	case domain.KindBool:
-		return parquet.BooleanValue(v.AsBool())
+		return pq.BooleanValue(v.AsBool())
 	case domain.KindInt64, domain.KindDate:
-		if c.physical == parquet.Int32 {
-			return parquet.Int32Value(int32(v.AsInt()))
+		if c.physical == pq.Int32 {
+			return pq.Int32Value(int32(v.AsInt()))
 		}
-		return parquet.Int64Value(v.AsInt())
+		return pq.Int64Value(v.AsInt())
 	case domain.KindTimestamp:
-		return parquet.Int64Value(v.AsInt())
+		return pq.Int64Value(v.AsInt())
 	case domain.KindFloat64:
 		if c.t.Bits == 32 {
-			return parquet.FloatValue(float32(v.AsFloat()))
+			return pq.FloatValue(float32(v.AsFloat()))
 		}
-		return parquet.DoubleValue(v.AsFloat())
+		return pq.DoubleValue(v.AsFloat())
 	case domain.KindDecimal:
 		u := v.AsDecimal()
 		switch c.physical {
-		case parquet.Int32:
-			return parquet.Int32Value(int32(u.Lo))
-		case parquet.Int64:
-			return parquet.Int64Value(int64(u.Lo))
+		case pq.Int32:
+			return pq.Int32Value(int32(u.Lo))
+		case pq.Int64:
+			return pq.Int64Value(int64(u.Lo))
 		}
 		var be [16]byte
 		binary.BigEndian.PutUint64(be[:8], uint64(u.Hi))
 		binary.BigEndian.PutUint64(be[8:], u.Lo)
-		return parquet.FixedLenByteArrayValue(be[16-decimalBytes(c.t.Precision):])
+		return pq.FixedLenByteArrayValue(be[16-decimalBytes(c.t.Precision):])
 	}
-	return parquet.ByteArrayValue(v.AsBytes())
+	return pq.ByteArrayValue(v.AsBytes())
 }
 
 // orderedGroup is a Parquet group whose fields keep the order they were
-// declared in (parquet.Group orders them by name).
+// declared in (pq.Group orders them by name).
 type orderedGroup struct {
-	parquet.Group
+	pq.Group
 	order []string
 }
 
-func (g orderedGroup) Fields() []parquet.Field {
-	byName := map[string]parquet.Field{}
+func (g orderedGroup) Fields() []pq.Field {
+	byName := map[string]pq.Field{}
 	for _, f := range g.Group.Fields() {
 		byName[f.Name()] = f
 	}
-	out := make([]parquet.Field, len(g.order))
+	out := make([]pq.Field, len(g.order))
 	for i, name := range g.order {
 		out[i] = byName[name]
 	}

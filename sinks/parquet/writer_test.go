@@ -1,4 +1,4 @@
-package sinks_test
+package parquet_test
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
-	"github.com/sluicehq/sluice/sinks"
+	"github.com/sluicehq/sluice/sinks/parquet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -49,7 +49,7 @@ func everyType() domain.Schema {
 func TestParquetSchema(t *testing.T) {
 	schema := everyType()
 	var buf bytes.Buffer
-	w, err := sinks.NewParquetWriter(&buf, schema)
+	w, err := parquet.NewWriter(&buf, schema, parquet.Zstd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestParquetSchema(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	f, err := pq.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestParquetSchema(t *testing.T) {
 func TestParquetRefusesIntervals(t *testing.T) {
 	for _, typ := range []domain.Type{{Kind: domain.KindDayTimeInterval}, domain.ListOf(domain.Type{Kind: domain.KindYearMonthInterval}), {Kind: domain.KindNull}} {
 		schema := domain.NewSchema(domain.Field{Name: "x", Type: domain.TypeInt64}, domain.Field{Name: "span", Type: typ, Nullable: true})
-		_, err := sinks.NewParquetWriter(&bytes.Buffer{}, schema)
+		_, err := parquet.NewWriter(&bytes.Buffer{}, schema, parquet.Zstd)
 		var de *domain.Error
 		if !errors.As(err, &de) || de.Code != domain.CodeUnsupportedDataType {
 			t.Errorf("%s: got %v, want %s", typ, err, domain.CodeUnsupportedDataType)

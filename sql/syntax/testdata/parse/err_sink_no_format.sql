@@ -1,0 +1,1 @@
+CREATE SINK s OPTIONS (path 'x');

@@ -1,0 +1,1 @@
+CREATE SINK s USING parquet OPTIONS (path 'x') AS SELECT 1;
