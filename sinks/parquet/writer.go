@@ -124,7 +124,7 @@ type parquetColumn struct {
 	def, rep int
 	leaf     int              // a leaf's column index
 	kids     []*parquetColumn // a struct's fields; a list's element; a map's key and value; a variant's metadata and value
-	physical pq.Kind     // a leaf's physical type
+	physical pq.Kind          // a leaf's physical type
 }
 
 // parquetNode maps a field to its Parquet node; def and rep are the levels
