@@ -1,12 +1,16 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // sortedLines is text's lines in order, for comparing tables whose rows
@@ -115,5 +119,57 @@ CREATE FLOW f AS INSERT INTO s BY NAME SELECT * FROM STREAM(t);
 	res := must(t, 2, sluice, dir, "validate")
 	if !strings.Contains(res.stdout+res.stderr, "SECRET_NOT_SET") || !strings.Contains(res.stdout+res.stderr, "SLUICE_TEST_SINK_PATH") {
 		t.Errorf("validate with the variable unset says\n%s%s", res.stdout, res.stderr)
+	}
+}
+
+// TestPostgresSinkFromSQL: CREATE SINK ... USING postgres upserts a
+// streaming table's rows into a Postgres table, each batch once, and the
+// sink's definition event shows the DSN's password as *****.
+func TestPostgresSinkFromSQL(t *testing.T) {
+	ctx := context.Background()
+	admin := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("this test needs the Postgres server at %s: %v", admin, err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("sluice_cli_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+
+	dir := t.TempDir()
+	t.Setenv("SLUICE_TEST_PG", "postgres://postgres:not-a-real-password@127.0.0.1:5432/postgres?sslmode=disable")
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: pgsink\n")
+	writeFile(t, filepath.Join(dir, "flows.sql"), fmt.Sprintf(`
+CREATE OR REFRESH STREAMING TABLE customers AS SELECT * FROM STREAM read_files('data/', format => 'json', schema => 'id BIGINT, name STRING, balance DECIMAL(12,2)');
+CREATE SINK warehouse USING postgres OPTIONS (dsn '${env:SLUICE_TEST_PG}', table '%s.customers', mode 'upsert', keys 'id');
+CREATE SINK audit USING postgres OPTIONS (dsn 'postgres://postgres:also-not-real@127.0.0.1:5432/postgres?sslmode=disable', table '%s.audit');
+CREATE FLOW to_warehouse AS INSERT INTO warehouse BY NAME SELECT * FROM STREAM(customers);
+CREATE FLOW to_audit AS INSERT INTO audit BY NAME SELECT id, name FROM STREAM(customers);
+`, schema, schema))
+	writeFile(t, filepath.Join(dir, "data", "a.json"), `{"id": 1, "name": "ann", "balance": "10.50"}`+"\n"+`{"id": 2, "name": "bob", "balance": "-3.25"}`+"\n")
+	must(t, 0, sluice, dir, "run", "--live=false")
+	writeFile(t, filepath.Join(dir, "data", "b.json"), `{"id": 2, "name": "robert", "balance": "0.00"}`+"\n"+`{"id": 3, "name": "cy", "balance": null}`+"\n")
+	must(t, 0, sluice, dir, "run", "--live=false")
+	must(t, 0, sluice, dir, "run", "--live=false")
+
+	rows, err := conn.Query(ctx, "SELECT id || ' ' || name || ' ' || coalesce(balance::text, 'NULL') FROM "+schema+".customers ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+	if strings.Join(got, "; ") != "1 ann 10.50; 2 robert 0.00; 3 cy NULL" {
+		t.Errorf("the warehouse table holds %v", got)
+	}
+	var audit int
+	_ = conn.QueryRow(ctx, "SELECT count(*) FROM "+schema+".audit").Scan(&audit)
+	if audit != 4 {
+		t.Errorf("the audit table has %d rows, want the 4 appended", audit)
+	}
+	events := must(t, 0, sluice, dir, "events", "--type", "sink_definition", "--format", "jsonl").stdout
+	if strings.Contains(events, "not-a-real-password") || strings.Contains(events, "also-not-real") || !strings.Contains(events, "${env:SLUICE_TEST_PG}") || !strings.Contains(events, ":*****@") {
+		t.Errorf("the sink definitions show a password, or not its reference:\n%s", events)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
+	postgressink "github.com/sluicehq/sluice/sinks/postgres"
 	"github.com/sluicehq/sluice/sql"
 	"github.com/sluicehq/sluice/sql/syntax"
 )
@@ -767,8 +768,15 @@ func (l *sqlLoader) declareSink(ds *sqlDataset) {
 			return
 		}
 		sink = s
+	case "postgres", "postgresql", "jdbc":
+		s, err := postgressink.NewSink(l.p.Name, resolved)
+		if err != nil {
+			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
+			return
+		}
+		sink = s
 	default:
-		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
+		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, USING postgres a table, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
 		return
 	}
 	var opts []Option

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -452,9 +454,32 @@ func redact(opts map[string]string) map[string]string {
 		if strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || strings.Contains(lk, "sasl") {
 			v = "*****"
 		}
-		out[k] = v
+		out[k] = redactPasswords(v)
 	}
 	return out
+}
+
+// passwordPair is password=... in a key=value connection string.
+var passwordPair = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// redactPasswords hides a password written into an option's value: a URL's
+// (postgres://user:pass@host) or a key=value pair's (password=pass). A
+// secret named as ${env:NAME} is shown as that reference.
+func redactPasswords(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has && !strings.Contains(v, "${env:") {
+			user := url.User(u.User.Username()).String()
+			u.User = nil
+			rest := strings.TrimPrefix(u.String(), u.Scheme+"://")
+			return u.Scheme + "://" + user + ":*****@" + rest
+		}
+	}
+	return passwordPair.ReplaceAllStringFunc(v, func(m string) string {
+		if strings.Contains(m, "${env:") {
+			return m
+		}
+		return passwordPair.ReplaceAllString(m, "${1}*****")
+	})
 }
 
 // reset records the table and checkpoint resets of the plan in one commit.

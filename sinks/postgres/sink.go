@@ -1,0 +1,426 @@
+// Package postgres writes micro-batches into a PostgreSQL table exactly
+// once: each batch in one database transaction that also records its
+// (pipeline, sink, flow, generation, batch id) in a ledger table, so that a
+// batch delivered again after a crash (between the database's commit and
+// sluice's) finds itself there and is skipped.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Mode is how a batch's rows go into the table.
+type Mode string
+
+const (
+	// Append adds every row (COPY).
+	Append Mode = "append"
+	// Upsert inserts a row whose key is new and updates the row of a key
+	// that is there; of several rows of one key in a batch, the last wins.
+	Upsert Mode = "upsert"
+)
+
+// LedgerTable records the batches written, in the target's schema.
+const LedgerTable = "sluice_sink_batches"
+
+// setupLock is the advisory lock sinks take to create their tables.
+const setupLock int64 = 0x736c75696365 // "sluice"
+
+// Sink writes into Table of the database at DSN.
+type Sink struct {
+	DSN      string
+	Schema   string // the table's schema; "" for the connection's search path
+	Table    string
+	Mode     Mode
+	Keys     []string // upsert: the key columns
+	Pipeline string   // names the pipeline in the ledger
+
+	mu    sync.Mutex
+	pool  *pgxpool.Pool
+	ready bool // the ledger and target tables exist
+}
+
+// sinkOptions are the options a Postgres sink takes.
+var sinkOptions = map[string]string{
+	"dsn":   "the database, as a URL (postgres://user@host:5432/db) or key=value pairs; name a password as ${env:NAME}",
+	"table": "the table, [schema.]name; created, with the batch's columns, when it does not exist",
+	"mode":  "append (the default: COPY) or upsert",
+	"keys":  "upsert: the key columns, comma-separated",
+}
+
+// NewSink makes a Postgres sink from its options.
+func NewSink(pipeline string, options map[string]string) (*Sink, error) {
+	s := &Sink{Mode: Append, Pipeline: pipeline}
+	for k, v := range options {
+		switch strings.ToLower(k) {
+		case "dsn":
+			s.DSN = v
+		case "table":
+			parts := strings.Split(v, ".")
+			switch len(parts) {
+			case 1:
+				s.Table = parts[0]
+			case 2:
+				s.Schema, s.Table = parts[0], parts[1]
+			default:
+				return nil, optionErr("the table %q is not [schema.]name", v)
+			}
+		case "mode":
+			switch m := Mode(strings.ToLower(v)); m {
+			case Append, Upsert:
+				s.Mode = m
+			default:
+				return nil, optionErr("the mode %q is not append or upsert", v)
+			}
+		case "keys":
+			for _, key := range strings.Split(v, ",") {
+				if key = strings.TrimSpace(key); key != "" {
+					s.Keys = append(s.Keys, key)
+				}
+			}
+		default:
+			return nil, optionErr("a Postgres sink does not take the option %q; it takes %s", k, optionList())
+		}
+	}
+	switch {
+	case s.DSN == "":
+		return nil, optionErr("a Postgres sink needs the option dsn: %s", sinkOptions["dsn"])
+	case s.Table == "":
+		return nil, optionErr("a Postgres sink needs the option table: %s", sinkOptions["table"])
+	case s.Mode == Upsert && len(s.Keys) == 0:
+		return nil, optionErr("a Postgres sink in upsert mode needs the option keys: %s", sinkOptions["keys"])
+	case s.Mode == Append && len(s.Keys) > 0:
+		return nil, optionErr("keys are for mode upsert; an append sink adds every row")
+	}
+	if _, err := pgxpool.ParseConfig(s.DSN); err != nil {
+		return nil, optionErr("the dsn cannot be read: %v", redactErr(err))
+	}
+	return s, nil
+}
+
+func optionErr(format string, args ...any) error {
+	return domain.Errorf(domain.CodeSinkOption, format, args...)
+}
+
+func optionList() string {
+	var out []string
+	for k, v := range sinkOptions {
+		out = append(out, k+" ("+v+")")
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// redactErr is an error of pgx without the DSN it may quote.
+func redactErr(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "cannot parse `"); i >= 0 {
+		if j := strings.Index(msg[i+14:], "`"); j >= 0 {
+			msg = msg[:i] + "cannot parse the dsn" + msg[i+14+j+1:]
+		}
+	}
+	return msg
+}
+
+func (s *Sink) table() pgx.Identifier {
+	if s.Schema == "" {
+		return pgx.Identifier{s.Table}
+	}
+	return pgx.Identifier{s.Schema, s.Table}
+}
+
+func (s *Sink) ledger() pgx.Identifier {
+	if s.Schema == "" {
+		return pgx.Identifier{LedgerTable}
+	}
+	return pgx.Identifier{s.Schema, LedgerTable}
+}
+
+// Deliver writes the batch in one transaction with its ledger row, unless
+// the ledger has it already.
+func (s *Sink) Deliver(ctx context.Context, b domain.SinkBatch) error {
+	if b.Rows == nil || b.Rows.Len() == 0 {
+		return nil
+	}
+	pool, err := s.connect(ctx, b.Rows.Schema)
+	if err != nil {
+		return s.fail(b, err)
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "INSERT INTO "+s.ledger().Sanitize()+" (pipeline, sink, flow, generation, batch_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+			s.Pipeline, b.Sink, b.Flow, b.Generation, b.BatchID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errDelivered // written before the crash that brings it again
+		}
+		if s.Mode == Upsert {
+			return s.upsert(ctx, tx, b.Rows)
+		}
+		return s.append(ctx, tx, b.Rows)
+	})
+	if err != nil && !errors.Is(err, errDelivered) {
+		return s.fail(b, err)
+	}
+	return nil
+}
+
+var errDelivered = errors.New("the batch is in the ledger")
+
+// fail wraps a database error: retriable when the database may take the
+// batch later (a lost connection, a conflict, no resources), not when the
+// batch itself is wrong for the table.
+func (s *Sink) fail(b domain.SinkBatch, err error) error {
+	e := domain.Wrap(domain.CodeSinkWriteFailed, errors.New(redactErr(err)), fmt.Sprintf("Postgres sink %q (table %s), flow %q, batch %d", b.Sink, s.table().Sanitize(), b.Flow, b.BatchID))
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "40") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57") {
+		return e.AsRetriable()
+	}
+	return e.WithHint("make the table's columns fit the flow's rows (the message names what does not), or drop the table for the sink to create it")
+}
+
+// connect opens the pool, and makes the ledger and the target table when
+// they do not exist.
+func (s *Sink) connect(ctx context.Context, schema domain.Schema) (*pgxpool.Pool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pool == nil {
+		cfg, err := pgxpool.ParseConfig(s.DSN)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MaxConns = 2
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.pool = pool
+	}
+	if !s.ready {
+		// Sinks starting together would race to create the same tables
+		// (CREATE TABLE IF NOT EXISTS is not safe against itself): one at
+		// a time, under a transaction-scoped advisory lock.
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", setupLock); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+s.ledger().Sanitize()+` (
+				pipeline text NOT NULL, sink text NOT NULL, flow text NOT NULL, generation bigint NOT NULL, batch_id bigint NOT NULL,
+				written_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (pipeline, sink, flow, generation, batch_id))`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, s.createTable(schema))
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.ready = true
+	}
+	return s.pool, nil
+}
+
+// createTable is CREATE TABLE IF NOT EXISTS of the target, with the
+// batch's columns and, for upsert, the keys as primary key.
+func (s *Sink) createTable(schema domain.Schema) string {
+	var cols []string
+	for _, f := range schema.Fields {
+		col := pgx.Identifier{f.Name}.Sanitize() + " " + PostgresType(f.Type)
+		if !f.Nullable {
+			col += " NOT NULL"
+		}
+		cols = append(cols, col)
+	}
+	if s.Mode == Upsert {
+		keys := make([]string, len(s.Keys))
+		for i, k := range s.Keys {
+			keys[i] = pgx.Identifier{k}.Sanitize()
+		}
+		cols = append(cols, "PRIMARY KEY ("+strings.Join(keys, ", ")+")")
+	}
+	return "CREATE TABLE IF NOT EXISTS " + s.table().Sanitize() + " (" + strings.Join(cols, ", ") + ")"
+}
+
+// PostgresType is the column type a sluice type is written to.
+func PostgresType(t domain.Type) string {
+	switch t.Kind {
+	case domain.KindBool:
+		return "boolean"
+	case domain.KindInt64:
+		switch t.Bits {
+		case 8, 16:
+			return "smallint"
+		case 32:
+			return "integer"
+		}
+		return "bigint"
+	case domain.KindFloat64:
+		if t.Bits == 32 {
+			return "real"
+		}
+		return "double precision"
+	case domain.KindDecimal:
+		return fmt.Sprintf("numeric(%d, %d)", t.Precision, t.Scale)
+	case domain.KindString:
+		if t.Variant {
+			return "jsonb"
+		}
+		return "text"
+	case domain.KindBytes:
+		return "bytea"
+	case domain.KindDate:
+		return "date"
+	case domain.KindTimestamp:
+		if t.NTZ {
+			return "timestamp"
+		}
+		return "timestamptz"
+	case domain.KindYearMonthInterval, domain.KindDayTimeInterval:
+		return "interval"
+	case domain.KindList, domain.KindMap, domain.KindStruct:
+		return "jsonb"
+	}
+	return "text"
+}
+
+// pgValue is a value as pgx writes it to the column of type t.
+func pgValue(v domain.Value, t domain.Type) any {
+	if v.IsNull() {
+		return nil
+	}
+	switch v.Kind() {
+	case domain.KindBool:
+		return v.AsBool()
+	case domain.KindInt64:
+		return v.AsInt()
+	case domain.KindFloat64:
+		if t.Bits == 32 {
+			return float32(v.AsFloat())
+		}
+		return v.AsFloat()
+	case domain.KindDecimal:
+		return pgtype.Numeric{Int: v.AsDecimal().Big(), Exp: -int32(v.Scale()), Valid: true}
+	case domain.KindString:
+		return v.AsString()
+	case domain.KindBytes:
+		return v.AsBytes()
+	case domain.KindDate:
+		return time.Unix(v.AsInt()*86400, 0).UTC()
+	case domain.KindTimestamp:
+		return time.UnixMicro(v.AsInt()).UTC()
+	case domain.KindYearMonthInterval:
+		return pgtype.Interval{Months: int32(v.AsInt()), Valid: true}
+	case domain.KindDayTimeInterval:
+		const day = 86400_000_000 // whole days as days, as Spark shows them
+		return pgtype.Interval{Days: int32(v.AsInt() / day), Microseconds: v.AsInt() % day, Valid: true}
+	}
+	return string(domain.AppendJSON(nil, v, t)) // arrays, maps, structs: jsonb
+}
+
+func (s *Sink) append(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error {
+	names := rows.Schema.Names()
+	_, err := tx.CopyFrom(ctx, s.table(), names, pgx.CopyFromSlice(rows.Len(), func(i int) ([]any, error) {
+		out := make([]any, len(rows.Columns))
+		for j, c := range rows.Columns {
+			out[j] = pgValue(c.Value(i), rows.Schema.Fields[j].Type)
+		}
+		return out, nil
+	}))
+	return err
+}
+
+// upsertRows bounds the rows of one INSERT ... ON CONFLICT statement
+// (Postgres takes at most 65535 parameters).
+const upsertParams = 60000
+
+func (s *Sink) upsert(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error {
+	keyCols := make([]int, len(s.Keys))
+	for i, k := range s.Keys {
+		if keyCols[i] = rows.Schema.Index(k); keyCols[i] < 0 {
+			return fmt.Errorf("the key column %s is not a column of the flow's rows (%s)", k, rows.Schema)
+		}
+	}
+	// the last row of each key: one statement may not update a row twice
+	last := map[string]int{}
+	var order []string
+	var buf []byte
+	for i := 0; i < rows.Len(); i++ {
+		buf = buf[:0]
+		for _, j := range keyCols {
+			buf = append(buf, domain.AppendJSON(nil, rows.Columns[j].Value(i), rows.Schema.Fields[j].Type)...)
+			buf = append(buf, 0)
+		}
+		if _, seen := last[string(buf)]; !seen {
+			order = append(order, string(buf))
+		}
+		last[string(buf)] = i
+	}
+	names := rows.Schema.Names()
+	quoted := make([]string, len(names))
+	var set []string
+	for j, n := range names {
+		quoted[j] = pgx.Identifier{n}.Sanitize()
+		if !containsFold(s.Keys, n) {
+			set = append(set, quoted[j]+" = EXCLUDED."+quoted[j])
+		}
+	}
+	keyList := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		keyList[i] = pgx.Identifier{k}.Sanitize()
+	}
+	conflict := " ON CONFLICT (" + strings.Join(keyList, ", ") + ") DO NOTHING"
+	if len(set) > 0 {
+		conflict = " ON CONFLICT (" + strings.Join(keyList, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+	}
+	perStatement := max(1, upsertParams/len(names))
+	for start := 0; start < len(order); start += perStatement {
+		chunk := order[start:min(len(order), start+perStatement)]
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO " + s.table().Sanitize() + " (" + strings.Join(quoted, ", ") + ") VALUES ")
+		args := make([]any, 0, len(chunk)*len(names))
+		for r, key := range chunk {
+			if r > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteByte('(')
+			i := last[key]
+			for j, c := range rows.Columns {
+				if j > 0 {
+					sb.WriteString(", ")
+				}
+				args = append(args, pgValue(c.Value(i), rows.Schema.Fields[j].Type))
+				fmt.Fprintf(&sb, "$%d", len(args))
+			}
+			sb.WriteByte(')')
+		}
+		sb.WriteString(conflict)
+		if _, err := tx.Exec(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
