@@ -124,6 +124,14 @@ const (
 	CodeSinkOption Code = "INVALID_SINK_OPTION"
 	// CodeSinkWriteFailed is a sink that could not write a batch.
 	CodeSinkWriteFailed Code = "SINK_WRITE_FAILED"
+	// CodeSourceUnavailable is a source's system that does not answer.
+	CodeSourceUnavailable Code = "SOURCE_UNAVAILABLE"
+	// CodeSourceDataLoss is a range a source no longer has (Spark's
+	// failOnDataLoss).
+	CodeSourceDataLoss Code = "KAFKA_DATA_LOSS"
+	// CodeCheckpointInvalid is a source offset of a checkpoint that does
+	// not read.
+	CodeCheckpointInvalid Code = "INVALID_CHECKPOINT_OFFSET"
 
 	// String, regular expression and formatting functions.
 	CodeInvalidPattern     Code = "INVALID_PARAMETER_VALUE.PATTERN"
@@ -298,6 +306,9 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
+	CodeSourceUnavailable:   {"the system a source reads from does not answer, or answered with an error", "check that it runs and that the address in the source's options is right; the flow retries by itself"},
+	CodeSourceDataLoss:      {"records a micro-batch was to read are gone from the topic (retention, or the topic was recreated)", "set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow"},
+	CodeCheckpointInvalid:   {"a source offset recorded in the checkpoint does not read", "reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read from the source's start"},
 	CodeSecretNotSet:        {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},
 	CodeSinkOption:          {"a sink's options are missing one it needs, or have one it does not take or a value it cannot use", "fix the sink's OPTIONS as the message says"},
 	CodeSinkWriteFailed:     {"a sink could not write a micro-batch", "fix the cause the message names (a full disk, permissions); the batch is written again on retry, and nothing is duplicated"},

@@ -1,0 +1,531 @@
+// Package kafka reads Kafka topics as a source, with the columns of
+// Databricks' Kafka source, exactly once into sluice's tables: a
+// micro-batch is a range of offsets of each partition, kept with the
+// batch as its source offset, and reading a range gives the same records
+// every time.
+package kafka
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// Options configure a Kafka source, as Databricks' options name them.
+type Options struct {
+	// Brokers are the bootstrap servers (bootstrapServers,
+	// kafka.bootstrap.servers).
+	Brokers []string
+	// Topics are read (subscribe), or every topic matching Pattern
+	// (subscribePattern), new ones included.
+	Topics  []string
+	Pattern *regexp.Regexp
+	// StartingOffsets is where a flow's first batch starts: "earliest", "latest"
+	// (the default, as Spark's streaming default) or JSON, {"topic":
+	// {"0": 23, "1": -2}}, -2 earliest and -1 latest. A partition that
+	// appears later starts at its earliest.
+	StartingOffsets string
+	// MaxOffsetsPerTrigger bounds the records of a batch (also bounded by
+	// the pipeline's row limit).
+	MaxOffsetsPerTrigger int64
+	// FailOnDataLoss makes a range whose records the topic no longer has
+	// (deleted by retention) an error, as Spark's default; false reads what
+	// is left.
+	FailOnDataLoss bool
+	// PollTimeout bounds the wait for a range's records (60 s by default).
+	PollTimeout time.Duration
+}
+
+// Schema is the rows' schema: Databricks' Kafka source columns.
+var Schema = domain.NewSchema(
+	domain.Field{Name: "key", Type: domain.TypeBytes, Nullable: true},
+	domain.Field{Name: "value", Type: domain.TypeBytes, Nullable: true},
+	domain.Field{Name: "topic", Type: domain.TypeString},
+	domain.Field{Name: "partition", Type: domain.TypeInt32},
+	domain.Field{Name: "offset", Type: domain.TypeInt64},
+	domain.Field{Name: "timestamp", Type: domain.TypeTimestamp},
+	domain.Field{Name: "timestampType", Type: domain.TypeInt32},
+	domain.Field{Name: "headers", Type: domain.ListOf(domain.StructOf(
+		domain.Field{Name: "key", Type: domain.TypeString, Nullable: true},
+		domain.Field{Name: "value", Type: domain.TypeBytes, Nullable: true})), Nullable: true},
+)
+
+// Source reads Kafka.
+type Source struct {
+	opts Options
+	mu   sync.Mutex
+	cl   *kgo.Client // metadata and offsets
+}
+
+// New makes a Kafka source; it connects on its first plan.
+func New(opts Options) (*Source, error) {
+	switch {
+	case len(opts.Brokers) == 0:
+		return nil, optionErr("a Kafka source needs bootstrapServers (host:port, ...)")
+	case len(opts.Topics) == 0 && opts.Pattern == nil:
+		return nil, optionErr("a Kafka source needs subscribe (topics, comma-separated) or subscribePattern (a regular expression)")
+	case len(opts.Topics) > 0 && opts.Pattern != nil:
+		return nil, optionErr("a Kafka source takes subscribe or subscribePattern, not both")
+	}
+	if opts.StartingOffsets == "" {
+		opts.StartingOffsets = "latest"
+	}
+	if _, err := parseStarting(opts.StartingOffsets); err != nil {
+		return nil, err
+	}
+	if opts.PollTimeout == 0 {
+		opts.PollTimeout = time.Minute
+	}
+	return &Source{opts: opts}, nil
+}
+
+func optionErr(format string, args ...any) error {
+	return domain.Errorf(domain.CodeSourceOptionInvalid, format, args...)
+}
+
+func (s *Source) String() string {
+	what := strings.Join(s.opts.Topics, ", ")
+	if s.opts.Pattern != nil {
+		what = "topics matching " + s.opts.Pattern.String()
+	}
+	return "kafka " + what + " at " + strings.Join(s.opts.Brokers, ",")
+}
+
+// offsets are a position in each partition, as Spark writes them:
+// {"topic": {"0": 23}}.
+type offsets map[string]map[int32]int64
+
+// fromKey holds, in a batch's end offset, where the batch starts in the
+// partitions its start offset does not have (all of them, for a flow's
+// first batch; a new partition's earliest): Read then reads the range
+// Plan planned, whatever the topic's earliest and latest are by then. No
+// topic is named so ('$' is not in Kafka's topic names).
+const fromKey = "$from"
+
+func (o offsets) MarshalJSON() ([]byte, error) {
+	return json.Marshal(o.text())
+}
+
+func (o offsets) text() map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
+	for t, ps := range o {
+		out[t] = map[string]int64{}
+		for p, off := range ps {
+			out[t][strconv.Itoa(int(p))] = off
+		}
+	}
+	return out
+}
+
+// position is a batch's end: where each partition is read to, and where
+// the batch started in partitions the batch before did not have.
+type position struct {
+	to, from offsets
+}
+
+func (p position) MarshalJSON() ([]byte, error) {
+	out := map[string]any{}
+	for t, ps := range p.to.text() {
+		out[t] = ps
+	}
+	if len(p.from) > 0 {
+		out[fromKey] = p.from.text()
+	}
+	return json.Marshal(out)
+}
+
+func parsePosition(raw []byte) (position, error) {
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return position{}, err
+	}
+	var p position
+	var err error
+	if f, ok := in[fromKey]; ok {
+		if p.from, err = parseOffsets(f); err != nil {
+			return position{}, err
+		}
+		delete(in, fromKey)
+	}
+	rest, _ := json.Marshal(in)
+	p.to, err = parseOffsets(rest)
+	return p, err
+}
+
+func parseOffsets(raw []byte) (offsets, error) {
+	var in map[string]map[string]int64
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, err
+	}
+	out := offsets{}
+	for t, ps := range in {
+		out[t] = map[int32]int64{}
+		for p, off := range ps {
+			n, err := strconv.ParseInt(p, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("partition %q of topic %s is not a number", p, t)
+			}
+			out[t][int32(n)] = off
+		}
+	}
+	return out, nil
+}
+
+// parseStarting reads startingOffsets: nil offsets for earliest (-2 in
+// each) or latest (-1), or the JSON's.
+func parseStarting(s string) (offsets, error) {
+	switch strings.ToLower(s) {
+	case "earliest":
+		return offsets{"*": {-1: -2}}, nil
+	case "latest":
+		return offsets{"*": {-1: -1}}, nil
+	}
+	o, err := parseOffsets([]byte(s))
+	if err != nil {
+		return nil, optionErr("startingOffsets must be earliest, latest or JSON like {\"topic\": {\"0\": 23}}, not %q: %v", s, err)
+	}
+	return o, nil
+}
+
+func (s *Source) client() (*kgo.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cl == nil {
+		// metadata at most 100 ms old: a plan, one a micro-batch, sees new
+		// partitions and topics at once
+		cl, err := kgo.NewClient(kgo.SeedBrokers(s.opts.Brokers...), kgo.MetadataMinAge(100*time.Millisecond))
+		if err != nil {
+			return nil, err
+		}
+		s.cl = cl
+	}
+	return s.cl, nil
+}
+
+// Close releases the connection of the source.
+func (s *Source) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cl != nil {
+		s.cl.Close()
+		s.cl = nil
+	}
+}
+
+// unavailable is an error of a broker that may answer later.
+func unavailable(err error, what string) error {
+	return domain.Wrap(domain.CodeSourceUnavailable, err, what).AsRetriable()
+}
+
+// topics are the topics read now: the subscribed ones, or those matching
+// the pattern.
+func (s *Source) topics(ctx context.Context, adm *kadm.Client) ([]string, error) {
+	if s.opts.Pattern == nil {
+		return s.opts.Topics, nil
+	}
+	details, err := adm.ListTopics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range details.Names() {
+		if s.opts.Pattern.MatchString(t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Plan returns the offsets the next batch reads to: each partition's end
+// (its high watermark), within the limit, shared out among partitions in
+// turn.
+func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
+	cl, err := s.client()
+	if err != nil {
+		return nil, false, unavailable(err, s.String())
+	}
+	adm := kadm.NewClient(cl)
+	topics, err := s.topics(ctx, adm)
+	if err != nil {
+		return nil, false, unavailable(err, s.String())
+	}
+	if len(topics) == 0 {
+		return nil, false, nil
+	}
+	ends, err := adm.ListEndOffsets(ctx, topics...)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, false, unavailable(err, s.String())
+	}
+	earliest, err := adm.ListStartOffsets(ctx, topics...)
+	if err == nil {
+		err = earliest.Error()
+	}
+	if err != nil {
+		return nil, false, unavailable(err, s.String())
+	}
+	from := offsets{}
+	if start != nil {
+		prev, err := parsePosition(start)
+		if err != nil {
+			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the Kafka offsets %s of the checkpoint cannot be read: %v", start, err)
+		}
+		from = prev.to
+	} else {
+		given, _ := parseStarting(s.opts.StartingOffsets)
+		ends.Each(func(o kadm.ListedOffset) {
+			pos, ok := given[o.Topic][o.Partition]
+			if !ok {
+				pos, ok = given["*"][-1]
+			}
+			if !ok {
+				pos = -1 // a partition JSON leaves out: latest, as Spark
+			}
+			if from[o.Topic] == nil {
+				from[o.Topic] = map[int32]int64{}
+			}
+			switch pos {
+			case -2:
+				e, _ := earliest.Lookup(o.Topic, o.Partition)
+				pos = e.Offset
+			case -1:
+				pos = o.Offset
+			}
+			from[o.Topic][o.Partition] = pos
+		})
+	}
+	// new partitions (and topics) start at their earliest
+	type part struct {
+		topic     string
+		partition int32
+		at, end   int64
+	}
+	var parts []part
+	starts := offsets{} // where the batch starts in partitions start lacks
+	ends.Each(func(o kadm.ListedOffset) {
+		at, ok := from[o.Topic][o.Partition]
+		if !ok {
+			e, _ := earliest.Lookup(o.Topic, o.Partition)
+			at = e.Offset
+		}
+		if start == nil || !ok {
+			if starts[o.Topic] == nil {
+				starts[o.Topic] = map[int32]int64{}
+			}
+			starts[o.Topic][o.Partition] = at
+		}
+		parts = append(parts, part{topic: o.Topic, partition: o.Partition, at: at, end: max(o.Offset, at)})
+	})
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].topic != parts[j].topic {
+			return parts[i].topic < parts[j].topic
+		}
+		return parts[i].partition < parts[j].partition
+	})
+	budget := limit.MaxRows
+	if m := s.opts.MaxOffsetsPerTrigger; m > 0 && (budget == 0 || m < budget) {
+		budget = m
+	}
+	to := make([]int64, len(parts))
+	for i, p := range parts {
+		to[i] = p.at
+	}
+	if budget == 0 {
+		for i, p := range parts {
+			to[i] = p.end
+		}
+	} else {
+		// one offset to each partition that has more, in turn, until the
+		// budget is spent: no partition starves
+		for left := budget; left > 0; {
+			moved := int64(0)
+			share := max(1, left/int64(len(parts)))
+			for i, p := range parts {
+				if left == 0 {
+					break
+				}
+				n := min(share, p.end-to[i], left)
+				to[i] += n
+				left -= n
+				moved += n
+			}
+			if moved == 0 {
+				break
+			}
+		}
+	}
+	out := offsets{}
+	more := false
+	for i, p := range parts {
+		if out[p.topic] == nil {
+			out[p.topic] = map[int32]int64{}
+		}
+		out[p.topic][p.partition] = to[i]
+		more = more || to[i] > p.at
+	}
+	if !more {
+		return nil, false, nil
+	}
+	end, err := json.Marshal(position{to: out, from: starts})
+	return end, err == nil, err
+}
+
+// Read returns the records of [start, end) of each partition, in order of
+// topic, partition and offset.
+func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
+	from := offsets{}
+	if start != nil {
+		prev, err := parsePosition(start)
+		if err != nil {
+			return nil, domain.Errorf(domain.CodeCheckpointInvalid, "the Kafka offsets %s cannot be read: %v", start, err)
+		}
+		from = prev.to
+	}
+	pos, err := parsePosition(end)
+	if err != nil {
+		return nil, domain.Errorf(domain.CodeCheckpointInvalid, "the Kafka offsets %s cannot be read: %v", end, err)
+	}
+	for t, ps := range pos.from { // where Plan started the partitions start lacked
+		if from[t] == nil {
+			from[t] = map[int32]int64{}
+		}
+		for p, at := range ps {
+			from[t][p] = at
+		}
+	}
+	to := pos.to
+	consume := map[string]map[int32]kgo.Offset{}
+	want := map[string]map[int32][2]int64{} // [from, to) of each partition read
+	for t, ps := range to {
+		for p, upto := range ps {
+			at, ok := from[t][p]
+			if !ok {
+				return nil, domain.Errorf(domain.CodeCheckpointInvalid, "the Kafka offsets %s say nowhere where partition %d of %s starts", end, p, t)
+			}
+			if upto <= at {
+				continue
+			}
+			if consume[t] == nil {
+				consume[t], want[t] = map[int32]kgo.Offset{}, map[int32][2]int64{}
+			}
+			consume[t][p] = kgo.NewOffset().At(at)
+			want[t][p] = [2]int64{at, upto}
+		}
+	}
+	out := domain.NewBatch(Schema, 0)
+	if len(consume) == 0 {
+		return out, nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.opts.Brokers...), kgo.ConsumePartitions(consume), kgo.KeepControlRecords())
+	if err != nil {
+		return nil, unavailable(err, s.String())
+	}
+	defer cl.Close()
+	got := map[string]map[int32][]*kgo.Record{}
+	pending := 0
+	for _, ps := range want {
+		pending += len(ps)
+	}
+	done := map[string]map[int32]bool{}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.PollTimeout)
+	defer cancel()
+	for pending > 0 {
+		fetches := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, unavailable(fmt.Errorf("the records up to %s did not all come within %s", end, s.opts.PollTimeout), s.String())
+		}
+		var fetchErr error
+		fetches.EachError(func(t string, p int32, err error) { fetchErr = fmt.Errorf("topic %s, partition %d: %w", t, p, err) })
+		if fetchErr != nil {
+			return nil, unavailable(fetchErr, s.String())
+		}
+		fetches.EachRecord(func(r *kgo.Record) {
+			w, ok := want[r.Topic][r.Partition]
+			if !ok || done[r.Topic][r.Partition] {
+				return
+			}
+			if r.Offset < w[0] {
+				return
+			}
+			if r.Offset >= w[1] {
+				markDone(done, r.Topic, r.Partition, &pending)
+				return
+			}
+			if got[r.Topic] == nil {
+				got[r.Topic] = map[int32][]*kgo.Record{}
+			}
+			got[r.Topic][r.Partition] = append(got[r.Topic][r.Partition], r)
+			if r.Offset == w[1]-1 {
+				markDone(done, r.Topic, r.Partition, &pending)
+			}
+		})
+	}
+	var topics []string
+	for t := range got {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	for _, t := range topics {
+		var parts []int32
+		for p := range got[t] {
+			parts = append(parts, p)
+		}
+		sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+		for _, p := range parts {
+			recs := got[t][p]
+			if w := want[t][p]; s.opts.FailOnDataLoss && len(recs) > 0 && recs[0].Offset > w[0] {
+				return nil, domain.Errorf(domain.CodeSourceDataLoss, "topic %s, partition %d: offsets %d to %d are gone from Kafka (deleted by retention, or the topic was recreated) before sluice read them", t, p, w[0], recs[0].Offset-1).
+					WithHint("set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow")
+			}
+			for _, r := range recs {
+				if r.Attrs.IsControl() {
+					continue // a transaction's marker: no record
+				}
+				if err := out.AppendRow(rowOf(r)...); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func markDone(done map[string]map[int32]bool, t string, p int32, pending *int) {
+	if done[t] == nil {
+		done[t] = map[int32]bool{}
+	}
+	if !done[t][p] {
+		done[t][p] = true
+		*pending--
+	}
+}
+
+func rowOf(r *kgo.Record) []domain.Value {
+	bytesOrNull := func(b []byte) domain.Value {
+		if b == nil {
+			return domain.Null()
+		}
+		return domain.Bytes(b)
+	}
+	headers := make([]domain.Value, len(r.Headers))
+	for i, h := range r.Headers {
+		headers[i] = domain.Struct(domain.String(h.Key), bytesOrNull(h.Value))
+	}
+	return []domain.Value{
+		bytesOrNull(r.Key), bytesOrNull(r.Value), domain.String(r.Topic), domain.Int(int64(r.Partition)), domain.Int(r.Offset),
+		domain.Timestamp(r.Timestamp), domain.Int(int64(r.Attrs.TimestampType())), domain.List(headers...),
+	}
+}
