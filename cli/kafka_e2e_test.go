@@ -77,8 +77,8 @@ KEYS (id) APPLY AS DELETE WHEN _op = 'DELETE' SEQUENCE BY _sequence COLUMNS * EX
 	ids := map[float64]int{}
 	for _, line := range strings.Split(strings.TrimSpace(tableRows(t, dir, "orders")), "\n") {
 		var row struct {
-			K string
-			O struct{ ID float64 }
+			K     string
+			O     struct{ ID float64 }
 			Topic string
 		}
 		if err := json.Unmarshal([]byte(line), &row); err != nil {
