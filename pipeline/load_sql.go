@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
+	kafkasink "github.com/sluicehq/sluice/sinks/kafka"
 	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
 	postgressink "github.com/sluicehq/sluice/sinks/postgres"
 	"github.com/sluicehq/sluice/sql"
@@ -770,6 +771,13 @@ func (l *sqlLoader) declareSink(ds *sqlDataset) {
 			return
 		}
 		sink = s
+	case "kafka":
+		s, err := kafkasink.NewSink(l.p.Name, resolved)
+		if err != nil {
+			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
+			return
+		}
+		sink = s
 	case "postgres", "postgresql", "jdbc":
 		s, err := postgressink.NewSink(l.p.Name, resolved)
 		if err != nil {
@@ -778,7 +786,7 @@ func (l *sqlLoader) declareSink(ds *sqlDataset) {
 		}
 		sink = s
 	default:
-		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, USING postgres a table, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
+		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, USING postgres a table, USING kafka a topic, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
 		return
 	}
 	var opts []Option
