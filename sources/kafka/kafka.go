@@ -425,16 +425,25 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 			want[t][p] = [2]int64{at, upto}
 		}
 	}
-	out := domain.NewBatch(Schema, 0)
 	if len(consume) == 0 {
-		return out, nil
+		return domain.NewBatch(Schema, 0), nil
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(s.opts.Brokers...), kgo.ConsumePartitions(consume), kgo.KeepControlRecords())
 	if err != nil {
 		return nil, unavailable(err, s.String())
 	}
 	defer cl.Close()
-	got := map[string]map[int32][]*kgo.Record{}
+	// Records go into columns as they come, each partition's in order, the
+	// partitions interleaved; the rows are put in order of topic,
+	// partition and offset at the end. No record is kept past its fetch.
+	capacity := 0
+	for _, ps := range want {
+		for _, w := range ps {
+			capacity += int(min(w[1]-w[0], 1<<20))
+		}
+	}
+	rows := newColumns(capacity)
+	first := map[string]map[int32]int64{} // the first offset read of each partition
 	pending := 0
 	for _, ps := range want {
 		pending += len(ps)
@@ -454,53 +463,145 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
 			w, ok := want[r.Topic][r.Partition]
-			if !ok || done[r.Topic][r.Partition] {
-				return
-			}
-			if r.Offset < w[0] {
+			if !ok || done[r.Topic][r.Partition] || r.Offset < w[0] {
 				return
 			}
 			if r.Offset >= w[1] {
 				markDone(done, r.Topic, r.Partition, &pending)
 				return
 			}
-			if got[r.Topic] == nil {
-				got[r.Topic] = map[int32][]*kgo.Record{}
+			if first[r.Topic] == nil {
+				first[r.Topic] = map[int32]int64{}
 			}
-			got[r.Topic][r.Partition] = append(got[r.Topic][r.Partition], r)
+			if _, seen := first[r.Topic][r.Partition]; !seen {
+				first[r.Topic][r.Partition] = r.Offset
+			}
+			if !r.Attrs.IsControl() { // a transaction's marker is no record
+				rows.add(r)
+			}
 			if r.Offset == w[1]-1 {
 				markDone(done, r.Topic, r.Partition, &pending)
 			}
 		})
 	}
-	var topics []string
-	for t := range got {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
-	for _, t := range topics {
-		var parts []int32
-		for p := range got[t] {
-			parts = append(parts, p)
-		}
-		sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-		for _, p := range parts {
-			recs := got[t][p]
-			if w := want[t][p]; s.opts.FailOnDataLoss && len(recs) > 0 && recs[0].Offset > w[0] {
-				return nil, domain.Errorf(domain.CodeSourceDataLoss, "topic %s, partition %d: offsets %d to %d are gone from Kafka (deleted by retention, or the topic was recreated) before sluice read them", t, p, w[0], recs[0].Offset-1).
-					WithHint("set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow")
-			}
-			for _, r := range recs {
-				if r.Attrs.IsControl() {
-					continue // a transaction's marker: no record
-				}
-				if err := out.AppendRow(rowOf(r)...); err != nil {
-					return nil, err
+	if s.opts.FailOnDataLoss {
+		for t, ps := range first {
+			for p, at := range ps {
+				if w := want[t][p]; at > w[0] {
+					return nil, domain.Errorf(domain.CodeSourceDataLoss, "topic %s, partition %d: offsets %d to %d are gone from Kafka (deleted by retention, or the topic was recreated) before sluice read them", t, p, w[0], at-1).
+						WithHint("set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow")
 				}
 			}
 		}
 	}
-	return out, nil
+	return rows.ordered()
+}
+
+// columns are the rows read, built column by column: a record costs no
+// boxed value but its headers.
+type columns struct {
+	cols [8]*domain.Column
+}
+
+// ordered is the rows in order of topic, partition and offset: each
+// partition's rows came in offset order, so a stable bucketing by
+// partition orders them.
+func (c *columns) ordered() (*domain.Batch, error) {
+	b, err := domain.BatchOf(Schema, c.cols[:])
+	if err != nil {
+		return nil, err
+	}
+	type tp struct {
+		topic     string
+		partition int64
+	}
+	topic, partition := c.cols[2].Strs, c.cols[3].Ints
+	group := map[tp]int{}
+	var keys []tp
+	of := make([]int, b.Len())
+	for i := range of {
+		k := tp{topic[i], partition[i]}
+		g, ok := group[k]
+		if !ok {
+			g = len(keys)
+			group[k] = g
+			keys = append(keys, k)
+		}
+		of[i] = g
+	}
+	rank := make([]int, len(keys)) // the place of each group in the order
+	byOrder := make([]int, len(keys))
+	for i := range byOrder {
+		byOrder[i] = i
+	}
+	sort.Slice(byOrder, func(i, j int) bool {
+		a, b := keys[byOrder[i]], keys[byOrder[j]]
+		return a.topic < b.topic || a.topic == b.topic && a.partition < b.partition
+	})
+	for place, g := range byOrder {
+		rank[g] = place
+	}
+	start := make([]int, len(keys)+1) // where each place's rows start
+	for _, g := range of {
+		start[rank[g]+1]++
+	}
+	inOrder := true
+	for i := 1; i < len(of); i++ {
+		inOrder = inOrder && rank[of[i-1]] <= rank[of[i]]
+	}
+	if inOrder {
+		return b, nil
+	}
+	for p := 1; p <= len(keys); p++ {
+		start[p] += start[p-1]
+	}
+	order := make([]int, len(of))
+	for i, g := range of {
+		p := rank[g]
+		order[start[p]] = i
+		start[p]++
+	}
+	return b.Select(order), nil
+}
+
+func newColumns(n int) *columns {
+	var c columns
+	for j, f := range Schema.Fields {
+		c.cols[j] = domain.NewColumn(f.Type.Kind, n)
+	}
+	return &c
+}
+
+func (c *columns) add(r *kgo.Record) {
+	bytesOrNull := func(col *domain.Column, b []byte) {
+		if b == nil {
+			if col.Nulls == nil {
+				col.Nulls = make([]bool, len(col.Strs), cap(col.Strs))
+			}
+			col.Strs, col.Nulls = append(col.Strs, ""), append(col.Nulls, true)
+			return
+		}
+		col.Strs = append(col.Strs, string(b))
+		if col.Nulls != nil {
+			col.Nulls = append(col.Nulls, false)
+		}
+	}
+	bytesOrNull(c.cols[0], r.Key)
+	bytesOrNull(c.cols[1], r.Value)
+	c.cols[2].Strs = append(c.cols[2].Strs, r.Topic)
+	c.cols[3].Ints = append(c.cols[3].Ints, int64(r.Partition))
+	c.cols[4].Ints = append(c.cols[4].Ints, r.Offset)
+	c.cols[5].Ints = append(c.cols[5].Ints, r.Timestamp.UnixMicro())
+	c.cols[6].Ints = append(c.cols[6].Ints, int64(r.Attrs.TimestampType()))
+	headers := make([]domain.Value, len(r.Headers))
+	for i, h := range r.Headers {
+		v := domain.Null()
+		if h.Value != nil {
+			v = domain.Bytes(h.Value)
+		}
+		headers[i] = domain.Struct(domain.String(h.Key), v)
+	}
+	c.cols[7].Values = append(c.cols[7].Values, domain.List(headers...))
 }
 
 func markDone(done map[string]map[int32]bool, t string, p int32, pending *int) {
@@ -510,22 +611,5 @@ func markDone(done map[string]map[int32]bool, t string, p int32, pending *int) {
 	if !done[t][p] {
 		done[t][p] = true
 		*pending--
-	}
-}
-
-func rowOf(r *kgo.Record) []domain.Value {
-	bytesOrNull := func(b []byte) domain.Value {
-		if b == nil {
-			return domain.Null()
-		}
-		return domain.Bytes(b)
-	}
-	headers := make([]domain.Value, len(r.Headers))
-	for i, h := range r.Headers {
-		headers[i] = domain.Struct(domain.String(h.Key), bytesOrNull(h.Value))
-	}
-	return []domain.Value{
-		bytesOrNull(r.Key), bytesOrNull(r.Value), domain.String(r.Topic), domain.Int(int64(r.Partition)), domain.Int(r.Offset),
-		domain.Timestamp(r.Timestamp), domain.Int(int64(r.Attrs.TimestampType())), domain.List(headers...),
 	}
 }
