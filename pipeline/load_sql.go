@@ -741,9 +741,11 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 		return c.l.fileRelation(c.file, call, name, c.metadata)
 	case "read_kafka":
 		return c.l.kafkaRelation(c.file, call)
+	case "read_postgres_cdc":
+		return c.l.postgresCDCRelation(c.file, call)
 	}
 	return sql.Relation{}, &syntax.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
-		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka or range", name)}
+		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc or range", name)}
 }
 
 // declareSink declares a CREATE SINK: its format's sink made from its

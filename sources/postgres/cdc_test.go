@@ -1,0 +1,186 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sources/postgres"
+)
+
+func testDSN() string {
+	if dsn := os.Getenv("SLUICE_TEST_PG_DSN"); dsn != "" {
+		return dsn
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// fixture makes a table and names a slot and a publication of its own for
+// a test, all dropped after it.
+func fixture(t *testing.T) (*pgx.Conn, postgres.Options) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testDSN())
+	if err != nil {
+		t.Fatalf("change capture tests need the server at %s: %v", testDSN(), err)
+	}
+	id := fmt.Sprintf("%d", rand.Uint32())
+	table := "cdc_test_" + id
+	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, name text, balance numeric(12,2), at timestamptz, doc jsonb, ok boolean)"); err != nil {
+		t.Fatal(err)
+	}
+	opts := postgres.Options{DSN: testDSN(), Tables: []string{table}, Slot: "sluice_test_" + id, Publication: "sluice_test_" + id}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_, _ = conn.Exec(ctx, "SELECT pg_drop_replication_slot($1) WHERE EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)", opts.Slot)
+		_, _ = conn.Exec(ctx, "DROP PUBLICATION IF EXISTS "+opts.Publication)
+		_, _ = conn.Exec(ctx, "DROP TABLE "+table)
+		conn.Close(ctx)
+	})
+	return conn, opts
+}
+
+func exec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changes renders a batch's rows: op id name balance.
+func changes(b *domain.Batch) string {
+	var out []string
+	for i := 0; i < b.Len(); i++ {
+		r := b.Row(i)
+		get := func(name string) domain.Value { return r[b.Schema.Index(name)] }
+		out = append(out, fmt.Sprintf("%s %s %s %s", get("_op"), get("id"), get("name"), get("balance")))
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestCaptureInOrder: inserts, updates, deletes and a truncate come as
+// rows with the table's columns and the change columns, in log order, a
+// range read twice the same, and a plan from a batch's end (its commit in
+// sluice) reads only what came since.
+func TestCaptureInOrder(t *testing.T) {
+	conn, opts := fixture(t)
+	ctx := context.Background()
+	src, err := postgres.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if got := src.Schema().String(); got != "id bigint, name string, balance decimal(12,2), at timestamp, doc variant, ok boolean, _op string NOT NULL, _lsn bigint NOT NULL, _commit_ts timestamp NOT NULL, _table string NOT NULL" {
+		t.Errorf("schema %s", got)
+	}
+	table := opts.Tables[0]
+	if _, ok, err := src.Plan(ctx, nil, domain.ReadLimit{}); ok || err != nil { // makes the slot: nothing before it
+		t.Fatalf("a plan before any change: %v %v", ok, err)
+	}
+	exec(t, conn, "INSERT INTO "+table+" VALUES (1, 'ann', 10.50, '2026-01-02 03:04:05+00', '{\"b\": 1, \"a\": [true]}', true), (2, 'bob', -3.25, NULL, NULL, false)")
+	exec(t, conn, "UPDATE "+table+" SET name = 'anne' WHERE id = 1")
+	exec(t, conn, "DELETE FROM "+table+" WHERE id = 2")
+	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	b, err := src.Read(ctx, nil, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changes(b), "INSERT 1 ann 10.50; INSERT 2 bob -3.25; UPDATE 1 anne 10.50; DELETE 2 NULL NULL"; got != want {
+		t.Errorf("changes %s, want %s", got, want)
+	}
+	row := b.Row(0)
+	if row[b.Schema.Index("doc")].AsString() != `{"a":[true],"b":1}` || row[b.Schema.Index("at")].String() != "2026-01-02T03:04:05Z" || row[b.Schema.Index("_table")].AsString() != "public."+table {
+		t.Errorf("row %v", row)
+	}
+	lsns := b.Columns[b.Schema.Index("_lsn")]
+	for i := 1; i < b.Len(); i++ {
+		if lsns.Ints[i] <= lsns.Ints[i-1] {
+			t.Errorf("_lsn does not grow: %v", lsns.Ints)
+		}
+	}
+	again, err := src.Read(ctx, nil, end)
+	if err != nil || changes(again) != changes(b) {
+		t.Errorf("a range read twice: %s, then %s (%v)", changes(b), changes(again), err)
+	}
+	// the batch committed in sluice: the next plan starts at its end
+	exec(t, conn, "TRUNCATE "+table)
+	exec(t, conn, "INSERT INTO "+table+" (id, name) VALUES (3, 'cy')")
+	next, ok, err := src.Plan(ctx, end, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	b, err = src.Read(ctx, end, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changes(b), "TRUNCATE NULL NULL NULL; INSERT 3 cy NULL"; got != want {
+		t.Errorf("after the first batch: %s, want %s", got, want)
+	}
+	var confirmed string
+	if err := conn.QueryRow(ctx, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", opts.Slot).Scan(&confirmed); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf(`{"lsn":"%s"}`, confirmed) != string(end) {
+		t.Errorf("the slot confirmed %s, want the first batch's end %s (and not past it)", confirmed, end)
+	}
+}
+
+// TestBatchesAreWholeTransactions: the row limit bounds a batch by whole
+// transactions, and the batches read every change once.
+func TestBatchesAreWholeTransactions(t *testing.T) {
+	conn, opts := fixture(t)
+	ctx := context.Background()
+	src, err := postgres.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, _, err := src.Plan(ctx, nil, domain.ReadLimit{}); err != nil {
+		t.Fatal(err)
+	}
+	table := opts.Tables[0]
+	for txn := range 10 {
+		exec(t, conn, fmt.Sprintf("INSERT INTO %s (id, name) SELECT g, 'n' FROM generate_series(%d, %d) g", table, txn*3, txn*3+2))
+	}
+	var start domain.Offset
+	seen := map[int64]int{}
+	batches := 0
+	for {
+		end, ok, err := src.Plan(ctx, start, domain.ReadLimit{MaxRows: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		b, err := src.Read(ctx, start, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Len()%3 != 0 || b.Len() > 9 {
+			t.Errorf("a batch of %d changes: not whole transactions of 3 within the limit", b.Len())
+		}
+		for i := 0; i < b.Len(); i++ {
+			seen[b.Columns[0].Ints[i]]++
+		}
+		start = end
+		batches++
+	}
+	if len(seen) != 30 || batches < 4 {
+		t.Errorf("%d ids in %d batches, want 30 in several", len(seen), batches)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("id %d read %d times", id, n)
+		}
+	}
+}
