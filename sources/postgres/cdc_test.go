@@ -46,7 +46,7 @@ func fixture(t *testing.T) (*pgx.Conn, postgres.Options) {
 	return conn, opts
 }
 
-func exec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
+func run(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
 	t.Helper()
 	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
 		t.Fatal(err)
@@ -83,9 +83,9 @@ func TestCaptureInOrder(t *testing.T) {
 	if _, ok, err := src.Plan(ctx, nil, domain.ReadLimit{}); ok || err != nil { // makes the slot: nothing before it
 		t.Fatalf("a plan before any change: %v %v", ok, err)
 	}
-	exec(t, conn, "INSERT INTO "+table+" VALUES (1, 'ann', 10.50, '2026-01-02 03:04:05+00', '{\"b\": 1, \"a\": [true]}', true), (2, 'bob', -3.25, NULL, NULL, false)")
-	exec(t, conn, "UPDATE "+table+" SET name = 'anne' WHERE id = 1")
-	exec(t, conn, "DELETE FROM "+table+" WHERE id = 2")
+	run(t, conn, "INSERT INTO "+table+" VALUES (1, 'ann', 10.50, '2026-01-02 03:04:05+00', '{\"b\": 1, \"a\": [true]}', true), (2, 'bob', -3.25, NULL, NULL, false)")
+	run(t, conn, "UPDATE "+table+" SET name = 'anne' WHERE id = 1")
+	run(t, conn, "DELETE FROM "+table+" WHERE id = 2")
 	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
 	if err != nil || !ok {
 		t.Fatal(ok, err)
@@ -112,8 +112,8 @@ func TestCaptureInOrder(t *testing.T) {
 		t.Errorf("a range read twice: %s, then %s (%v)", changes(b), changes(again), err)
 	}
 	// the batch committed in sluice: the next plan starts at its end
-	exec(t, conn, "TRUNCATE "+table)
-	exec(t, conn, "INSERT INTO "+table+" (id, name) VALUES (3, 'cy')")
+	run(t, conn, "TRUNCATE "+table)
+	run(t, conn, "INSERT INTO "+table+" (id, name) VALUES (3, 'cy')")
 	next, ok, err := src.Plan(ctx, end, domain.ReadLimit{})
 	if err != nil || !ok {
 		t.Fatal(ok, err)
@@ -149,7 +149,7 @@ func TestBatchesAreWholeTransactions(t *testing.T) {
 	}
 	table := opts.Tables[0]
 	for txn := range 10 {
-		exec(t, conn, fmt.Sprintf("INSERT INTO %s (id, name) SELECT g, 'n' FROM generate_series(%d, %d) g", table, txn*3, txn*3+2))
+		run(t, conn, fmt.Sprintf("INSERT INTO %s (id, name) SELECT g, 'n' FROM generate_series(%d, %d) g", table, txn*3, txn*3+2))
 	}
 	var start domain.Offset
 	seen := map[int64]int{}
