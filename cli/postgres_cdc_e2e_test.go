@@ -108,6 +108,18 @@ COLUMNS * EXCEPT (_op, _lsn, _commit_ts, _table);
 			t.Errorf("after round %d the replica is\n%s\nand the source\n%s", i+1, got, want)
 		}
 	}
+	// a column added upstream flows into the replica with the next run
+	exec("ALTER TABLE " + table + " ADD COLUMN email text")
+	exec("INSERT INTO " + table + " VALUES (10, 'dee', 2, 'dee@example.com')")
+	exec("UPDATE " + table + " SET email = 'nine@example.com' WHERE id = 9")
+	must(t, 0, sluice, dir, "run", "--live=false")
+	if got, want := replica(), source(); got != want {
+		t.Errorf("after the added column the replica is\n%s\nand the source\n%s", got, want)
+	}
+	rows := tableRows(t, dir, "customers")
+	if !strings.Contains(rows, `"email":"dee@example.com"`) || !strings.Contains(rows, `"email":"nine@example.com"`) {
+		t.Errorf("the added column did not flow through:\n%s", rows)
+	}
 }
 
 func deref(s *string) string {

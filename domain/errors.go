@@ -129,6 +129,9 @@ const (
 	// CodeSourceDataLoss is a range a source no longer has (Spark's
 	// failOnDataLoss).
 	CodeSourceDataLoss Code = "KAFKA_DATA_LOSS"
+	// CodeReplicationSlotMissing is a PostgreSQL replication slot dropped
+	// under a flow that reads from it.
+	CodeReplicationSlotMissing Code = "REPLICATION_SLOT_NOT_FOUND"
 	// CodeCheckpointInvalid is a source offset of a checkpoint that does
 	// not read.
 	CodeCheckpointInvalid Code = "INVALID_CHECKPOINT_OFFSET"
@@ -306,15 +309,16 @@ var codeInfo = map[Code]codeText{
 		"wait for it to finish, or cancel it, before starting another"},
 	CodeCheckpointStoreUnavailable: {"the pipeline to import a checkpoint from could not be read",
 		"check the storage path of import_checkpoint and that no other process holds it"},
-	CodeSourceUnavailable:   {"the system a source reads from does not answer, or answered with an error", "check that it runs and that the address in the source's options is right; the flow retries by itself"},
-	CodeSourceDataLoss:      {"records a micro-batch was to read are gone from the topic (retention, or the topic was recreated)", "set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow"},
-	CodeCheckpointInvalid:   {"a source offset recorded in the checkpoint does not read", "reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read from the source's start"},
-	CodeSecretNotSet:        {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},
-	CodeSinkOption:          {"a sink's options are missing one it needs, or have one it does not take or a value it cannot use", "fix the sink's OPTIONS as the message says"},
-	CodeSinkWriteFailed:     {"a sink could not write a micro-batch", "fix the cause the message names (a full disk, permissions); the batch is written again on retry, and nothing is duplicated"},
-	CodeInvalidOptions:      {"a function's options are not map('key', 'value', ...) of string literals, or an option's value is not one it takes", "write the options as map('mode', 'FAILFAST'), with a value the message names"},
-	CodeUnsupportedDataType: {"a column has a type the output format cannot hold", "cast the column to a type the format holds (a string, a number), or leave it out"},
-	CodeAmbiguousReference:  {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
+	CodeSourceUnavailable:      {"the system a source reads from does not answer, or answered with an error", "check that it runs and that the address in the source's options is right; the flow retries by itself"},
+	CodeSourceDataLoss:         {"records a micro-batch was to read are gone from the topic (retention, or the topic was recreated)", "set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow"},
+	CodeReplicationSlotMissing: {"the replication slot a change capture flow reads from was dropped", "run a full refresh of the flow: it makes the slot again; load the rows changed in between with a once flow"},
+	CodeCheckpointInvalid:      {"a source offset recorded in the checkpoint does not read", "reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read from the source's start"},
+	CodeSecretNotSet:           {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},
+	CodeSinkOption:             {"a sink's options are missing one it needs, or have one it does not take or a value it cannot use", "fix the sink's OPTIONS as the message says"},
+	CodeSinkWriteFailed:        {"a sink could not write a micro-batch", "fix the cause the message names (a full disk, permissions); the batch is written again on retry, and nothing is duplicated"},
+	CodeInvalidOptions:         {"a function's options are not map('key', 'value', ...) of string literals, or an option's value is not one it takes", "write the options as map('mode', 'FAILFAST'), with a value the message names"},
+	CodeUnsupportedDataType:    {"a column has a type the output format cannot hold", "cast the column to a type the format holds (a string, a number), or leave it out"},
+	CodeAmbiguousReference:     {"a column name matches columns of more than one FROM item", "qualify the column with its table or alias, as in t.col"},
 	CodeMissingAggregation: {"a query that aggregates selects a column that is neither grouped nor aggregated",
 		"add the column to GROUP BY, or wrap it in an aggregate such as any_value(col)"},
 	CodeNumColumnsMismatch: {"the queries of a set operation have different numbers of columns", "select the same number of columns on each side of UNION, INTERSECT or EXCEPT"},

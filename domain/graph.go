@@ -276,6 +276,15 @@ type Source interface {
 	Read(ctx context.Context, start, end Offset) (*Batch, error)
 }
 
+// Committer is implemented by sources that keep data for sluice until it
+// is committed (a replication slot keeps the log): Committed(end) says that
+// every micro-batch up to end committed, so the source may let go of what
+// is before end. Planning is no such sign: the next micro-batch is planned
+// while one commits.
+type Committer interface {
+	Committed(ctx context.Context, end Offset) error
+}
+
 // Validator is implemented by sources that can check their configuration
 // before anything runs; pipeline validation reports what Validate returns.
 type Validator interface {

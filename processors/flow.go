@@ -199,6 +199,10 @@ func (r *flowRun) drive(ctx context.Context) error {
 	}
 	r.lastWork = time.Now()
 	defer r.dropNext()
+	// what the last update committed, in case it ended before telling the source
+	if cp, err := r.u.store.Checkpoint(r.f.Name); err == nil && cp.Planned == nil {
+		r.committed(ctx, cp.Offset)
+	}
 	for {
 		for {
 			did, err := r.microBatch(ctx)
@@ -537,6 +541,11 @@ func (r *flowRun) batchEvent(typ domain.EventType, info domain.BatchInfo) *domai
 // delivery first, then the acknowledgement.
 func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domain.Batch, quality *domain.DataQuality) (err error) {
 	u, f := r.u, r.f
+	defer func() {
+		if err == nil {
+			r.committed(ctx, info.End)
+		}
+	}()
 	info.NumRows = int64(rows.Len())
 	info.DataQuality = quality
 	var evs []*domain.Event
@@ -619,6 +628,20 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		evs = append(evs, ev)
 	}
 	return u.commit(ctx, evs...)
+}
+
+// committed tells the flow's source (a domain.Committer) that every
+// micro-batch up to end committed. A source that fails to hear it keeps
+// its data longer, which loses nothing: it is logged, and the next commit
+// tells it again.
+func (r *flowRun) committed(ctx context.Context, end domain.Offset) {
+	c, ok := r.in.main.(domain.Committer)
+	if !ok || r.in.listsEnds() || end == nil {
+		return
+	}
+	if err := c.Committed(ctx, end); err != nil {
+		r.u.opts.Logger.Warn().Str("update", shortID(r.u.id)).Str("flow", r.f.Name).Err(err).Msg("the source did not take the commit; it keeps its data until the next one")
+	}
 }
 
 // fitSchema checks a batch against the target table's schema (declared, or

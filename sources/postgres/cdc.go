@@ -2,8 +2,8 @@
 // logical replication (the pgoutput plugin), exactly once into sluice's
 // tables: a micro-batch is a range of the slot's write-ahead log, whole
 // transactions, and the slot's confirmed position moves to a batch's end
-// only when the next batch is planned, that is once the batch committed in
-// sluice; a restart reads again from there.
+// only once the batch committed in
+// sluice (domain.Committer); a restart reads again from there.
 //
 // The changes are read with pg_logical_slot_peek_binary_changes, which
 // decodes without consuming: reading a range twice gives the same rows.
@@ -163,47 +163,54 @@ func (s *Source) Close() {
 	}
 }
 
-// setup makes the publication and the slot when they do not exist.
-func (s *Source) setup(ctx context.Context, pool *pgxpool.Pool) error {
+// setup makes the publication (once a process), and the slot when a flow
+// starts (first is true: its checkpoint is empty). A slot missing under a
+// flow that has read from it is an error, checked at every plan: a new
+// slot would start after changes the flow never read.
+func (s *Source) setup(ctx context.Context, pool *pgxpool.Pool, first bool) error {
 	s.mu.Lock()
 	ready := s.ready
 	s.mu.Unlock()
-	if ready {
-		return nil
-	}
-	var level string
-	if err := pool.QueryRow(ctx, "SHOW wal_level").Scan(&level); err != nil {
-		return unavailable(err)
-	}
-	if level != "logical" {
-		return domain.Errorf(domain.CodeSourceOptionInvalid, "the server's wal_level is %s; change capture needs logical", level).
-			WithHint("ALTER SYSTEM SET wal_level = logical, then restart PostgreSQL")
-	}
-	var exists bool
-	if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)", s.opts.Publication).Scan(&exists); err != nil {
-		return unavailable(err)
-	}
-	if !exists {
-		tables := make([]string, len(s.opts.Tables))
-		for i, t := range s.opts.Tables {
-			schema, table, _ := strings.Cut(t, ".")
-			tables[i] = pgx.Identifier{schema, table}.Sanitize()
-		}
-		if _, err := pool.Exec(ctx, "CREATE PUBLICATION "+pgx.Identifier{s.opts.Publication}.Sanitize()+" FOR TABLE "+strings.Join(tables, ", ")); err != nil {
+	if !ready {
+		var level string
+		if err := pool.QueryRow(ctx, "SHOW wal_level").Scan(&level); err != nil {
 			return unavailable(err)
 		}
+		if level != "logical" {
+			return domain.Errorf(domain.CodeSourceOptionInvalid, "the server's wal_level is %s; change capture needs logical", level).
+				WithHint("ALTER SYSTEM SET wal_level = logical, then restart PostgreSQL")
+		}
+		var exists bool
+		if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)", s.opts.Publication).Scan(&exists); err != nil {
+			return unavailable(err)
+		}
+		if !exists {
+			tables := make([]string, len(s.opts.Tables))
+			for i, t := range s.opts.Tables {
+				schema, table, _ := strings.Cut(t, ".")
+				tables[i] = pgx.Identifier{schema, table}.Sanitize()
+			}
+			if _, err := pool.Exec(ctx, "CREATE PUBLICATION "+pgx.Identifier{s.opts.Publication}.Sanitize()+" FOR TABLE "+strings.Join(tables, ", ")); err != nil {
+				return unavailable(err)
+			}
+		}
+		s.mu.Lock()
+		s.ready = true
+		s.mu.Unlock()
 	}
+	var exists bool
 	if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)", s.opts.Slot).Scan(&exists); err != nil {
 		return unavailable(err)
 	}
-	if !exists {
+	switch {
+	case !exists && !first:
+		return domain.Errorf(domain.CodeReplicationSlotMissing, "the replication slot %s is gone: the changes after the last batch sluice committed cannot be read", s.opts.Slot).
+			WithHint("run a full refresh of the flow (sluice run --full-refresh TABLE): it makes the slot again and reads from there; load the rows changed in between with a once flow")
+	case !exists:
 		if _, err := pool.Exec(ctx, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", s.opts.Slot); err != nil {
 			return unavailable(err)
 		}
 	}
-	s.mu.Lock()
-	s.ready = true
-	s.mu.Unlock()
 	return nil
 }
 
@@ -223,24 +230,20 @@ func parsePosition(raw domain.Offset) (pglogrepl.LSN, error) {
 // peekRows bounds the changes a plan looks at.
 const peekRows = 100_000
 
-// Plan confirms start (the batch before it committed in sluice) to the
-// slot, then returns the end of the transactions that follow, within the
+// Plan returns the end of the transactions that follow start, within the
 // row limit (a transaction is never split).
 func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.ReadLimit) (domain.Offset, bool, error) {
 	pool, err := s.connect(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.setup(ctx, pool); err != nil {
+	if err := s.setup(ctx, pool, start == nil); err != nil {
 		return nil, false, err
 	}
+	var from pglogrepl.LSN
 	if start != nil {
-		lsn, err := parsePosition(start)
-		if err != nil {
+		if from, err = parsePosition(start); err != nil {
 			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s of the checkpoint cannot be read: %v", start, err)
-		}
-		if err := s.confirm(ctx, pool, lsn); err != nil {
-			return nil, false, err
 		}
 	}
 	max := int64(peekRows)
@@ -248,22 +251,39 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 		max = limit.MaxRows
 	}
 
+	// The slot hands out its log from its confirmed position, which may be
+	// before start (the batch before is committing as this one is
+	// planned): decode a budget of rows, and twice as many again while the
+	// budget ran out before the batch was full.
 	var end pglogrepl.LSN
-	changes := int64(0)
-	err = s.peek(ctx, pool, 0, max, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
-		switch m := m.(type) {
-		case *pglogrepl.CommitMessage:
-			if end != 0 && changes > max {
-				return false // the batch is full: this transaction opens the next
+	for budget := 2*max + 2; ; budget *= 2 {
+		changes, txn, decoded, full := int64(0), int64(0), int64(0), false
+		end = 0
+		err = s.peek(ctx, pool, 0, budget, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
+			decoded++
+			switch m := m.(type) {
+			case *pglogrepl.BeginMessage:
+				txn = 0
+			case *pglogrepl.CommitMessage:
+				if m.TransactionEndLSN <= from {
+					return true // read by a batch before
+				}
+				if end != 0 && changes+txn > max {
+					full = true
+					return false // this transaction opens the next batch
+				}
+				end, changes = m.TransactionEndLSN, changes+txn
+			case *pglogrepl.InsertMessage, *pglogrepl.UpdateMessage, *pglogrepl.DeleteMessage, *pglogrepl.TruncateMessage:
+				txn++
 			}
-			end = m.TransactionEndLSN
-		case *pglogrepl.InsertMessage, *pglogrepl.UpdateMessage, *pglogrepl.DeleteMessage, *pglogrepl.TruncateMessage:
-			changes++
+			return true
+		})
+		if err != nil {
+			return nil, false, err
 		}
-		return true
-	})
-	if err != nil {
-		return nil, false, err
+		if full || decoded < budget {
+			break // the batch is full, or the log ends here
+		}
 	}
 	if end == 0 {
 		return nil, false, nil
@@ -272,14 +292,25 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 	return out, err == nil, err
 }
 
-// confirm moves the slot's confirmed position to lsn: the server may drop
-// the log before it.
+// Committed moves the slot's confirmed position to end, every batch up to
+// it committed in sluice: the server may drop the log before it.
+func (s *Source) Committed(ctx context.Context, end domain.Offset) error {
+	lsn, err := parsePosition(end)
+	if err != nil {
+		return domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s cannot be read: %v", end, err)
+	}
+	pool, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	return s.confirm(ctx, pool, lsn)
+}
+
 func (s *Source) confirm(ctx context.Context, pool *pgxpool.Pool, lsn pglogrepl.LSN) error {
 	var confirmed string
 	if err := pool.QueryRow(ctx, "SELECT coalesce(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots WHERE slot_name = $1", s.opts.Slot).Scan(&confirmed); err != nil {
 		if err == pgx.ErrNoRows {
-			return domain.Errorf(domain.CodeSourceUnavailable, "the replication slot %s is gone: the changes after the last committed batch cannot be read", s.opts.Slot).
-				WithHint("run a full refresh of the flow: it makes the slot again and reads from there (changes in between are lost to the stream)")
+			return s.setup(ctx, pool, false) // REPLICATION_SLOT_NOT_FOUND
 		}
 		return unavailable(err)
 	}
@@ -293,8 +324,9 @@ func (s *Source) confirm(ctx context.Context, pool *pgxpool.Pool, lsn pglogrepl.
 	return nil
 }
 
-// peek decodes the slot's changes up to upto (0: all there are) or about
-// nchanges of them (0: no bound; whole transactions), calling
+// peek decodes the slot's log up to upto (0: all there is) or about
+// nchanges rows of it, begins and commits counted (0: no bound; the server
+// ends at a transaction's end), calling
 // each with a message and its log position until it returns false.
 func (s *Source) peek(ctx context.Context, pool *pgxpool.Pool, upto pglogrepl.LSN, nchanges int64, each func(pglogrepl.LSN, pglogrepl.Message) bool) error {
 	var uptoArg, nArg any
@@ -302,7 +334,7 @@ func (s *Source) peek(ctx context.Context, pool *pgxpool.Pool, upto pglogrepl.LS
 		uptoArg = upto.String()
 	}
 	if nchanges > 0 {
-		nArg = 2*nchanges + 2 // the decoded rows count begins and commits too
+		nArg = nchanges
 	}
 	rows, err := pool.Query(ctx, "SELECT lsn::text, data FROM pg_logical_slot_peek_binary_changes($1, $2::pg_lsn, $3::int, 'proto_version', '1', 'publication_names', $4)",
 		s.opts.Slot, uptoArg, nArg, s.opts.Publication)

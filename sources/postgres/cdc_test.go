@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -111,7 +112,11 @@ func TestCaptureInOrder(t *testing.T) {
 	if err != nil || changes(again) != changes(b) {
 		t.Errorf("a range read twice: %s, then %s (%v)", changes(b), changes(again), err)
 	}
-	// the batch committed in sluice: the next plan starts at its end
+	// the batch committed in sluice: the slot lets go of what is before its
+	// end, and the next plan starts there
+	if err := src.Committed(ctx, end); err != nil {
+		t.Fatal(err)
+	}
 	run(t, conn, "TRUNCATE "+table)
 	run(t, conn, "INSERT INTO "+table+" (id, name) VALUES (3, 'cy')")
 	next, ok, err := src.Plan(ctx, end, domain.ReadLimit{})
@@ -130,7 +135,7 @@ func TestCaptureInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fmt.Sprintf(`{"lsn":"%s"}`, confirmed) != string(end) {
-		t.Errorf("the slot confirmed %s, want the first batch's end %s (and not past it)", confirmed, end)
+		t.Errorf("the slot confirmed %s, want the committed batch's end %s (and not past it: the second batch did not commit)", confirmed, end)
 	}
 }
 
@@ -183,4 +188,47 @@ func TestBatchesAreWholeTransactions(t *testing.T) {
 			t.Errorf("id %d read %d times", id, n)
 		}
 	}
+}
+
+// TestDroppedSlot: a slot dropped under a flow that read from it is
+// REPLICATION_SLOT_NOT_FOUND, not made again silently.
+func TestDroppedSlot(t *testing.T) {
+	conn, opts := fixture(t)
+	ctx := context.Background()
+	src, err := postgres.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, _, err := src.Plan(ctx, nil, domain.ReadLimit{}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, conn, "INSERT INTO "+opts.Tables[0]+" (id) VALUES (1)")
+	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	run(t, conn, "SELECT pg_drop_replication_slot($1)", opts.Slot)
+	for _, s := range []*postgres.Source{src, mustNew(t, opts)} { // the running source, and one after a restart
+		_, _, err = s.Plan(ctx, end, domain.ReadLimit{})
+		var de *domain.Error
+		if !errors.As(err, &de) || de.Code != domain.CodeReplicationSlotMissing || de.Retriable || de.Hint == "" {
+			t.Errorf("a dropped slot: %v", err)
+		}
+	}
+	var n int
+	_ = conn.QueryRow(ctx, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", opts.Slot).Scan(&n)
+	if n != 0 {
+		t.Error("the slot was made again")
+	}
+}
+
+func mustNew(t *testing.T, opts postgres.Options) *postgres.Source {
+	t.Helper()
+	s, err := postgres.New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
