@@ -14,8 +14,9 @@ import (
 )
 
 // TestPostgresCDCReplicates: read_postgres_cdc feeds AUTO CDC, and the
-// replicated table equals the source table after each run: inserts,
-// updates, deletes and a truncate, several transactions a run.
+// replicated table equals the source table after each run: the rows there
+// before (the snapshot), then inserts, updates, deletes and a truncate,
+// several transactions a run, and a column added upstream.
 func TestPostgresCDCReplicates(t *testing.T) {
 	ctx := context.Background()
 	dsn := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
@@ -47,7 +48,6 @@ FROM STREAM read_postgres_cdc(dsn => '%s', tables => '%s', slot => '%s', publica
 KEYS (id) APPLY AS DELETE WHEN _op = 'DELETE' APPLY AS TRUNCATE WHEN _op = 'TRUNCATE' SEQUENCE BY _lsn
 COLUMNS * EXCEPT (_op, _lsn, _commit_ts, _table);
 `, dsn, table, slot, slot))
-	must(t, 0, sluice, dir, "run", "--live=false") // makes the slot
 	source := func() string {
 		rows, err := conn.Query(ctx, "SELECT id, name, balance::text FROM "+table+" ORDER BY id")
 		if err != nil {
@@ -93,6 +93,11 @@ COLUMNS * EXCEPT (_op, _lsn, _commit_ts, _table);
 			return a < b
 		})
 		return strings.Join(out, "\n")
+	}
+	exec("INSERT INTO " + table + " SELECT g, 'before ' || g, g FROM generate_series(100, 130) g") // there before the slot: the snapshot's
+	must(t, 0, sluice, dir, "run", "--live=false")                                                 // makes the slot, reads the snapshot
+	if got, want := replica(), source(); got != want {
+		t.Errorf("after the snapshot the replica is\n%s\nand the source\n%s", got, want)
 	}
 	rounds := [][]string{
 		{"INSERT INTO %s VALUES (1, 'ann', 10.50), (2, 'bob', -3.25), (3, 'cy', 0)", "UPDATE %s SET name = 'anne' WHERE id = 1", "DELETE FROM %s WHERE id = 2"},

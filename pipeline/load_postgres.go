@@ -14,14 +14,15 @@ import (
 )
 
 // postgresCDCRelation plans read_postgres_cdc(dsn => ..., tables => 'public.a,
-// public.b', slot => ..., publication => ...): the changes of the tables,
+// public.b', slot => ..., publication => ..., snapshot => true): the tables'
+// rows (with snapshot, the default), then their changes,
 // each a row of the tables' columns and _op, _lsn, _commit_ts, _table. It
 // reads the tables' columns from the server when the pipeline loads.
 func (l *sqlLoader) postgresCDCRelation(f *sqlFile, call *syntax.FuncCall) (sql.Relation, error) {
 	fail := func(p syntax.Pos, code domain.Code, format string, args ...any) (sql.Relation, error) {
 		return sql.Relation{}, &syntax.Error{Code: code, File: f.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
 	}
-	var opts postgres.Options
+	opts := postgres.Options{Snapshot: true}
 	for _, a := range call.Args {
 		na, ok := a.(*syntax.NamedArg)
 		if !ok {
@@ -49,9 +50,11 @@ func (l *sqlLoader) postgresCDCRelation(f *sqlFile, call *syntax.FuncCall) (sql.
 		case "publication":
 			opts.Publication = resolved
 		case "snapshot":
-			if b, err := strconv.ParseBool(resolved); err != nil || b {
-				return fail(na.Value.Position(), domain.CodeNotImplemented, "read_postgres_cdc reads the changes after its slot is made; an initial snapshot of the tables is not built yet (snapshot => false, and load the tables' rows first, with a once flow)")
+			b, err := strconv.ParseBool(resolved)
+			if err != nil {
+				return fail(na.Value.Position(), domain.CodeSourceOptionInvalid, "snapshot must be true or false, not %q", resolved)
 			}
+			opts.Snapshot = b
 		default:
 			return fail(na.Pos, domain.CodeSourceOptionInvalid, "read_postgres_cdc does not take the option %s; it takes dsn, tables, slot, publication and snapshot", na.Name.Name)
 		}

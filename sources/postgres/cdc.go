@@ -33,6 +33,9 @@ type Options struct {
 	Tables      []string // schema.table (public by default)
 	Slot        string   // the replication slot, created when missing
 	Publication string   // the publication of Tables, created when missing
+	// Snapshot reads the tables' rows, in chunks of their primary key, when
+	// a flow starts, before the changes after the slot's consistent point.
+	Snapshot bool
 }
 
 // Columns every change row has beside the table's columns.
@@ -45,11 +48,14 @@ var changeFields = []domain.Field{
 
 // Source captures changes.
 type Source struct {
-	opts   Options
-	schema domain.Schema
-	mu     sync.Mutex
-	pool   *pgxpool.Pool
-	ready  bool
+	opts    Options
+	schema  domain.Schema
+	columns [][]string // each table's columns
+	keys    [][]string // each table's primary key columns, for the snapshot
+	keyType [][]string // their types, as SQL spells them
+	mu      sync.Mutex
+	pool    *pgxpool.Pool
+	ready   bool
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*$`)
@@ -90,6 +96,7 @@ func New(ctx context.Context, opts Options) (*Source, error) {
 			return nil, unavailable(err)
 		}
 		n := 0
+		var cols []string
 		for rows.Next() {
 			var name string
 			var oid uint32
@@ -99,6 +106,7 @@ func New(ctx context.Context, opts Options) (*Source, error) {
 				return nil, unavailable(err)
 			}
 			n++
+			cols = append(cols, name)
 			t := typeOf(oid, mod)
 			if prev, ok := seen[name]; ok {
 				if !prev.Equal(t) {
@@ -114,13 +122,44 @@ func New(ctx context.Context, opts Options) (*Source, error) {
 		if n == 0 {
 			return nil, optionErr("the table %s does not exist (or has no columns)", t)
 		}
+		s.columns = append(s.columns, cols)
+		keys, types, err := primaryKey(ctx, pool, schema, table)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) == 0 && opts.Snapshot {
+			return nil, optionErr("the table %s has no primary key, which the snapshot reads it in chunks of", t).
+				WithHint("give the table a primary key, or read it without the snapshot (snapshot => false) and load its rows with a once flow")
+		}
+		s.keys, s.keyType = append(s.keys, keys), append(s.keyType, types)
 	}
 	s.schema = domain.NewSchema(append(fields, changeFields...)...)
 	return s, nil
 }
 
-func optionErr(format string, args ...any) error {
+func optionErr(format string, args ...any) *domain.Error {
 	return domain.Errorf(domain.CodeSourceOptionInvalid, format, args...)
+}
+
+// primaryKey is a table's primary key columns and their types.
+func primaryKey(ctx context.Context, pool *pgxpool.Pool, schema, table string) (keys, types []string, err error) {
+	rows, err := pool.Query(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+		WHERE i.indisprimary AND n.nspname = $1 AND c.relname = $2 ORDER BY k.ord`, schema, table)
+	if err != nil {
+		return nil, nil, unavailable(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, t string
+		if err := rows.Scan(&k, &t); err != nil {
+			return nil, nil, unavailable(err)
+		}
+		keys, types = append(keys, k), append(types, t)
+	}
+	return keys, types, rows.Err()
 }
 
 func unavailable(err error) error {
@@ -214,17 +253,26 @@ func (s *Source) setup(ctx context.Context, pool *pgxpool.Pool, first bool) erro
 	return nil
 }
 
-// position is a batch's end: the log position after its last transaction.
+// position is a batch's end. Streaming: the log position after its last
+// transaction. In the snapshot: the slot's consistent point, and the last
+// chunk read: its table and the last key read (none: the table is done).
 type position struct {
-	LSN string `json:"lsn"`
+	LSN      string     `json:"lsn"`
+	Snapshot *snapChunk `json:"snapshot,omitempty"`
 }
 
-func parsePosition(raw domain.Offset) (pglogrepl.LSN, error) {
+type snapChunk struct {
+	Table int      `json:"table"`
+	After []string `json:"after,omitempty"`
+}
+
+func parsePosition(raw domain.Offset) (position, pglogrepl.LSN, error) {
 	var p position
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return 0, err
+		return p, 0, err
 	}
-	return pglogrepl.ParseLSN(p.LSN)
+	lsn, err := pglogrepl.ParseLSN(p.LSN)
+	return p, lsn, err
 }
 
 // peekRows bounds the changes a plan looks at.
@@ -240,15 +288,41 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 	if err := s.setup(ctx, pool, start == nil); err != nil {
 		return nil, false, err
 	}
-	var from pglogrepl.LSN
-	if start != nil {
-		if from, err = parsePosition(start); err != nil {
-			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s of the checkpoint cannot be read: %v", start, err)
-		}
-	}
 	max := int64(peekRows)
 	if limit.MaxRows > 0 && limit.MaxRows < max {
 		max = limit.MaxRows
+	}
+	var pos position
+	var from pglogrepl.LSN
+	switch {
+	case start != nil:
+		if pos, from, err = parsePosition(start); err != nil {
+			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s of the checkpoint cannot be read: %v", start, err)
+		}
+	case s.opts.Snapshot:
+		// the slot was just made: its consistent point is where the
+		// changes start, and the snapshot comes first
+		var point string
+		if err := pool.QueryRow(ctx, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", s.opts.Slot).Scan(&point); err != nil {
+			return nil, false, unavailable(err)
+		}
+		pos = position{LSN: point, Snapshot: &snapChunk{Table: -1}}
+		from, _ = pglogrepl.ParseLSN(point)
+	}
+	if pos.Snapshot != nil {
+		t, after := pos.Snapshot.Table, pos.Snapshot.After
+		if after == nil {
+			t++ // the table is done: the next one
+		}
+		if t < len(s.opts.Tables) {
+			upto, err := s.chunkEnd(ctx, pool, t, after, max)
+			if err != nil {
+				return nil, false, err
+			}
+			out, err := json.Marshal(position{LSN: pos.LSN, Snapshot: &snapChunk{Table: t, After: upto}})
+			return out, err == nil, err
+		}
+		// every table read: the changes after the snapshot's point
 	}
 
 	// The slot hands out its log from its confirmed position, which may be
@@ -295,9 +369,12 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 // Committed moves the slot's confirmed position to end, every batch up to
 // it committed in sluice: the server may drop the log before it.
 func (s *Source) Committed(ctx context.Context, end domain.Offset) error {
-	lsn, err := parsePosition(end)
+	pos, lsn, err := parsePosition(end)
 	if err != nil {
 		return domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s cannot be read: %v", end, err)
+	}
+	if pos.Snapshot != nil {
+		return nil // the slot is at the snapshot's point, where it was made
 	}
 	pool, err := s.connect(ctx)
 	if err != nil {
@@ -370,15 +447,23 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 	if err != nil {
 		return nil, err
 	}
+	var startPos position
 	var from pglogrepl.LSN
 	if start != nil {
-		if from, err = parsePosition(start); err != nil {
+		if startPos, from, err = parsePosition(start); err != nil {
 			return nil, domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s cannot be read: %v", start, err)
 		}
 	}
-	to, err := parsePosition(end)
+	endPos, to, err := parsePosition(end)
 	if err != nil {
 		return nil, domain.Errorf(domain.CodeCheckpointInvalid, "the PostgreSQL position %s cannot be read: %v", end, err)
+	}
+	if endPos.Snapshot != nil {
+		var after []string // the chunk starts after this key of its table
+		if sp := startPos.Snapshot; sp != nil && sp.Table == endPos.Snapshot.Table {
+			after = sp.After
+		}
+		return s.readChunk(ctx, pool, endPos.Snapshot.Table, after, endPos.Snapshot.After, int64(to))
 	}
 	out := domain.NewBatch(s.schema, 0)
 	relations := map[uint32]*pglogrepl.RelationMessage{}
@@ -449,6 +534,140 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 		return nil, err
 	}
 	return out, failure
+}
+
+// keyComparison is (k1, k2) op ($n::text::t1, ...), the key's columns
+// against the text of a key, with the arguments it adds to args.
+func (s *Source) keyComparison(t int, op string, key []string, args []any) (string, []any) {
+	cols := make([]string, len(s.keys[t]))
+	vals := make([]string, len(s.keys[t]))
+	for i, k := range s.keys[t] {
+		cols[i] = pgx.Identifier{k}.Sanitize()
+		args = append(args, key[i])
+		vals[i] = fmt.Sprintf("$%d::text::%s", len(args), s.keyType[t][i])
+	}
+	return "(" + strings.Join(cols, ", ") + ") " + op + " (" + strings.Join(vals, ", ") + ")", args
+}
+
+func (s *Source) tableName(t int) string {
+	schema, table, _ := strings.Cut(s.opts.Tables[t], ".")
+	return pgx.Identifier{schema, table}.Sanitize()
+}
+
+// keyList is the key's columns of alias (ORDER BY must name them so: a
+// bare name would be the selected text of the column, ordered as text).
+func (s *Source) keyList(t int, alias string) string {
+	cols := make([]string, len(s.keys[t]))
+	for i, k := range s.keys[t] {
+		cols[i] = alias + "." + pgx.Identifier{k}.Sanitize()
+	}
+	return strings.Join(cols, ", ")
+}
+
+// chunkEnd is the last key of the chunk of table t after the key after
+// (nil: from the table's start) of n rows; nil when the rest of the table
+// has n rows or fewer.
+func (s *Source) chunkEnd(ctx context.Context, pool *pgxpool.Pool, t int, after []string, n int64) ([]string, error) {
+	where, args := "", []any{}
+	if after != nil {
+		var cond string
+		cond, args = s.keyComparison(t, ">", after, args)
+		where = " WHERE " + cond
+	}
+	texts := make([]string, len(s.keys[t]))
+	for i, k := range s.keys[t] {
+		texts[i] = pgx.Identifier{k}.Sanitize() + "::text"
+	}
+	args = append(args, n)
+	// the n-th key, and whether a row follows it
+	q := fmt.Sprintf("SELECT %s, EXISTS (SELECT 1 FROM %s x WHERE (%s) > (%s)) FROM %s q%s ORDER BY %s LIMIT 1 OFFSET $%d - 1",
+		strings.Join(texts, ", "), s.tableName(t), s.keyList(t, "x"), s.keyList(t, "q"), s.tableName(t), where, s.keyList(t, "q"), len(args))
+	rows, err := pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err() // the rest of the table is the chunk
+	}
+	vals := make([]any, len(s.keys[t])+1)
+	key := make([]string, len(s.keys[t]))
+	for i := range key {
+		vals[i] = &key[i]
+	}
+	var more bool
+	vals[len(key)] = &more
+	if err := rows.Scan(vals...); err != nil {
+		return nil, unavailable(err)
+	}
+	if !more {
+		return nil, nil
+	}
+	return key, nil
+}
+
+// readChunk reads the rows of table t with keys after after (nil: from
+// the start) up to upto (nil: to the end), as changes of op READ at the
+// snapshot's point lsn. A chunk read again after a crash reads the rows
+// as they are then; the changes after the point, which follow, bring the
+// replica to the same state either way.
+func (s *Source) readChunk(ctx context.Context, pool *pgxpool.Pool, t int, after, upto []string, lsn int64) (*domain.Batch, error) {
+	var conds []string
+	var args []any
+	if after != nil {
+		var c string
+		c, args = s.keyComparison(t, ">", after, args)
+		conds = append(conds, c)
+	}
+	if upto != nil {
+		var c string
+		c, args = s.keyComparison(t, "<=", upto, args)
+		conds = append(conds, c)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	cols := s.columns[t]
+	texts := make([]string, len(cols))
+	for i, c := range cols {
+		texts[i] = pgx.Identifier{c}.Sanitize() + "::text"
+	}
+	rows, err := pool.Query(ctx, "SELECT "+strings.Join(texts, ", ")+" FROM "+s.tableName(t)+" r"+where+" ORDER BY "+s.keyList(t, "r"), args...)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer rows.Close()
+	out := domain.NewBatch(s.schema, 0)
+	now := domain.Timestamp(time.Now())
+	n := len(s.schema.Fields)
+	texts2 := make([]*string, len(cols))
+	scan := make([]any, len(cols))
+	for i := range scan {
+		scan[i] = &texts2[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(scan...); err != nil {
+			return nil, unavailable(err)
+		}
+		vals := make([]domain.Value, n)
+		for i, c := range cols {
+			j := s.schema.Index(c)
+			if texts2[i] == nil || j < 0 {
+				continue
+			}
+			v, err := parseText(*texts2[i], s.schema.Fields[j].Type)
+			if err != nil {
+				return nil, domain.Errorf(domain.CodeMalformedRecord, "%s, column %s: %v", s.opts.Tables[t], c, err)
+			}
+			vals[j] = v
+		}
+		vals[n-4], vals[n-3], vals[n-2], vals[n-1] = domain.String("READ"), domain.Int(lsn), now, domain.String(s.opts.Tables[t])
+		if err := out.AppendRow(vals...); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
 }
 
 // typeOf is the sluice type of a PostgreSQL column type (its oid and

@@ -232,3 +232,60 @@ func mustNew(t *testing.T, opts postgres.Options) *postgres.Source {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// TestSnapshotThenChanges: with the snapshot, a flow's first batches are
+// the rows there, in chunks of the primary key within the row limit, as
+// READ changes at the slot's point; the changes after it follow.
+func TestSnapshotThenChanges(t *testing.T) {
+	conn, opts := fixture(t)
+	ctx := context.Background()
+	table := opts.Tables[0]
+	run(t, conn, "INSERT INTO "+table+" (id, name, balance) SELECT g, 'n' || g, g * 1.5 FROM generate_series(1, 25) g")
+	opts.Snapshot = true
+	src, err := postgres.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var start domain.Offset
+	var sizes []int
+	var ops []string
+	ids := map[int64]int{}
+	for round := 0; round < 2; round++ {
+		for {
+			end, ok, err := src.Plan(ctx, start, domain.ReadLimit{MaxRows: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			b, err := src.Read(ctx, start, end)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, b.Len())
+			for i := 0; i < b.Len(); i++ {
+				ids[b.Columns[0].Ints[i]]++
+				ops = append(ops, b.Row(i)[b.Schema.Index("_op")].AsString())
+			}
+			if err := src.Committed(ctx, end); err != nil {
+				t.Fatal(err)
+			}
+			start = end
+		}
+		if round == 0 { // changes after the snapshot
+			run(t, conn, "INSERT INTO "+table+" (id, name) VALUES (26, 'new')")
+			run(t, conn, "UPDATE "+table+" SET name = 'changed' WHERE id = 3")
+		}
+	}
+	if fmt.Sprint(sizes) != "[10 10 5 2]" {
+		t.Errorf("batches of %v rows, want the snapshot in chunks of 10, then the 2 changes", sizes)
+	}
+	if len(ids) != 26 || ids[3] != 2 {
+		t.Errorf("ids %v", ids)
+	}
+	if ops[0] != "READ" || ops[24] != "READ" || ops[25] != "INSERT" || ops[26] != "UPDATE" {
+		t.Errorf("ops %v", ops)
+	}
+}
