@@ -129,6 +129,9 @@ const (
 	// CodeSourceDataLoss is a range a source no longer has (Spark's
 	// failOnDataLoss).
 	CodeSourceDataLoss Code = "KAFKA_DATA_LOSS"
+	// CodeCDCUnchangedToast is an update whose large value Postgres did
+	// not send, the table's replica identity not FULL.
+	CodeCDCUnchangedToast Code = "CDC_UNCHANGED_TOAST_VALUE"
 	// CodeReplicationSlotMissing is a PostgreSQL replication slot dropped
 	// under a flow that reads from it.
 	CodeReplicationSlotMissing Code = "REPLICATION_SLOT_NOT_FOUND"
@@ -311,6 +314,7 @@ var codeInfo = map[Code]codeText{
 		"check the storage path of import_checkpoint and that no other process holds it"},
 	CodeSourceUnavailable:      {"the system a source reads from does not answer, or answered with an error", "check that it runs and that the address in the source's options is right; the flow retries by itself"},
 	CodeSourceDataLoss:         {"records a micro-batch was to read are gone from the topic (retention, or the topic was recreated)", "set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow"},
+	CodeCDCUnchangedToast:      {"an update left a large (TOASTed) value as it was, and Postgres sent no value for it", "set the table's REPLICA IDENTITY FULL, so that updates carry the row before them"},
 	CodeReplicationSlotMissing: {"the replication slot a change capture flow reads from was dropped", "run a full refresh of the flow: it makes the slot again; load the rows changed in between with a once flow"},
 	CodeCheckpointInvalid:      {"a source offset recorded in the checkpoint does not read", "reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read from the source's start"},
 	CodeSecretNotSet:           {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},

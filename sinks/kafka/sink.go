@@ -220,6 +220,21 @@ func (s *Sink) lastWritten(ctx context.Context, cl *kgo.Client, id string) (batc
 	if _, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": ptr("compact")}, s.LedgerTopic); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return last, fmt.Errorf("the ledger topic %s: %w", s.LedgerTopic, err)
 	}
+	// Fence the producer before reading: the id's previous producer (a
+	// process that crashed, or a client reset) may have a commit the
+	// broker took and has not finished; a new producer of the id waits for
+	// it to finish, so the ledger read after holds it. An aborted
+	// transaction does that, writing nothing a reader sees.
+	if err := cl.BeginTransaction(); err != nil {
+		return last, err
+	}
+	err := cl.ProduceSync(ctx, &kgo.Record{Topic: s.LedgerTopic, Key: []byte(id), Value: []byte("fence")}).FirstErr()
+	if endErr := cl.EndTransaction(ctx, kgo.TryAbort); err == nil {
+		err = endErr
+	}
+	if err != nil {
+		return last, fmt.Errorf("fencing the producer %s: %w", id, err)
+	}
 	stable, err := adm.ListCommittedOffsets(ctx, s.LedgerTopic)
 	if err == nil {
 		err = stable.Error()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -100,9 +101,15 @@ func optionList() string {
 // should not.
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 
-// FileName is the file of a batch.
+// FileName is the file of a batch. A flow name with characters a file
+// name should not have gets a hash of the name as well, so that two flows
+// whose names differ only there (a b, a_b) never share a file.
 func FileName(flow string, generation, batchID int64) string {
-	return fmt.Sprintf("part-%s-g%d-b%08d.parquet", unsafeName.ReplaceAllString(flow, "_"), generation, batchID)
+	name := unsafeName.ReplaceAllString(flow, "_")
+	if name != flow {
+		name += fmt.Sprintf("-%08x", crc32.ChecksumIEEE([]byte(flow)))
+	}
+	return fmt.Sprintf("part-%s-g%d-b%08d.parquet", name, generation, batchID)
 }
 
 // Deliver writes the batch's file, unless it is there already.

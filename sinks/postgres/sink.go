@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -187,8 +189,15 @@ var errDelivered = errors.New("the batch is in the ledger")
 func (s *Sink) fail(b domain.SinkBatch, err error) error {
 	e := domain.Wrap(domain.CodeSinkWriteFailed, errors.New(redactErr(err)), fmt.Sprintf("Postgres sink %q (table %s), flow %q, batch %d", b.Sink, s.table().Sanitize(), b.Flow, b.BatchID))
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "40") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57") {
-		return e.AsRetriable()
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case errors.As(err, &pe):
+		if strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "40") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57") {
+			return e.AsRetriable()
+		}
+	case errors.As(err, &ce), errors.As(err, &ne), pgconn.Timeout(err), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return e.AsRetriable() // the connection, not the batch
 	}
 	return e.WithHint("make the table's columns fit the flow's rows (the message names what does not), or drop the table for the sink to create it")
 }

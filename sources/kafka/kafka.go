@@ -41,7 +41,8 @@ type Options struct {
 	MaxOffsetsPerTrigger int64
 	// FailOnDataLoss makes a range whose records the topic no longer has
 	// (deleted by retention) an error, as Spark's default; false reads what
-	// is left.
+	// is left. Records are read committed: those of aborted or open
+	// transactions are not rows.
 	FailOnDataLoss bool
 	// PollTimeout bounds the wait for a range's records (60 s by default).
 	PollTimeout time.Duration
@@ -263,7 +264,9 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 	if len(topics) == 0 {
 		return nil, false, nil
 	}
-	ends, err := adm.ListEndOffsets(ctx, topics...)
+	// read_committed: a batch ends at the last stable offset, before any
+	// open transaction
+	ends, err := adm.ListCommittedOffsets(ctx, topics...)
 	if err == nil {
 		err = ends.Error()
 	}
@@ -376,9 +379,12 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 		out[p.topic][p.partition] = to[i]
 		more = more || to[i] > p.at
 	}
-	if !more {
+	if !more && start != nil {
 		return nil, false, nil
 	}
+	// A flow's first plan returns a position even when nothing is new, so
+	// that where it starts (latest, say) is kept in its checkpoint: planned
+	// again, latest would move on with the topic and nothing be read.
 	end, err := json.Marshal(position{to: out, from: starts})
 	return end, err == nil, err
 }
@@ -428,7 +434,47 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 	if len(consume) == 0 {
 		return domain.NewBatch(Schema, 0), nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.opts.Brokers...), kgo.ConsumePartitions(consume), kgo.KeepControlRecords())
+	// records retention deleted before they were read: an error, or, with
+	// failOnDataLoss false, a range that starts later (or is gone)
+	meta, err := s.client()
+	if err != nil {
+		return nil, unavailable(err, s.String())
+	}
+	var topics []string
+	for t := range want {
+		topics = append(topics, t)
+	}
+	logStart, err := kadm.NewClient(meta).ListStartOffsets(ctx, topics...)
+	if err == nil {
+		err = logStart.Error()
+	}
+	if err != nil {
+		return nil, unavailable(err, s.String())
+	}
+	for t, ps := range want {
+		for p, w := range ps {
+			ls, ok := logStart.Lookup(t, p)
+			if !ok || ls.Offset <= w[0] {
+				continue
+			}
+			if s.opts.FailOnDataLoss {
+				return nil, domain.Errorf(domain.CodeSourceDataLoss, "topic %s, partition %d: offsets %d to %d are gone from Kafka (deleted by retention, or the topic was recreated) before sluice read them", t, p, w[0], min(ls.Offset, w[1])-1).
+					WithHint("set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow")
+			}
+			if ls.Offset >= w[1] {
+				delete(ps, p)
+				delete(consume[t], p)
+				continue
+			}
+			want[t][p] = [2]int64{ls.Offset, w[1]}
+			consume[t][p] = kgo.NewOffset().At(ls.Offset)
+		}
+	}
+	// read_committed, markers kept: every offset up to the range's end is a
+	// record, a marker, or a record of an aborted transaction before its
+	// marker, so a record or a marker at or past the end's last offset comes
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.opts.Brokers...), kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		return nil, unavailable(err, s.String())
 	}
@@ -443,7 +489,6 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 		}
 	}
 	rows := newColumns(capacity)
-	first := map[string]map[int32]int64{} // the first offset read of each partition
 	pending := 0
 	for _, ps := range want {
 		pending += len(ps)
@@ -470,12 +515,6 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 				markDone(done, r.Topic, r.Partition, &pending)
 				return
 			}
-			if first[r.Topic] == nil {
-				first[r.Topic] = map[int32]int64{}
-			}
-			if _, seen := first[r.Topic][r.Partition]; !seen {
-				first[r.Topic][r.Partition] = r.Offset
-			}
 			if !r.Attrs.IsControl() { // a transaction's marker is no record
 				rows.add(r)
 			}
@@ -483,16 +522,6 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 				markDone(done, r.Topic, r.Partition, &pending)
 			}
 		})
-	}
-	if s.opts.FailOnDataLoss {
-		for t, ps := range first {
-			for p, at := range ps {
-				if w := want[t][p]; at > w[0] {
-					return nil, domain.Errorf(domain.CodeSourceDataLoss, "topic %s, partition %d: offsets %d to %d are gone from Kafka (deleted by retention, or the topic was recreated) before sluice read them", t, p, w[0], at-1).
-						WithHint("set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow")
-				}
-			}
-		}
 	}
 	return rows.ordered()
 }

@@ -167,17 +167,27 @@ func TestColumns(t *testing.T) {
 func TestStartingOffsets(t *testing.T) {
 	c, cl := cluster(t)
 	produce(t, cl, 0, 30, 3)
-	latest, _ := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "latest"})
+	latest, _ := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "latest", PollTimeout: 10 * time.Second})
 	defer latest.Close()
-	if _, ok, err := latest.Plan(context.Background(), nil, domain.ReadLimit{}); ok || err != nil {
-		t.Errorf("latest planned a batch of what was there (%v)", err)
+	// the first plan keeps where latest is now: an empty batch, then what
+	// comes after it
+	first, ok, err := latest.Plan(context.Background(), nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatalf("latest's first plan: %v %v", ok, err)
+	}
+	if b, err := latest.Read(context.Background(), nil, first); err != nil || b.Len() != 0 {
+		t.Errorf("latest read %v rows of what was there (%v)", b.Len(), err)
+	}
+	produce(t, cl, 30, 3, 3)
+	if keys, _, _ := drain(t, latest, first, domain.ReadLimit{}); fmt.Sprint(sortedNumbers(keys)) != "[30 31 32]" {
+		t.Errorf("after latest's start, read %v", keys)
 	}
 	given, _ := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: `{"events": {"0": 8, "1": -2, "2": -1}}`})
 	defer given.Close()
 	keys, _, _ := drain(t, given, nil, domain.ReadLimit{})
-	// partition 0 holds 0, 3, ..., 27 (offsets 0-9): from offset 8, 24 and 27;
-	// partition 1 all ten; partition 2 none
-	if got := sortedNumbers(keys); fmt.Sprint(got) != "[1 4 7 10 13 16 19 22 24 25 27 28]" {
+	// partition 0 holds 0, 3, ..., 27, 30 (offsets 0-10): from offset 8, 24,
+	// 27 and 30; partition 1 all eleven; partition 2 none (latest)
+	if got := sortedNumbers(keys); fmt.Sprint(got) != "[1 4 7 10 13 16 19 22 24 25 27 28 30 31]" {
 		t.Errorf("read %v", got)
 	}
 	if _, err := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "middle"}); domain.CodeOf(err) != domain.CodeSourceOptionInvalid {
@@ -185,9 +195,10 @@ func TestStartingOffsets(t *testing.T) {
 	}
 }
 
-// TestTransactionsAndDataLoss: a topic with transactions (whose commit
-// markers take offsets) reads to its end; records deleted before they were
-// read are KAFKA_DATA_LOSS, or skipped with failOnDataLoss false.
+// TestTransactionsAndDataLoss: a topic with transactions (whose markers
+// take offsets) reads to its end, without the records of an aborted one;
+// records deleted before they were read are KAFKA_DATA_LOSS, or skipped
+// with failOnDataLoss false.
 func TestTransactionsAndDataLoss(t *testing.T) {
 	c, cl := cluster(t)
 	tx, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("events"), kgo.TransactionalID("tx"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -196,17 +207,23 @@ func TestTransactionsAndDataLoss(t *testing.T) {
 	}
 	defer tx.Close()
 	ctx := context.Background()
-	for batch := range 3 {
+	for batch := range 4 { // the third is aborted: its records are no rows
 		if err := tx.BeginTransaction(); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 5 {
 			n := batch*5 + i
+			if batch == 3 {
+				n -= 5
+			}
+			if batch == 2 {
+				n += 1000
+			}
 			if err := tx.ProduceSync(ctx, &kgo.Record{Key: []byte(fmt.Sprint(n)), Partition: 0}).FirstErr(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		if err := tx.EndTransaction(ctx, kgo.TransactionEndTry(batch != 2)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,14 +56,18 @@ type Source struct {
 	keyType [][]string // their types, as SQL spells them
 	mu      sync.Mutex
 	pool    *pgxpool.Pool
-	ready   bool
+	// slotMu takes the slot one use at a time: the next batch is planned
+	// and read while one commits and advances the slot, and Postgres lets
+	// one session at a time use a slot ("is active for PID")
+	slotMu sync.Mutex
+	ready  bool
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*$`)
 
 // New checks the options and reads the tables' columns (the source's
 // schema: every table's columns, then the change columns).
-func New(ctx context.Context, opts Options) (*Source, error) {
+func New(ctx context.Context, opts Options) (src *Source, err error) {
 	switch {
 	case opts.DSN == "":
 		return nil, optionErr("read_postgres_cdc needs dsn (postgres://user@host:5432/db; a password as ${env:NAME})")
@@ -85,6 +90,11 @@ func New(ctx context.Context, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
 	seen := map[string]domain.Type{}
 	var fields []domain.Field
 	for _, t := range opts.Tables {
@@ -119,6 +129,9 @@ func New(ctx context.Context, opts Options) (*Source, error) {
 			fields = append(fields, domain.Field{Name: name, Type: t, Nullable: true})
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, unavailable(err)
+		}
 		if n == 0 {
 			return nil, optionErr("the table %s does not exist (or has no columns)", t)
 		}
@@ -330,7 +343,7 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 	// planned): decode a budget of rows, and twice as many again while the
 	// budget ran out before the batch was full.
 	var end pglogrepl.LSN
-	for budget := 2*max + 2; ; budget *= 2 {
+	for budget := 2*max + 2; ; budget = min(2*budget, math.MaxInt32) {
 		changes, txn, decoded, full := int64(0), int64(0), int64(0), false
 		end = 0
 		err = s.peek(ctx, pool, 0, budget, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
@@ -355,7 +368,7 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 		if err != nil {
 			return nil, false, err
 		}
-		if full || decoded < budget {
+		if full || decoded < budget || budget == math.MaxInt32 {
 			break // the batch is full, or the log ends here
 		}
 	}
@@ -384,6 +397,8 @@ func (s *Source) Committed(ctx context.Context, end domain.Offset) error {
 }
 
 func (s *Source) confirm(ctx context.Context, pool *pgxpool.Pool, lsn pglogrepl.LSN) error {
+	s.slotMu.Lock()
+	defer s.slotMu.Unlock()
 	var confirmed string
 	if err := pool.QueryRow(ctx, "SELECT coalesce(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots WHERE slot_name = $1", s.opts.Slot).Scan(&confirmed); err != nil {
 		if err == pgx.ErrNoRows {
@@ -406,6 +421,8 @@ func (s *Source) confirm(ctx context.Context, pool *pgxpool.Pool, lsn pglogrepl.
 // ends at a transaction's end), calling
 // each with a message and its log position until it returns false.
 func (s *Source) peek(ctx context.Context, pool *pgxpool.Pool, upto pglogrepl.LSN, nchanges int64, each func(pglogrepl.LSN, pglogrepl.Message) bool) error {
+	s.slotMu.Lock()
+	defer s.slotMu.Unlock()
 	var uptoArg, nArg any
 	if upto != 0 {
 		uptoArg = upto.String()
@@ -471,19 +488,39 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 	var commitTS time.Time
 	var failure error
 	err = s.peek(ctx, pool, to, 0, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
-		row := func(op string, rel uint32, tuple *pglogrepl.TupleData) {
+		// row adds a change of relation rel: the values of tuple, and of old
+		// (the row before an update, with REPLICA IDENTITY FULL) for a
+		// large value the update left as it was, which Postgres does not
+		// send again.
+		row := func(op string, rel uint32, tuple, old *pglogrepl.TupleData) {
 			r := relations[rel]
+			if r == nil {
+				if failure == nil {
+					failure = domain.Errorf(domain.CodeMalformedRecord, "a change at %s is of a relation the log did not describe first", lsn)
+				}
+				return
+			}
 			vals := make([]domain.Value, len(s.schema.Fields))
-			if r != nil && tuple != nil {
+			if tuple != nil {
 				for i, c := range tuple.Columns {
 					if i >= len(r.Columns) {
 						break
 					}
 					j := s.schema.Index(r.Columns[i].Name)
-					if j < 0 || c.DataType != 't' {
-						continue // a column added after the source was planned, NULL, or an unchanged TOAST value
+					data := c.Data
+					switch {
+					case j < 0 || c.DataType == 'n':
+						continue // a column added after the source was planned, or NULL
+					case c.DataType == 'u' && old != nil && i < len(old.Columns) && old.Columns[i].DataType == 't':
+						data = old.Columns[i].Data
+					case c.DataType == 'u':
+						if failure == nil {
+							failure = domain.Errorf(domain.CodeCDCUnchangedToast, "%s.%s, column %s at %s: an update left its large value as it was, and Postgres sent no value for it", r.Namespace, r.RelationName, r.Columns[i].Name, lsn).
+								WithHint(fmt.Sprintf("ALTER TABLE %s.%s REPLICA IDENTITY FULL: the update then carries the row before it, whose value sluice takes", r.Namespace, r.RelationName))
+						}
+						continue
 					}
-					v, err := parseText(string(c.Data), s.schema.Fields[j].Type)
+					v, err := parseText(string(data), s.schema.Fields[j].Type)
 					if err != nil && failure == nil {
 						failure = domain.Errorf(domain.CodeMalformedRecord, "%s.%s, column %s at %s: %v", r.Namespace, r.RelationName, r.Columns[i].Name, lsn, err)
 					}
@@ -493,10 +530,7 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 			n := len(s.schema.Fields)
 			vals[n-4] = domain.String(op)
 			vals[n-3] = domain.Int(int64(lsn))
-			vals[n-1] = domain.Null()
-			if r != nil {
-				vals[n-1] = domain.String(r.Namespace + "." + r.RelationName)
-			}
+			vals[n-1] = domain.String(r.Namespace + "." + r.RelationName)
 			pending = append(pending, vals)
 		}
 		switch m := m.(type) {
@@ -505,14 +539,14 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 		case *pglogrepl.BeginMessage:
 			pending, commitTS = pending[:0], m.CommitTime
 		case *pglogrepl.InsertMessage:
-			row("INSERT", m.RelationID, m.Tuple)
+			row("INSERT", m.RelationID, m.Tuple, nil)
 		case *pglogrepl.UpdateMessage:
-			row("UPDATE", m.RelationID, m.NewTuple)
+			row("UPDATE", m.RelationID, m.NewTuple, m.OldTuple)
 		case *pglogrepl.DeleteMessage:
-			row("DELETE", m.RelationID, m.OldTuple)
+			row("DELETE", m.RelationID, m.OldTuple, nil)
 		case *pglogrepl.TruncateMessage:
 			for _, rel := range m.RelationIDs {
-				row("TRUNCATE", rel, nil)
+				row("TRUNCATE", rel, nil, nil)
 			}
 		case *pglogrepl.CommitMessage:
 			if m.TransactionEndLSN > from && m.TransactionEndLSN <= to {

@@ -24,7 +24,7 @@ func testDSN() string {
 
 // fixture makes a table and names a slot and a publication of its own for
 // a test, all dropped after it.
-func fixture(t *testing.T) (*pgx.Conn, postgres.Options) {
+func fixture(t testing.TB) (*pgx.Conn, postgres.Options) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, testDSN())
@@ -287,5 +287,51 @@ func TestSnapshotThenChanges(t *testing.T) {
 	}
 	if ops[0] != "READ" || ops[24] != "READ" || ops[25] != "INSERT" || ops[26] != "UPDATE" {
 		t.Errorf("ops %v", ops)
+	}
+}
+
+// TestUnchangedLargeValue: an update that leaves a large (TOASTed) value
+// as it was carries no value for it: CDC_UNCHANGED_TOAST_VALUE, never a
+// NULL in its place; with REPLICA IDENTITY FULL the value of the row
+// before the update is taken.
+func TestUnchangedLargeValue(t *testing.T) {
+	conn, opts := fixture(t)
+	ctx := context.Background()
+	table := opts.Tables[0]
+	src, err := postgres.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, _, err := src.Plan(ctx, nil, domain.ReadLimit{}); err != nil {
+		t.Fatal(err)
+	}
+	// 40 KB that does not compress: stored out of line
+	run(t, conn, "INSERT INTO "+table+" (id, name) SELECT 1, string_agg(md5(g::text), '') FROM generate_series(1, 1250) g")
+	run(t, conn, "UPDATE "+table+" SET ok = true WHERE id = 1")
+	end, ok, err := src.Plan(ctx, nil, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	_, err = src.Read(ctx, nil, end)
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Code != domain.CodeCDCUnchangedToast || !strings.Contains(de.Hint, "REPLICA IDENTITY FULL") {
+		t.Fatalf("an update leaving a large value: %v", err)
+	}
+	if err := src.Committed(ctx, end); err != nil { // as after a full refresh past it
+		t.Fatal(err)
+	}
+	run(t, conn, "ALTER TABLE "+table+" REPLICA IDENTITY FULL")
+	run(t, conn, "UPDATE "+table+" SET ok = false WHERE id = 1")
+	next, ok, err := src.Plan(ctx, end, domain.ReadLimit{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	b, err := src.Read(ctx, end, next)
+	if err != nil || b.Len() != 1 {
+		t.Fatalf("%v rows, %v", b, err)
+	}
+	if name := b.Row(0)[b.Schema.Index("name")]; name.IsNull() || len(name.AsString()) != 40000 {
+		t.Errorf("the large value came as %d characters, want the 40000 of the row before", len(name.AsString()))
 	}
 }
