@@ -40,31 +40,11 @@ writes nothing to it.`,
 			default:
 				return usageError("--compression must be zstd, snappy, gzip or none, not %q", compression)
 			}
-			proj, err := a.storedProject()
-			if err != nil {
-				return err
-			}
-			store, err := a.openStore(proj, false)
+			store, name, seq, schema, err := a.tableAsOf(args[0], asOf)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			seq, err := resolveAsOf(a.ctx, store, asOf)
-			if err != nil {
-				return err
-			}
-			cat, err := readCatalog(a.ctx, store)
-			if err != nil {
-				return err
-			}
-			name, err := cat.resolveTable(args[0])
-			if err != nil {
-				return err
-			}
-			schema, err := tableSchema(a.ctx, store, cat, name, seq)
-			if err != nil {
-				return err
-			}
 			path := filepath.Join(args[1], name+".parquet")
 			rows := 0
 			err = parquet.WriteFile(path, schema, codec, func(w *parquet.Writer) error {

@@ -89,32 +89,13 @@ Formats:
 			if since > 0 && !changes {
 				return usageError("--since applies to --changes; add --changes to see the changes after event %d", since)
 			}
-			proj, err := a.storedProject()
-			if err != nil {
-				return err
-			}
-			store, err := a.openStore(proj, false)
+			// One committed batch in memory at a time: the table streams
+			// out, and --limit stops reading as soon as it is reached.
+			store, name, seq, schema, err := a.tableAsOf(name, asOf)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			seq, err := resolveAsOf(a.ctx, store, asOf)
-			if err != nil {
-				return err
-			}
-			cat, err := readCatalog(a.ctx, store)
-			if err != nil {
-				return err
-			}
-			if name, err = cat.resolveTable(name); err != nil {
-				return err
-			}
-			// One committed batch in memory at a time: the table streams
-			// out, and --limit stops reading as soon as it is reached.
-			schema, err := tableSchema(a.ctx, store, cat, name, seq)
-			if err != nil {
-				return err
-			}
 			scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
 			if changes {
 				schema = processors.FeedSchema(schema)
@@ -174,6 +155,43 @@ Formats:
 	f.Uint64Var(&since, "since", 0, "with --changes, only the batches committed after event SEQ")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv", "parquet"))
 	return cmd
+}
+
+// tableAsOf opens the storage read-only and finds the table a name (any
+// end of it) stands for, the event seq of asOf (0: now) and the table's
+// schema then; the caller closes the store.
+func (a *app) tableAsOf(name, asOf string) (*eventstore.Store, string, uint64, domain.Schema, error) {
+	proj, err := a.storedProject()
+	if err != nil {
+		return nil, "", 0, domain.Schema{}, err
+	}
+	store, err := a.openStore(proj, false)
+	if err != nil {
+		return nil, "", 0, domain.Schema{}, err
+	}
+	table, seq, schema, err := a.findTable(store, name, asOf)
+	if err != nil {
+		store.Close()
+		return nil, "", 0, domain.Schema{}, err
+	}
+	return store, table, seq, schema, nil
+}
+
+func (a *app) findTable(store *eventstore.Store, name, asOf string) (string, uint64, domain.Schema, error) {
+	seq, err := resolveAsOf(a.ctx, store, asOf)
+	if err != nil {
+		return "", 0, domain.Schema{}, err
+	}
+	cat, err := readCatalog(a.ctx, store)
+	if err != nil {
+		return "", 0, domain.Schema{}, err
+	}
+	table, err := cat.resolveTable(name)
+	if err != nil {
+		return "", 0, domain.Schema{}, err
+	}
+	schema, err := tableSchema(a.ctx, store, cat, table, seq)
+	return table, seq, schema, err
 }
 
 // tableSchema is the schema of a stored table as of seq (0: now): the one

@@ -71,6 +71,25 @@ func (p *printer) datasetElements(elems []TableElement) {
 	}
 }
 
+// propertyList prints kw ('key' sep value, ...), when props are given.
+func (p *printer) propertyList(kw string, props *Properties, sep string) {
+	if props == nil {
+		return
+	}
+	p.clause(kw + " (")
+	for i, prop := range props.Items {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.w(quoteString(prop.Key))
+		if prop.Value != nil {
+			p.w(sep)
+			p.node(prop.Value)
+		}
+	}
+	p.w(")")
+}
+
 // datasetClauses prints the clauses of a dataset between its elements and
 // its query, in their canonical order.
 func (p *printer) datasetClauses(n *CreateDataset) {
@@ -94,20 +113,7 @@ func (p *printer) datasetClauses(n *CreateDataset) {
 			p.w(")")
 		}
 	}
-	if n.Properties != nil {
-		p.clause("TBLPROPERTIES (")
-		for i, prop := range n.Properties.Items {
-			if i > 0 {
-				p.w(", ")
-			}
-			p.w(quoteString(prop.Key))
-			if prop.Value != nil {
-				p.w(" = ")
-				p.node(prop.Value)
-			}
-		}
-		p.w(")")
-	}
+	p.propertyList("TBLPROPERTIES", n.Properties, " = ")
 	if n.Location != nil {
 		p.clause("LOCATION " + quoteString(n.Location.Value))
 	}
@@ -115,20 +121,7 @@ func (p *printer) datasetClauses(n *CreateDataset) {
 		p.clause("USING ")
 		p.ident(n.Using)
 	}
-	if n.Options != nil {
-		p.clause("OPTIONS (")
-		for i, prop := range n.Options.Items {
-			if i > 0 {
-				p.w(", ")
-			}
-			p.w(quoteString(prop.Key))
-			if prop.Value != nil {
-				p.w(" ")
-				p.node(prop.Value)
-			}
-		}
-		p.w(")")
-	}
+	p.propertyList("OPTIONS", n.Options, " ")
 	if rf := n.RowFilter; rf != nil {
 		p.clause("WITH ROW FILTER ")
 		p.node(rf.Func)
