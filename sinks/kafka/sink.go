@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/options"
 )
 
 // Mode is the sink's delivery guarantee.
@@ -69,9 +69,9 @@ var sinkOptions = map[string]string{
 }
 
 // NewSink makes a Kafka sink from its options.
-func NewSink(pipeline string, options map[string]string) (*Sink, error) {
+func NewSink(pipeline string, given map[string]string) (*Sink, error) {
 	s := &Sink{Mode: AtLeastOnce, LedgerTopic: DefaultLedgerTopic, Pipeline: pipeline}
-	for k, v := range options {
+	for k, v := range given {
 		switch strings.TrimPrefix(strings.ToLower(k), "kafka.") {
 		case "bootstrapservers", "bootstrap.servers":
 			for _, b := range strings.Split(v, ",") {
@@ -91,12 +91,7 @@ func NewSink(pipeline string, options map[string]string) (*Sink, error) {
 		case "ledgertopic":
 			s.LedgerTopic = v
 		default:
-			var list []string
-			for k, v := range sinkOptions {
-				list = append(list, k+" ("+v+")")
-			}
-			sort.Strings(list)
-			return nil, optionErr("a Kafka sink does not take the option %q; it takes %s", k, strings.Join(list, ", "))
+			return nil, optionErr("a Kafka sink does not take the option %q; it takes %s", k, options.List(sinkOptions))
 		}
 	}
 	if len(s.Brokers) == 0 {

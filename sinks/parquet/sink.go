@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/options"
 )
 
 // Codec is the compression of a Parquet file's pages.
@@ -60,9 +60,9 @@ var sinkOptions = map[string]string{
 
 // NewSink makes a Parquet sink from its options: path (required; relative
 // to base) and compression.
-func NewSink(base string, options map[string]string) (*Sink, error) {
+func NewSink(base string, given map[string]string) (*Sink, error) {
 	s := &Sink{Codec: Zstd}
-	for k, v := range options {
+	for k, v := range given {
 		switch strings.ToLower(k) {
 		case "path":
 			s.Dir = v
@@ -76,7 +76,7 @@ func NewSink(base string, options map[string]string) (*Sink, error) {
 				return nil, domain.Errorf(domain.CodeSinkOption, "the compression %q of a Parquet sink is not one it writes: %s", v, sinkOptions["compression"])
 			}
 		default:
-			return nil, domain.Errorf(domain.CodeSinkOption, "a Parquet sink does not take the option %q; it takes %s", k, optionList())
+			return nil, domain.Errorf(domain.CodeSinkOption, "a Parquet sink does not take the option %q; it takes %s", k, options.List(sinkOptions))
 		}
 	}
 	if s.Dir == "" {
@@ -86,15 +86,6 @@ func NewSink(base string, options map[string]string) (*Sink, error) {
 		s.Dir = filepath.Join(base, s.Dir)
 	}
 	return s, nil
-}
-
-func optionList() string {
-	var out []string
-	for k, v := range sinkOptions {
-		out = append(out, k+" ("+v+")")
-	}
-	sort.Strings(out)
-	return strings.Join(out, ", ")
 }
 
 // unsafeName are the characters a flow name may have that a file name

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/options"
 )
 
 // Mode is how a batch's rows go into the table.
@@ -64,9 +65,9 @@ var sinkOptions = map[string]string{
 }
 
 // NewSink makes a Postgres sink from its options.
-func NewSink(pipeline string, options map[string]string) (*Sink, error) {
+func NewSink(pipeline string, given map[string]string) (*Sink, error) {
 	s := &Sink{Mode: Append, Pipeline: pipeline}
-	for k, v := range options {
+	for k, v := range given {
 		switch strings.ToLower(k) {
 		case "dsn":
 			s.DSN = v
@@ -94,7 +95,7 @@ func NewSink(pipeline string, options map[string]string) (*Sink, error) {
 				}
 			}
 		default:
-			return nil, optionErr("a Postgres sink does not take the option %q; it takes %s", k, optionList())
+			return nil, optionErr("a Postgres sink does not take the option %q; it takes %s", k, options.List(sinkOptions))
 		}
 	}
 	switch {
@@ -115,15 +116,6 @@ func NewSink(pipeline string, options map[string]string) (*Sink, error) {
 
 func optionErr(format string, args ...any) error {
 	return domain.Errorf(domain.CodeSinkOption, format, args...)
-}
-
-func optionList() string {
-	var out []string
-	for k, v := range sinkOptions {
-		out = append(out, k+" ("+v+")")
-	}
-	sort.Strings(out)
-	return strings.Join(out, ", ")
 }
 
 // redactErr is an error of pgx without the DSN it may quote.
@@ -384,7 +376,7 @@ func (s *Sink) upsert(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error 
 	var set []string
 	for j, n := range names {
 		quoted[j] = pgx.Identifier{n}.Sanitize()
-		if !containsFold(s.Keys, n) {
+		if !slices.ContainsFunc(s.Keys, func(k string) bool { return strings.EqualFold(k, n) }) {
 			set = append(set, quoted[j]+" = EXCLUDED."+quoted[j])
 		}
 	}
@@ -423,13 +415,4 @@ func (s *Sink) upsert(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error 
 		}
 	}
 	return nil
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
