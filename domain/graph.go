@@ -285,6 +285,13 @@ type Committer interface {
 	Committed(ctx context.Context, end Offset) error
 }
 
+// Closer is implemented by sources and sinks that hold connections or
+// subscriptions: an update closes them when it ends, and the next one opens
+// them again when it first uses them.
+type Closer interface {
+	Close()
+}
+
 // Validator is implemented by sources that can check their configuration
 // before anything runs; pipeline validation reports what Validate returns.
 type Validator interface {

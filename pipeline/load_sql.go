@@ -20,6 +20,7 @@ import (
 	kafkasink "github.com/sluicehq/sluice/sinks/kafka"
 	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
 	postgressink "github.com/sluicehq/sluice/sinks/postgres"
+	wmsink "github.com/sluicehq/sluice/sinks/watermill"
 	"github.com/sluicehq/sluice/sql"
 	"github.com/sluicehq/sluice/sql/syntax"
 )
@@ -41,6 +42,10 @@ type SQLOptions struct {
 	Catalog, Schema string
 	// Dir is the directory relative read_files paths are under.
 	Dir string
+	// Storage is the pipeline's storage directory: sources that keep what
+	// they take from a broker until it commits (read_nats, read_amqp)
+	// keep it under it.
+	Storage string
 }
 
 // LoadSQL declares in p the datasets and flows of the files, as the Go API
@@ -743,9 +748,11 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 		return c.l.kafkaRelation(c.file, call)
 	case "read_postgres_cdc":
 		return c.l.postgresCDCRelation(c.file, call)
+	case "read_nats", "read_amqp":
+		return c.l.messageRelation(c.file, call, name)
 	}
 	return sql.Relation{}, &syntax.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
-		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc or range", name)}
+		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc, read_nats, read_amqp or range", name)}
 }
 
 // declareSink declares a CREATE SINK: its format's sink made from its
@@ -765,30 +772,24 @@ func (l *sqlLoader) declareSink(ds *sqlDataset) {
 		resolved[k] = r
 	}
 	var sink domain.Sink
+	var err error
 	switch format {
 	case "parquet":
-		s, err := parquetsink.NewSink(l.opts.Dir, resolved)
-		if err != nil {
-			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
-			return
-		}
-		sink = s
+		sink, err = parquetsink.NewSink(l.opts.Dir, resolved)
 	case "kafka":
-		s, err := kafkasink.NewSink(l.p.Name, resolved)
-		if err != nil {
-			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
-			return
-		}
-		sink = s
+		sink, err = kafkasink.NewSink(l.p.Name, resolved)
 	case "postgres", "postgresql", "jdbc":
-		s, err := postgressink.NewSink(l.p.Name, resolved)
-		if err != nil {
-			l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
-			return
-		}
-		sink = s
+		sink, err = postgressink.NewSink(l.p.Name, resolved)
+	case "nats":
+		sink, err = wmsink.NewNATS(l.p.Name, resolved)
+	case "amqp", "rabbitmq":
+		sink, err = wmsink.NewAMQP(l.p.Name, resolved)
 	default:
-		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, USING postgres a table, USING kafka a topic, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
+		l.problemAt(ds.file, st.Using.Pos, domain.CodeNotImplemented, "sink %s is USING %s, which sluice does not write yet; USING parquet writes Parquet files, USING postgres a table, USING kafka a topic, USING nats a JetStream subject, USING amqp a queue, and a Go program can write anywhere with ForeachBatchSink", ds.name, format)
+		return
+	}
+	if err != nil {
+		l.problemAt(ds.file, st.Pos, domain.CodeOf(err), "sink %s: %s", ds.name, errorMessage(err))
 		return
 	}
 	var opts []Option
@@ -1153,7 +1154,7 @@ func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
 		files = append(files, SQLFile{Path: shown, Text: string(text)})
 	}
 	problems = append(problems, p.LoadSQL(files, SQLOptions{
-		Configuration: proj.Configuration, Catalog: proj.Catalog, Schema: proj.Schema, Dir: proj.Dir,
+		Configuration: proj.Configuration, Catalog: proj.Catalog, Schema: proj.Schema, Dir: proj.Dir, Storage: proj.Storage,
 	})...)
 	return p, problems
 }

@@ -105,6 +105,23 @@ func (u *update) createEvent() *domain.Event {
 		}})
 }
 
+// closeConnections closes the graph's sources and sinks that hold
+// connections (domain.Closer), when an update ends.
+func closeConnections(g *domain.Graph) {
+	for _, name := range g.FlowNames() {
+		for _, in := range g.Flows[name].Query.Inputs() {
+			if c, ok := in.Source.(domain.Closer); ok {
+				c.Close()
+			}
+		}
+	}
+	for _, name := range g.DatasetNames() {
+		if c, ok := g.Datasets[name].Sink.(domain.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
 // Run runs one update of g over store and returns how it ended. The returned
 // error is non-nil only when the update could not be recorded at all (the
 // store failed); a failed update is a Result with State FAILED and Err set.
@@ -118,6 +135,7 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 		return nil, domain.Errorf(domain.CodeUpdateRunning, "update %s of pipeline %q is running on this storage", shortID(prev.(string)), g.Name)
 	}
 	defer active.Delete(store)
+	defer closeConnections(g)
 	if err := closeAbandoned(ctx, store, g.Name, u.opts.Logger); err != nil {
 		return nil, err
 	}
