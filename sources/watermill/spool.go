@@ -64,9 +64,9 @@ type place struct {
 
 const (
 	defaultSegmentBytes = 64 << 20
-	indexEvery   = 1024
-	recentIDs    = 100_000
-	maxRecord    = 256 << 20
+	indexEvery          = 1024
+	recentIDs           = 100_000
+	maxRecord           = 256 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
