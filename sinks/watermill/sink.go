@@ -202,6 +202,9 @@ func NewAMQP(pipeline string, given map[string]string) (*Sink, error) {
 		return nil, domain.Errorf(domain.CodeSinkOption, "an AMQP sink needs url and queue: %s", options.List(amqpOptions))
 	}
 	return &Sink{Topic: queue, Pipeline: pipeline, Kind: "AMQP", NewPublisher: func() (message.Publisher, error) {
+		if err := wmsource.EnsureQueue(url, queue); err != nil {
+			return nil, err
+		}
 		cfg := wmamqp.NewDurableQueueConfig(url)
 		cfg.Publish.ConfirmDelivery = true
 		return wmamqp.NewPublisher(cfg, watermill.NopLogger{})
