@@ -200,6 +200,39 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// failOncePerBatch fails the first time it sees each batch: a flow whose
+// outages come and go between the batches it commits.
+type failOncePerBatch struct {
+	seen map[string]bool
+}
+
+func (f *failOncePerBatch) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+	first := b.Row(0)[0].String()
+	if !f.seen[first] {
+		f.seen[first] = true
+		return nil, errors.New("connection reset")
+	}
+	return b, nil
+}
+
+// TestRetriesCountSinceProgress: a flow's retries are counted since it
+// last committed, so a flow that fails once before each of its five
+// batches, with one retry allowed, completes.
+func TestRetriesCountSinceProgress(t *testing.T) {
+	store := openStore(t)
+	g := newGraph("retry", []*domain.Dataset{streamingTable("t")}, appendFlow("load", "t", from(sources.Range(0, 5)), &failOncePerBatch{seen: map[string]bool{}}))
+	res := run(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 1}, Retry: RetryPolicy{Attempts: 1, Initial: time.Millisecond, Max: time.Millisecond}})
+	if res.State != domain.UpdateCompleted {
+		t.Fatalf("update %s (%v), want COMPLETED", res.State, res.Err)
+	}
+	if got := retries(t, store, res.UpdateID, "load"); got != 5 {
+		t.Errorf("%d retries, want one before each batch", got)
+	}
+	if got := ids(t, store, "t"); !slices.Equal(got, span(0, 5)) {
+		t.Errorf("t holds %v", got)
+	}
+}
+
 // TestExpectations: warn keeps and counts failing rows, drop removes and
 // counts them, fail fails the flow with EXPECTATION_VIOLATION before
 // anything of the batch is written, and is not retried.

@@ -131,7 +131,13 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 		return domain.FlowFailed, err
 	}
 	for attempt := 0; ; attempt++ {
+		done := r.batches
 		err := r.drive(ctx)
+		if r.batches > done {
+			// a flow that committed since its last failure starts its count
+			// again: a continuous flow outlives many passing outages
+			attempt = 0
+		}
 		switch {
 		case err == nil:
 			return domain.FlowCompleted, u.append(ctx, r.final(domain.FlowCompleted, nil))
