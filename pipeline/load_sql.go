@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -1131,6 +1133,41 @@ func (l *sqlLoader) relPath(p string) string {
 	return filepath.Join(l.opts.Dir, p)
 }
 
+// TriggerIntervalKey is the configuration key of how often continuous
+// flows poll their external sources, as Databricks names it.
+const TriggerIntervalKey = "pipelines.trigger.interval"
+
+var intervalUnits = map[string]time.Duration{
+	"millisecond": time.Millisecond, "milliseconds": time.Millisecond, "ms": time.Millisecond,
+	"second": time.Second, "seconds": time.Second, "s": time.Second,
+	"minute": time.Minute, "minutes": time.Minute, "min": time.Minute,
+	"hour": time.Hour, "hours": time.Hour, "h": time.Hour,
+}
+
+// ParseTriggerInterval reads an interval as Databricks writes
+// pipelines.trigger.interval: a number and a unit ("10 seconds", "1 hour",
+// "100 milliseconds").
+func ParseTriggerInterval(s string) (time.Duration, error) {
+	fields := strings.Fields(strings.ToLower(s))
+	if len(fields) != 2 {
+		return 0, fmt.Errorf("not a number and a unit")
+	}
+	n, err := strconv.ParseFloat(fields[0], 64)
+	unit, ok := intervalUnits[fields[1]]
+	if err != nil || !ok || !(n > 0) {
+		return 0, fmt.Errorf("not a positive number and a unit of milliseconds, seconds, minutes or hours")
+	}
+	f := n * float64(unit)
+	if f >= math.MaxInt64 {
+		return 0, fmt.Errorf("longer than sluice counts")
+	}
+	d := time.Duration(f)
+	if d < time.Millisecond {
+		return 0, fmt.Errorf("shorter than a millisecond")
+	}
+	return d, nil
+}
+
 // LoadSQLProject declares the pipeline of a project: its settings from
 // pipeline.yaml and its datasets and flows from the .sql files it lists. A
 // Go program can add its own flows and sinks to the result before running
@@ -1139,8 +1176,16 @@ func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
 	p := New(proj.Name)
 	p.Continuous, p.Development, p.MaxConcurrentFlows = proj.Continuous, proj.Development, proj.MaxConcurrentFlows
 	p.StateMemory = proj.StateMemoryMiB << 20
-	var files []SQLFile
 	var problems domain.Problems
+	if v, ok := proj.Configuration[TriggerIntervalKey]; ok {
+		d, err := ParseTriggerInterval(v)
+		if err != nil {
+			problems = append(problems, domain.Errorf(domain.CodeInvalidOptions, "%s: %s %q: %v", proj.File, TriggerIntervalKey, v, err).
+				WithHint("write it as a number and a unit: '10 milliseconds', '1 second', '5 minutes'"))
+		}
+		p.TriggerInterval = d
+	}
+	var files []SQLFile
 	for _, path := range proj.Libraries {
 		text, err := os.ReadFile(path)
 		if err != nil {

@@ -13,6 +13,7 @@
 package pipeline
 
 import (
+	"time"
 	"context"
 	"fmt"
 
@@ -35,6 +36,10 @@ type Pipeline struct {
 	// kept in memory (see processors.Options.StateMemory); 0 means the
 	// default.
 	StateMemory int64
+	// TriggerInterval is how often a continuous flow over an external source
+	// asks it for new data (pipelines.trigger.interval); 0 means the
+	// default (processors.Options.PollInterval).
+	TriggerInterval time.Duration
 
 	datasets []*domain.Dataset
 	flows    []*domain.Flow

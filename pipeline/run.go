@@ -9,8 +9,8 @@ import (
 )
 
 // Run resolves the pipeline and runs one update over store. The pipeline's
-// settings (Development, MaxConcurrentFlows, StateMemory) fill what opts
-// leaves unset.
+// settings (Development, MaxConcurrentFlows, StateMemory, TriggerInterval)
+// fill what opts leaves unset.
 //
 // A pipeline that fails validation is recorded as a failed update and
 // returned as a Result whose Err is the domain.Problems; the error return is
@@ -22,6 +22,9 @@ func (p *Pipeline) Run(ctx context.Context, store *eventstore.Store, opts proces
 	}
 	if opts.StateMemory == 0 {
 		opts.StateMemory = p.StateMemory
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = p.TriggerInterval
 	}
 	g, problems := p.Resolve()
 	if len(problems) > 0 {

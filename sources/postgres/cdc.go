@@ -10,6 +10,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -56,6 +57,7 @@ type Source struct {
 	keyType [][]string // their types, as SQL spells them
 	mu      sync.Mutex
 	pool    *pgxpool.Pool
+	planned *planned // what the last plan decoded
 	// slotMu takes the slot one use at a time: the next batch is planned
 	// and read while one commits and advances the slot, and Postgres lets
 	// one session at a time use a slot ("is active for PID")
@@ -343,9 +345,10 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 	// planned): decode a budget of rows, and twice as many again while the
 	// budget ran out before the batch was full.
 	var end pglogrepl.LSN
+	var d *decoder
 	for budget := 2*max + 2; ; budget = min(2*budget, math.MaxInt32) {
 		changes, txn, decoded, full := int64(0), int64(0), int64(0), false
-		end = 0
+		end, d = 0, s.newDecoder()
 		err = s.peek(ctx, pool, 0, budget, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
 			decoded++
 			switch m := m.(type) {
@@ -353,6 +356,7 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 				txn = 0
 			case *pglogrepl.CommitMessage:
 				if m.TransactionEndLSN <= from {
+					d.commit(false)
 					return true // read by a batch before
 				}
 				if end != 0 && changes+txn > max {
@@ -360,9 +364,12 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 					return false // this transaction opens the next batch
 				}
 				end, changes = m.TransactionEndLSN, changes+txn
+				d.commit(true)
+				return true
 			case *pglogrepl.InsertMessage, *pglogrepl.UpdateMessage, *pglogrepl.DeleteMessage, *pglogrepl.TruncateMessage:
 				txn++
 			}
+			d.message(lsn, m) // a change that cannot be a row is the read's to report
 			return true
 		})
 		if err != nil {
@@ -376,7 +383,16 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 		return nil, false, nil
 	}
 	out, err := json.Marshal(position{LSN: end.String()})
-	return out, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	s.planned = nil
+	if d.failure == nil {
+		s.planned = &planned{start: start, end: out, rows: d.out}
+	}
+	s.mu.Unlock()
+	return out, true, nil
 }
 
 // Committed moves the slot's confirmed position to end, every batch up to
@@ -482,92 +498,140 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 		}
 		return s.readChunk(ctx, pool, endPos.Snapshot.Table, after, endPos.Snapshot.After, int64(to))
 	}
-	out := domain.NewBatch(s.schema, 0)
-	relations := map[uint32]*pglogrepl.RelationMessage{}
-	var pending [][]domain.Value // the current transaction's rows
-	var commitTS time.Time
-	var failure error
+	if rows, ok := s.takePlanned(start, end); ok {
+		return rows, nil
+	}
+	d := s.newDecoder()
 	err = s.peek(ctx, pool, to, 0, func(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
-		// row adds a change of relation rel: the values of tuple, and of old
-		// (the row before an update, with REPLICA IDENTITY FULL) for a
-		// large value the update left as it was, which Postgres does not
-		// send again.
-		row := func(op string, rel uint32, tuple, old *pglogrepl.TupleData) {
-			r := relations[rel]
-			if r == nil {
-				if failure == nil {
-					failure = domain.Errorf(domain.CodeMalformedRecord, "a change at %s is of a relation the log did not describe first", lsn)
-				}
-				return
-			}
-			vals := make([]domain.Value, len(s.schema.Fields))
-			if tuple != nil {
-				for i, c := range tuple.Columns {
-					if i >= len(r.Columns) {
-						break
-					}
-					j := s.schema.Index(r.Columns[i].Name)
-					data := c.Data
-					switch {
-					case j < 0 || c.DataType == 'n':
-						continue // a column added after the source was planned, or NULL
-					case c.DataType == 'u' && old != nil && i < len(old.Columns) && old.Columns[i].DataType == 't':
-						data = old.Columns[i].Data
-					case c.DataType == 'u':
-						if failure == nil {
-							failure = domain.Errorf(domain.CodeCDCUnchangedToast, "%s.%s, column %s at %s: an update left its large value as it was, and Postgres sent no value for it", r.Namespace, r.RelationName, r.Columns[i].Name, lsn).
-								WithHint(fmt.Sprintf("ALTER TABLE %s.%s REPLICA IDENTITY FULL: the update then carries the row before it, whose value sluice takes", r.Namespace, r.RelationName))
-						}
-						continue
-					}
-					v, err := parseText(string(data), s.schema.Fields[j].Type)
-					if err != nil && failure == nil {
-						failure = domain.Errorf(domain.CodeMalformedRecord, "%s.%s, column %s at %s: %v", r.Namespace, r.RelationName, r.Columns[i].Name, lsn, err)
-					}
-					vals[j] = v
-				}
-			}
-			n := len(s.schema.Fields)
-			vals[n-4] = domain.String(op)
-			vals[n-3] = domain.Int(int64(lsn))
-			vals[n-1] = domain.String(r.Namespace + "." + r.RelationName)
-			pending = append(pending, vals)
+		c, ok := m.(*pglogrepl.CommitMessage)
+		if !ok {
+			return d.message(lsn, m)
 		}
-		switch m := m.(type) {
-		case *pglogrepl.RelationMessage:
-			relations[m.RelationID] = m
-		case *pglogrepl.BeginMessage:
-			pending, commitTS = pending[:0], m.CommitTime
-		case *pglogrepl.InsertMessage:
-			row("INSERT", m.RelationID, m.Tuple, nil)
-		case *pglogrepl.UpdateMessage:
-			row("UPDATE", m.RelationID, m.NewTuple, m.OldTuple)
-		case *pglogrepl.DeleteMessage:
-			row("DELETE", m.RelationID, m.OldTuple, nil)
-		case *pglogrepl.TruncateMessage:
-			for _, rel := range m.RelationIDs {
-				row("TRUNCATE", rel, nil, nil)
-			}
-		case *pglogrepl.CommitMessage:
-			if m.TransactionEndLSN > from && m.TransactionEndLSN <= to {
-				for _, vals := range pending {
-					vals[len(vals)-2] = domain.Timestamp(commitTS)
-					if err := out.AppendRow(vals...); err != nil && failure == nil {
-						failure = err
-					}
-				}
-			}
-			pending = pending[:0]
-			if m.TransactionEndLSN >= to {
-				return false
-			}
-		}
-		return failure == nil
+		d.commit(c.TransactionEndLSN > from && c.TransactionEndLSN <= to)
+		return c.TransactionEndLSN < to && d.failure == nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, failure
+	return d.out, d.failure
+}
+
+// A decoder turns pgoutput messages into rows of the source's schema,
+// a transaction at a time: commit keeps the transaction's rows, or drops
+// them.
+type decoder struct {
+	s         *Source
+	relations map[uint32]*pglogrepl.RelationMessage
+	pending   [][]domain.Value // the current transaction's rows
+	commitTS  time.Time
+	out       *domain.Batch
+	failure   error // the first change that could not be a row
+}
+
+func (s *Source) newDecoder() *decoder {
+	return &decoder{s: s, relations: map[uint32]*pglogrepl.RelationMessage{}, out: domain.NewBatch(s.schema, 0)}
+}
+
+// message takes a message other than a commit; false when a change could
+// not be a row (see failure).
+func (d *decoder) message(lsn pglogrepl.LSN, m pglogrepl.Message) bool {
+	switch m := m.(type) {
+	case *pglogrepl.RelationMessage:
+		d.relations[m.RelationID] = m
+	case *pglogrepl.BeginMessage:
+		d.pending, d.commitTS = d.pending[:0], m.CommitTime
+	case *pglogrepl.InsertMessage:
+		d.row(lsn, "INSERT", m.RelationID, m.Tuple, nil)
+	case *pglogrepl.UpdateMessage:
+		d.row(lsn, "UPDATE", m.RelationID, m.NewTuple, m.OldTuple)
+	case *pglogrepl.DeleteMessage:
+		d.row(lsn, "DELETE", m.RelationID, m.OldTuple, nil)
+	case *pglogrepl.TruncateMessage:
+		for _, rel := range m.RelationIDs {
+			d.row(lsn, "TRUNCATE", rel, nil, nil)
+		}
+	}
+	return d.failure == nil
+}
+
+// commit ends the current transaction: its rows go into the batch when
+// keep is true.
+func (d *decoder) commit(keep bool) {
+	if keep {
+		for _, vals := range d.pending {
+			vals[len(vals)-2] = domain.Timestamp(d.commitTS)
+			if err := d.out.AppendRow(vals...); err != nil && d.failure == nil {
+				d.failure = err
+			}
+		}
+	}
+	d.pending = d.pending[:0]
+}
+
+// row adds a change of relation rel: the values of tuple, and of old (the
+// row before an update, with REPLICA IDENTITY FULL) for a large value the
+// update left as it was, which Postgres does not send again.
+func (d *decoder) row(lsn pglogrepl.LSN, op string, rel uint32, tuple, old *pglogrepl.TupleData) {
+	schema := d.s.schema
+	r := d.relations[rel]
+	if r == nil {
+		if d.failure == nil {
+			d.failure = domain.Errorf(domain.CodeMalformedRecord, "a change at %s is of a relation the log did not describe first", lsn)
+		}
+		return
+	}
+	vals := make([]domain.Value, len(schema.Fields))
+	if tuple != nil {
+		for i, c := range tuple.Columns {
+			if i >= len(r.Columns) {
+				break
+			}
+			j := schema.Index(r.Columns[i].Name)
+			data := c.Data
+			switch {
+			case j < 0 || c.DataType == 'n':
+				continue // a column added after the source was planned, or NULL
+			case c.DataType == 'u' && old != nil && i < len(old.Columns) && old.Columns[i].DataType == 't':
+				data = old.Columns[i].Data
+			case c.DataType == 'u':
+				if d.failure == nil {
+					d.failure = domain.Errorf(domain.CodeCDCUnchangedToast, "%s.%s, column %s at %s: an update left its large value as it was, and Postgres sent no value for it", r.Namespace, r.RelationName, r.Columns[i].Name, lsn).
+						WithHint(fmt.Sprintf("ALTER TABLE %s.%s REPLICA IDENTITY FULL: the update then carries the row before it, whose value sluice takes", r.Namespace, r.RelationName))
+				}
+				continue
+			}
+			v, err := parseText(string(data), schema.Fields[j].Type)
+			if err != nil && d.failure == nil {
+				d.failure = domain.Errorf(domain.CodeMalformedRecord, "%s.%s, column %s at %s: %v", r.Namespace, r.RelationName, r.Columns[i].Name, lsn, err)
+			}
+			vals[j] = v
+		}
+	}
+	n := len(schema.Fields)
+	vals[n-4] = domain.String(op)
+	vals[n-3] = domain.Int(int64(lsn))
+	vals[n-1] = domain.String(r.Namespace + "." + r.RelationName)
+	d.pending = append(d.pending, vals)
+}
+
+// planned is the batch a plan decoded on its way, for the read of its
+// range that follows: the log is decoded once a micro-batch.
+type planned struct {
+	start, end domain.Offset
+	rows       *domain.Batch
+}
+
+// takePlanned returns (and forgets) the rows the last plan decoded, when
+// it planned this range.
+func (s *Source) takePlanned(start, end domain.Offset) (*domain.Batch, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.planned
+	if p == nil || !bytes.Equal(p.start, start) || !bytes.Equal(p.end, end) {
+		return nil, false
+	}
+	s.planned = nil
+	return p.rows, true
 }
 
 // keyComparison is (k1, k2) op ($n::text::t1, ...), the key's columns
