@@ -13,9 +13,9 @@
 package pipeline
 
 import (
-	"time"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 )
