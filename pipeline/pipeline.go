@@ -15,6 +15,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -132,7 +134,9 @@ func WithSchema(s domain.Schema) Option {
 
 // Expect checks condition, a SQL boolean expression over the dataset's
 // columns, on every row written to it, and counts the rows that fail it in
-// the flow's data_quality metrics (@dp.expect). A NULL result passes.
+// the flow's data_quality metrics (@dp.expect). A NULL result passes, as a
+// SQL CHECK constraint's does: write `x IS NOT NULL AND x > 0` to fail
+// NULLs too.
 func Expect(name, condition string) Option { return expect(name, condition, domain.ExpectWarn) }
 
 // ExpectOrDrop is Expect that also drops the rows that fail
@@ -142,6 +146,26 @@ func ExpectOrDrop(name, condition string) Option { return expect(name, condition
 // ExpectOrFail is Expect that fails the flow on a row that fails, before
 // anything of its micro-batch is written (@dp.expect_or_fail).
 func ExpectOrFail(name, condition string) Option { return expect(name, condition, domain.ExpectFail) }
+
+// ExpectAll is Expect for each name and condition of rules
+// (@dp.expect_all); each is counted on its own. The rules are checked in
+// the order of their names.
+func ExpectAll(rules map[string]string) Option { return expectAll(rules, domain.ExpectWarn) }
+
+// ExpectAllOrDrop is ExpectOrDrop for each rule (@dp.expect_all_or_drop): a
+// row that fails any of them is dropped.
+func ExpectAllOrDrop(rules map[string]string) Option { return expectAll(rules, domain.ExpectDrop) }
+
+// ExpectAllOrFail is ExpectOrFail for each rule (@dp.expect_all_or_fail).
+func ExpectAllOrFail(rules map[string]string) Option { return expectAll(rules, domain.ExpectFail) }
+
+func expectAll(rules map[string]string, action domain.ExpectAction) Option {
+	return func(d *decl) {
+		for _, name := range slices.Sorted(maps.Keys(rules)) {
+			expect(name, rules[name], action)(d)
+		}
+	}
+}
 
 func expect(name, condition string, action domain.ExpectAction) Option {
 	return expectAt(domain.Expectation{Name: name, Condition: condition, Action: action})
