@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -185,7 +184,7 @@ func (j *jsonlEvents) write(ev *domain.Event) error {
 	if err != nil {
 		return err
 	}
-	b = append(namedTypes(b), '\n')
+	b = append(domain.NameTypes(b), '\n')
 	_, err = j.w.Write(b)
 	return err
 }
@@ -218,33 +217,3 @@ func (t *tableEvents) write(ev *domain.Event) error {
 
 func (t *tableEvents) flush() error { return t.out.flush() }
 
-// typeKey starts a column type in an event's JSON as the store keeps it:
-// {"kind":4}. The key cannot occur inside a JSON string, where every quote is
-// escaped.
-var typeKey = []byte(`"type":{"kind":`)
-
-// namedTypes rewrites the column types in an event's JSON (details.*.schema)
-// into their SQL names, as Type.String spells them: "bigint",
-// "array<string>", "struct<a: bigint>". The store keeps the numeric form:
-// stored events and projections are compared byte for byte by replay
-// --verify, so the stored encoding stays as it is and only the output for
-// people and scripts names the types.
-func namedTypes(b []byte) []byte {
-	i := bytes.Index(b, typeKey)
-	if i < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i >= 0 {
-		start := i + len(`"type":`)
-		dec := json.NewDecoder(bytes.NewReader(b[start:]))
-		var t domain.Type
-		if err := dec.Decode(&t); err != nil {
-			break // not a type after all: left as it is
-		}
-		out = domain.AppendJSONString(append(out, b[:start]...), t.String())
-		b = b[start+int(dec.InputOffset()):]
-		i = bytes.Index(b, typeKey)
-	}
-	return append(out, b...)
-}

@@ -26,6 +26,17 @@ CREATE OR REFRESH STREAMING TABLE orders_clean (
 CREATE OR REFRESH STREAMING TABLE orders_final (
   CONSTRAINT known_status EXPECT (status IN ('NEW', 'SHIPPED', 'DELIVERED')) ON VIOLATION FAIL UPDATE
 ) AS SELECT * FROM STREAM(orders_clean);
+
+-- the data quality dashboard: a materialized view over the event log
+CREATE OR REFRESH MATERIALIZED VIEW data_quality AS
+SELECT update_id, e.dataset, e.name AS expectation, sum(e.passed_records) AS passed, sum(e.failed_records) AS failed
+FROM (
+  SELECT origin.update_id AS update_id,
+         explode(from_json(details:flow_progress.data_quality.expectations,
+           'array<struct<name: string, dataset: string, passed_records: bigint, failed_records: bigint>>')) AS e
+  FROM event_log(TABLE(orders_raw))
+  WHERE event_type = 'flow_progress')
+GROUP BY ALL;
 `
 
 func orderLine(id int, customer string, amount string, status, date string) string {
@@ -73,6 +84,22 @@ func TestQualityWorkflow(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("sluice quality:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// the same figures in the materialized view over event_log()
+	var dashboard []string
+	for _, line := range strings.Split(strings.TrimSpace(tableRows(t, dir, "data_quality")), "\n") {
+		var row struct {
+			Dataset, Expectation string
+			Passed, Failed       int64
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		dashboard = append(dashboard, fmt.Sprintf("%s %s %d %d", row.Dataset, row.Expectation, row.Passed, row.Failed))
+	}
+	sort.Strings(dashboard)
+	if strings.Join(dashboard, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the materialized view over event_log():\n%s\nwant what sluice quality says:\n%s", strings.Join(dashboard, "\n"), strings.Join(want, "\n"))
 	}
 	// the same figures in the flows' data_quality
 	dropped := map[string]int64{}

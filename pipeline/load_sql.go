@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 	kafkasink "github.com/sluicehq/sluice/sinks/kafka"
@@ -752,9 +753,43 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 		return c.l.postgresCDCRelation(c.file, call)
 	case "read_nats", "read_amqp":
 		return c.l.messageRelation(c.file, call, name)
+	case "event_log":
+		return c.eventLogRelation(call)
 	}
 	return sql.Relation{}, &syntax.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
-		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc, read_nats, read_amqp or range", name)}
+		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc, read_nats, read_amqp, event_log or range", name)}
+}
+
+// eventLogRelation plans event_log() and event_log(TABLE(t)): the
+// pipeline's own event log, a row per event. As in Databricks,
+// event_log(TABLE(t)) is the log of the pipeline that publishes t, which
+// must be this one.
+func (c *sqlCatalog) eventLogRelation(call *syntax.FuncCall) (sql.Relation, error) {
+	fail := func(p syntax.Pos, code domain.Code, format string, args ...any) (sql.Relation, error) {
+		return sql.Relation{}, &syntax.Error{Code: code, File: c.file.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
+	}
+	switch len(call.Args) {
+	case 0:
+	case 1:
+		arg, ok := call.Args[0].(*syntax.FuncCall)
+		var ref *syntax.ColumnRef
+		if ok && strings.EqualFold(arg.Name.Last().Name, "table") && len(arg.Args) == 1 {
+			ref, ok = arg.Args[0].(*syntax.ColumnRef)
+		}
+		if !ok || ref == nil {
+			return fail(call.Args[0].Position(), domain.CodeInvalidDefinition, "event_log takes nothing (this pipeline's log) or TABLE(name), as in event_log(TABLE(orders))")
+		}
+		n := &syntax.Name{Pos: ref.Pos, Parts: ref.Parts}
+		name, own := c.ns.ownName(n)
+		if ds := c.l.datasets[strings.ToLower(name)]; !own || ds == nil {
+			return fail(ref.Pos, domain.CodeUnknownDataset, "event_log(TABLE(%s)) reads the log of the pipeline that publishes %s, and this pipeline declares no dataset %s; read this pipeline's log with event_log()", nameText(n), nameText(n), nameText(n))
+		}
+	default:
+		return fail(call.Pos, domain.CodeInvalidDefinition, "event_log takes nothing (this pipeline's log) or TABLE(name)")
+	}
+	const rel = "event_log()"
+	c.l.sources[rel] = processors.EventLog{}
+	return sql.Relation{Name: rel, Schema: processors.EventLogSchema}, nil
 }
 
 // declareSink declares a CREATE SINK: its format's sink made from its

@@ -100,6 +100,9 @@ CREATE STREAMING TABLE a AS SELECT 1;
 CREATE FLOW f AS AUTO CDC INTO a FROM STREAM(x) KEYS (id) SEQUENCE BY ts;
 CREATE MATERIALIZED VIEW c AS SELECT nope(1) FROM b;
 SELECT 1;
+CREATE MATERIALIZED VIEW d AS SELECT count(*) FROM event_log(TABLE(elsewhere));
+CREATE MATERIALIZED VIEW e AS SELECT count(*) FROM event_log('x');
+CREATE MATERIALIZED VIEW g AS SELECT count(*) AS n FROM event_log(TABLE(c));
 `)
 	got := map[string]string{}
 	for _, p := range probs {
@@ -111,6 +114,9 @@ SELECT 1;
 		"f2.sql:2": "PIPELINE_DUPLICATE_IDENTIFIERS",
 		"f2.sql:3": "TABLE_OR_VIEW_NOT_FOUND",
 		"f2.sql:5": "INVALID_DEFINITION",
+		"f2.sql:6": "TABLE_OR_VIEW_NOT_FOUND",
+		"f2.sql:7": "INVALID_DEFINITION",
+		"f2.sql:8": "",
 	}
 	for k, v := range want {
 		if got[k] != v {

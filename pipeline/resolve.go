@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
 )
@@ -515,9 +516,31 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 				set[w] = true
 			}
 		}
+		if readsEventLog(f) {
+			// it sees the whole update: every flow that does not read the
+			// log finishes first
+			for _, o := range r.sortedFlows() {
+				if o.Type != domain.FlowView && !readsEventLog(o) {
+					set[o.Name] = true
+				}
+			}
+		}
 		preds[f.Name] = slices.Sorted(maps.Keys(set))
 	}
 	return preds, dependsOn
+}
+
+// readsEventLog reports whether a flow's query reads event_log().
+func readsEventLog(f *domain.Flow) bool {
+	if f.Query == nil {
+		return false
+	}
+	for _, in := range f.Query.Inputs() {
+		if _, ok := in.Source.(processors.EventLog); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // order sorts the runnable flows topologically (ties by name) and reports

@@ -14,6 +14,9 @@ func (u *update) sourceOf(in domain.Input) domain.Source {
 	if in.Dataset != "" {
 		return &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming, committed: u.committed}
 	}
+	if _, ok := in.Source.(EventLog); ok {
+		return &eventLogReader{store: u.store}
+	}
 	return in.Source
 }
 

@@ -171,6 +171,11 @@ func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.O
 				return g, err
 			}
 		case *syntax.ColumnRef:
+			if i, ok := keyIndex[exprKey(e)]; ok {
+				// a key as written (a struct's field too: GROUP BY e.a), or
+				// one that failed, reported where it is grouped by
+				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
+			}
 			if _, _, err := postC.resolveColumn(e.Parts); err == nil {
 				return nil, nil
 			}
@@ -179,10 +184,6 @@ func (pl *planner) aggregate(s *syntax.Select, items []item, orderBy []*syntax.O
 					return unknownValue(), nil // grouped or not, who knows
 				}
 				return nil, planErr(domain.CodeMissingAggregation, e.Pos, "`%s` is neither in GROUP BY nor inside an aggregate", syntax.Format(e))
-			}
-			if i, ok := keyIndex[exprKey(e)]; ok && doubtfulKeys {
-				// a key that failed, reported where it is grouped by
-				return &colNode{idx: i, t: post.schema.Fields[i].Type}, nil
 			}
 			return nil, nil
 		}

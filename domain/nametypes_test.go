@@ -1,4 +1,4 @@
-package cli
+package domain_test
 
 import (
 	"encoding/json"
@@ -8,10 +8,10 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// TestNamedTypes: the column types of an event's JSON are rewritten into
+// TestNameTypes: the column types of an event's JSON are rewritten into
 // their SQL names, nested types whole, and nothing else is touched: not text
 // that only looks like a type inside a string.
-func TestNamedTypes(t *testing.T) {
+func TestNameTypes(t *testing.T) {
 	schema := domain.NewSchema(
 		domain.Field{Name: "id", Type: domain.TypeInt64},
 		domain.Field{Name: "tags", Type: domain.ListOf(domain.TypeString), Nullable: true},
@@ -26,7 +26,7 @@ func TestNamedTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := namedTypes(raw)
+	got := domain.NameTypes(raw)
 	var back struct {
 		Message string
 		Details struct {
@@ -58,8 +58,8 @@ func TestNamedTypes(t *testing.T) {
 	}
 	// JSON without types comes out as it went in.
 	for _, s := range []string{`{}`, `{"type":"x"}`, `{"type":{"name":1}}`, `{"a":"\"type\":{\"kind\":2}"}`} {
-		if out := string(namedTypes([]byte(s))); out != s {
-			t.Errorf("namedTypes(%s) = %s", s, out)
+		if out := string(domain.NameTypes([]byte(s))); out != s {
+			t.Errorf("NameTypes(%s) = %s", s, out)
 		}
 	}
 }
