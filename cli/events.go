@@ -216,4 +216,3 @@ func (t *tableEvents) write(ev *domain.Event) error {
 }
 
 func (t *tableEvents) flush() error { return t.out.flush() }
-

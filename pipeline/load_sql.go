@@ -17,9 +17,9 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
-	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
+	"github.com/sluicehq/sluice/processors"
 	kafkasink "github.com/sluicehq/sluice/sinks/kafka"
 	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
 	postgressink "github.com/sluicehq/sluice/sinks/postgres"

@@ -11,9 +11,9 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/domain"
-	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/expectations"
 	"github.com/sluicehq/sluice/internal/suggest"
+	"github.com/sluicehq/sluice/processors"
 )
 
 // AllProblems returns the problems a loader reported for p, followed by
