@@ -135,6 +135,9 @@ const (
 	// CodeReplicationSlotMissing is a PostgreSQL replication slot dropped
 	// under a flow that reads from it.
 	CodeReplicationSlotMissing Code = "REPLICATION_SLOT_NOT_FOUND"
+	// CodeHookDeliveryFailed is an event a hook was not told of after its
+	// last retry.
+	CodeHookDeliveryFailed Code = "HOOK_DELIVERY_FAILED"
 	// CodeSpoolCorrupt is a message source's spool file that does not read
 	// back as written.
 	CodeSpoolCorrupt Code = "SOURCE_SPOOL_CORRUPT"
@@ -319,6 +322,7 @@ var codeInfo = map[Code]codeText{
 	CodeSourceDataLoss:         {"records a micro-batch was to read are gone from the topic (retention, or the topic was recreated)", "set failOnDataLoss => 'false' to read what is left, or run a full refresh of the flow"},
 	CodeCDCUnchangedToast:      {"an update left a large (TOASTed) value as it was, and Postgres sent no value for it", "set the table's REPLICA IDENTITY FULL, so that updates carry the row before them"},
 	CodeReplicationSlotMissing: {"the replication slot a change capture flow reads from was dropped", "run a full refresh of the flow: it makes the slot again; load the rows changed in between with a once flow"},
+	CodeHookDeliveryFailed:     {"an event hook did not take an event after its last retry", "check that the hook's receiver runs and answers 2xx; the event stays in the log, and the hook goes on with the next"},
 	CodeSpoolCorrupt:           {"a file of a message source's spool (the messages taken from the broker and not yet committed) does not read back as written", "restore the spool directory from a backup, or delete it and run a full refresh of the flow: the messages in it are no longer in the broker"},
 	CodeCheckpointInvalid:      {"a source offset recorded in the checkpoint does not read", "reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read from the source's start"},
 	CodeSecretNotSet:           {"an option names a secret in an environment variable that is not set", "set the variable in the environment of the process that runs the pipeline"},

@@ -363,9 +363,10 @@ type PlanningInformation struct {
 
 // HookProgress records an event hook's outcome.
 type HookProgress struct {
-	Hook   string `json:"hook"`
-	Seq    uint64 `json:"event_seq"`
-	Status string `json:"status"`
+	Hook     string `json:"hook"`
+	Seq      uint64 `json:"event_seq"`
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts"`
 }
 
 // StreamState records, in the commit of a micro-batch of a flow whose

@@ -143,9 +143,12 @@ func (s *Store) scanRange(ctx context.Context, f *Filter, lo, hi uint64, fn func
 		)
 		err := s.view("scanning the log", func(txn *badger.Txn) error {
 			var err error
-			if byIndex {
+			switch {
+			case byIndex:
 				chunk, next, err = readIndexChunk(txn, f, kind, name, lo, hi)
-			} else {
+			case len(f.Types) > 1:
+				chunk, next, err = readTypesChunk(txn, f, lo, hi)
+			default:
 				chunk, next, err = readFilteredLog(txn, f, lo, hi)
 			}
 			return err
@@ -265,6 +268,63 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 		size += n
 	}
 	return out, next, nil
+}
+
+// readTypesChunk walks the type index of each of f's types from lo, and
+// returns the matching events of one chunk in seq order, and the seq to go
+// on from: the events of a few types are read without reading the log's
+// other events (rows among them).
+func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
+	var seqs []uint64
+	upto := hi // every index is read up to here
+	for _, t := range f.Types {
+		prefix := indexPrefix(indexType, string(t))
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix}) // keys only
+		n := 0
+		for it.Seek(binary.BigEndian.AppendUint64(slices.Clip(prefix), lo)); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(prefix)+8 {
+				it.Close()
+				return nil, 0, domain.Errorf(domain.CodeEventCodec, "malformed index key %s", describeKey(it.Item().KeyCopy(nil))).
+					WithHint("rebuild the projections from the log")
+			}
+			seq := binary.BigEndian.Uint64(k[len(prefix):])
+			if seq > upto {
+				break
+			}
+			if n == scanMaxEvents {
+				upto = seq - 1 // this index is read no further in this chunk
+				break
+			}
+			seqs = append(seqs, seq)
+			n++
+		}
+		it.Close()
+	}
+	slices.Sort(seqs)
+	var out []*domain.Event
+	size := 0
+	for _, seq := range seqs {
+		if seq > upto {
+			break
+		}
+		if size >= scanMaxBytes {
+			return out, seq, nil
+		}
+		item, err := txn.Get(logKey(seq))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, 0, domain.Errorf(domain.CodeProjectionMismatch, "the type index names event %d, which the log does not hold", seq)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		n, err := appendMatch(&out, f, seq, item)
+		if err != nil {
+			return nil, 0, err
+		}
+		size += n
+	}
+	return out, upto + 1, nil
 }
 
 // appendMatch decodes the log entry item, of event seq, and appends it to out

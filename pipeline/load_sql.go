@@ -24,6 +24,7 @@ import (
 	parquetsink "github.com/sluicehq/sluice/sinks/parquet"
 	postgressink "github.com/sluicehq/sluice/sinks/postgres"
 	wmsink "github.com/sluicehq/sluice/sinks/watermill"
+	"github.com/sluicehq/sluice/sinks/webhook"
 	"github.com/sluicehq/sluice/sql"
 	"github.com/sluicehq/sluice/sql/syntax"
 )
@@ -1168,6 +1169,19 @@ func (l *sqlLoader) relPath(p string) string {
 	return filepath.Join(l.opts.Dir, p)
 }
 
+// webhookHook makes the hook of an event_hooks entry.
+func webhookHook(h EventHook) (processors.Hook, error) {
+	match, types, err := processors.HookMatcher(h.On, h.MinFailureRate)
+	if err != nil {
+		return processors.Hook{}, err
+	}
+	w, err := webhook.New(h.URL, h.Headers)
+	if err != nil {
+		return processors.Hook{}, err
+	}
+	return processors.Hook{Name: h.Name, Match: match, Types: types, Deliver: w.Deliver, Retries: h.Retries}, nil
+}
+
 // TriggerIntervalKey is the configuration key of how often continuous
 // flows poll their external sources, as Databricks names it.
 const TriggerIntervalKey = "pipelines.trigger.interval"
@@ -1219,6 +1233,14 @@ func LoadSQLProject(proj *Project) (*Pipeline, domain.Problems) {
 				WithHint("write it as a number and a unit: '10 milliseconds', '1 second', '5 minutes'"))
 		}
 		p.TriggerInterval = d
+	}
+	for _, h := range proj.EventHooks {
+		hook, err := webhookHook(h)
+		if err != nil {
+			problems = append(problems, domain.Errorf(domain.CodeOf(err), "%s: event hook %q: %s", proj.File, h.Name, errorMessage(err)))
+			continue
+		}
+		p.OnEvent(hook)
 	}
 	var files []SQLFile
 	for _, path := range proj.Libraries {

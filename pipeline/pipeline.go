@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/processors"
 )
 
 // Pipeline is a set of declared datasets and flows, plus the settings that
@@ -42,7 +43,12 @@ type Pipeline struct {
 	// asks it for new data (pipelines.trigger.interval); 0 means the
 	// default (processors.Options.PollInterval).
 	TriggerInterval time.Duration
+	// HookWait is how long Run waits, once the update ended, for the hooks
+	// to be told of its events (30 s when 0); what is left is told by the
+	// next Run.
+	HookWait time.Duration
 
+	hooks    []processors.Hook
 	datasets []*domain.Dataset
 	flows    []*domain.Flow
 	problems domain.Problems // found while declaring, reported by Resolve
@@ -189,6 +195,12 @@ func withChecker(c domain.Checker) Option {
 		}
 	}
 }
+
+// OnEvent subscribes a hook to the pipeline's events: each Run tells it,
+// beside the update, of the events it matches (retried with backoff, in
+// log order, never holding a flow back), and records each delivery in a
+// hook_progress event.
+func (p *Pipeline) OnEvent(h processors.Hook) { p.hooks = append(p.hooks, h) }
 
 // Once makes a flow run one time, reading its source as a batch (a backfill).
 // Its completion is durable: later updates skip it until a full refresh.

@@ -39,6 +39,8 @@ const DefaultStorage = ".sluice"
 //	development: false
 //	max_concurrent_flows: 4
 //	state_memory_mib: 1024           # per AUTO CDC table; the rest spills to disk
+//	event_hooks:                     # webhooks told of events
+//	  - {name: alerts, on: [update_failed, flow_failed], url: "https://...", headers: {Authorization: "Bearer ${env:TOKEN}"}}
 type Project struct {
 	// Dir is the pipeline directory, absolute.
 	Dir string
@@ -57,6 +59,8 @@ type Project struct {
 	Catalog, Schema string
 	// Continuous and Development are the update modes (see Pipeline).
 	Continuous, Development bool
+	// EventHooks are the webhooks told of the pipeline's events.
+	EventHooks []EventHook
 	// MaxConcurrentFlows bounds the micro-batches running at once; 0 means
 	// the default.
 	MaxConcurrentFlows int
@@ -182,6 +186,8 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 			proj.MaxConcurrentFlows = pr.positive(k, v)
 		case "state_memory_mib":
 			proj.StateMemoryMiB = int64(pr.positive(k, v))
+		case "event_hooks":
+			proj.EventHooks = pr.eventHooks(v)
 		default:
 			pr.add(pr.errAt(k.Line, k.Column, "unknown field %q%s", k.Value, didYouMean(k.Value, projectFields)).
 				WithHint("the fields are: " + strings.Join(projectFields, ", ")))
@@ -203,7 +209,83 @@ func ParseProject(dir, file string, text []byte) (*Project, error) {
 // one. pipeline.yaml's name and sluice init's argument follow this one rule.
 func ValidName(name string) bool { return name != "" }
 
-var projectFields = []string{"name", "storage", "libraries", "configuration", "catalog", "schema", "continuous", "development", "max_concurrent_flows", "state_memory_mib"}
+var projectFields = []string{"name", "storage", "libraries", "configuration", "catalog", "schema", "continuous", "development", "max_concurrent_flows", "state_memory_mib", "event_hooks"}
+
+// EventHook is a webhook of pipeline.yaml's event_hooks: the events it is
+// on are POSTed to its url as JSON.
+type EventHook struct {
+	Name string
+	// On lists what the hook is told of: update_failed, flow_failed,
+	// expectation_failed, ... (processors.HookTriggers) and event types.
+	On  []string
+	URL string
+	// MinFailureRate is the failure rate from which expectation_failed
+	// fires (any failed row when 0).
+	MinFailureRate float64
+	// Headers are sent with each delivery; values may name secrets as
+	// ${env:NAME}, resolved when the pipeline loads.
+	Headers map[string]string
+	// Retries after the first try (5 when 0).
+	Retries int
+}
+
+var hookFields = []string{"name", "on", "url", "min_failure_rate", "headers", "retries"}
+
+// eventHooks reads the event_hooks list.
+func (pr *projectReader) eventHooks(v *yaml.Node) []EventHook {
+	if v.Kind != yaml.SequenceNode {
+		pr.add(pr.errAt(v.Line, v.Column, "event_hooks must be a list of hooks ({name, on, url, ...}), not %s", describe(v)))
+		return nil
+	}
+	var hooks []EventHook
+	names := map[string]bool{}
+	for _, item := range v.Content {
+		if item.Kind != yaml.MappingNode {
+			pr.add(pr.errAt(item.Line, item.Column, "an event hook is a mapping {name, on, url, ...}, not %s", describe(item)))
+			continue
+		}
+		var h EventHook
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			k, val := item.Content[i], item.Content[i+1]
+			switch k.Value {
+			case "name":
+				h.Name = pr.str(k, val)
+			case "url":
+				h.URL = pr.str(k, val)
+			case "on":
+				if val.Kind != yaml.SequenceNode {
+					pr.add(pr.errAt(val.Line, val.Column, "on must be a list, as [update_failed, flow_failed], not %s", describe(val)))
+					continue
+				}
+				for _, o := range val.Content {
+					h.On = append(h.On, pr.str(k, o))
+				}
+			case "min_failure_rate":
+				if val.Kind != yaml.ScalarNode || val.Decode(&h.MinFailureRate) != nil || h.MinFailureRate < 0 || h.MinFailureRate > 1 {
+					pr.add(pr.errAt(val.Line, val.Column, "min_failure_rate must be a number from 0 to 1, not %s", describe(val)))
+				}
+			case "retries":
+				h.Retries = pr.positive(k, val)
+			case "headers":
+				h.Headers = pr.configuration(val)
+			default:
+				pr.add(pr.errAt(k.Line, k.Column, "an event hook has no field %q%s", k.Value, didYouMean(k.Value, hookFields)).
+					WithHint("an event hook's fields are: " + strings.Join(hookFields, ", ")))
+			}
+		}
+		switch {
+		case h.Name == "":
+			pr.add(pr.errAt(item.Line, item.Column, "an event hook needs a name"))
+		case names[h.Name]:
+			pr.add(pr.errAt(item.Line, item.Column, "two event hooks are named %q", h.Name))
+		case !strings.HasPrefix(h.URL, "http://") && !strings.HasPrefix(h.URL, "https://"):
+			pr.add(pr.errAt(item.Line, item.Column, "event hook %q needs a url, http:// or https://", h.Name))
+		}
+		names[h.Name] = true
+		hooks = append(hooks, h)
+	}
+	return hooks
+}
 
 // projectReader collects the problems of one settings file.
 type projectReader struct {

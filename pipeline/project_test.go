@@ -38,6 +38,12 @@ func TestParseProject(t *testing.T) {
 		}},
 		{file: "storage_excluded.yaml", want: &Project{Name: "demo", Storage: lib("transformations/sub"), Libraries: allSQL[:2]}},
 		{file: "glob_dir.yaml", want: &Project{Name: "demo", Storage: lib(".sluice"), Libraries: allSQL[1:]}},
+		{file: "hooks.yaml", want: &Project{Name: "demo", Storage: lib(".sluice"), Libraries: allSQL, EventHooks: []EventHook{{
+			Name: "alerts", On: []string{"update_failed", "expectation_failed"}, URL: "https://example.com/hook", MinFailureRate: 0.05,
+			Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}"}, Retries: 3}}}},
+		{file: "bad_hooks.yaml",
+			problems: []string{"PIPELINE_CONFIG_INVALID 4", "PIPELINE_CONFIG_INVALID 6", "PIPELINE_CONFIG_INVALID 10"},
+			messages: []string{`no field "onn" (did you mean on?)`, `two event hooks are named "a"`, "min_failure_rate must be a number from 0 to 1"}},
 		{file: "unknown_field.yaml", problems: []string{"PIPELINE_CONFIG_INVALID 2"}, messages: []string{`unknown field "libaries" (did you mean libraries?)`}},
 		{file: "missing_name.yaml", problems: []string{"PIPELINE_CONFIG_INVALID 1"}, messages: []string{"no name"}},
 		{file: "config_not_string.yaml",

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"time"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -26,6 +27,19 @@ func (p *Pipeline) Run(ctx context.Context, store *eventstore.Store, opts proces
 	if opts.PollInterval == 0 {
 		opts.PollInterval = p.TriggerInterval
 	}
+	hooks, err := processors.StartHooks(ctx, store, p.hooks, store.LastSeq()+1, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		wait := p.HookWait
+		if wait == 0 {
+			wait = 30 * time.Second
+		}
+		if left, err := hooks.Close(wait); left > 0 || err != nil {
+			opts.Logger.Warn().Int("events_left", left).Err(err).Msg("the hooks were not told of every event in time; the next run tells them the rest")
+		}
+	}()
 	g, problems := p.Resolve()
 	if len(problems) > 0 {
 		return processors.RecordInvalid(ctx, store, p.Name, opts, problems)
