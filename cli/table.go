@@ -89,62 +89,7 @@ Formats:
 			if since > 0 && !changes {
 				return usageError("--since applies to --changes; add --changes to see the changes after event %d", since)
 			}
-			// One committed batch in memory at a time: the table streams
-			// out, and --limit stops reading as soon as it is reached.
-			store, name, seq, schema, err := a.tableAsOf(name, asOf)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
-			if changes {
-				schema = processors.FeedSchema(schema)
-				scan = func(fn func(*domain.Batch) error) error {
-					return processors.ScanChanges(a.ctx, store, name, since, seq, fn)
-				}
-			}
-			out := bufio.NewWriter(a.stdout)
-			defer out.Flush()
-			var w rowWriter
-			switch format {
-			case "jsonl":
-				w = &jsonlWriter{w: out, schema: schema}
-			case "csv":
-				w = newCSVWriter(out, schema)
-			case "parquet":
-				pw, err := parquet.NewWriter(out, schema, parquet.Zstd)
-				if err != nil {
-					return fail(ExitFailed, err)
-				}
-				w = parquetWriter{pw}
-			default:
-				w = newTableWriter(out, schema)
-			}
-			written, errLimit := 0, errors.New("limit reached")
-			err = scan(func(b *domain.Batch) error {
-				rows, err := domain.Concat(domain.NewBatch(schema, 0), b) // in the table's schema
-				if err != nil {
-					return err
-				}
-				n := rows.Len()
-				if limit > 0 {
-					n = min(n, limit-written)
-				}
-				if err := w.write(rows, n); err != nil {
-					return err
-				}
-				if written += n; limit > 0 && written >= limit {
-					return errLimit
-				}
-				return nil
-			})
-			if err != nil && err != errLimit {
-				return fail(ExitFailed, err)
-			}
-			if err := w.close(written); err != nil {
-				return fail(ExitFailed, err)
-			}
-			return nil
+			return a.printTable(name, asOf, format, limit, changes, since)
 		},
 	}
 	f := cmd.Flags()
@@ -155,6 +100,67 @@ Formats:
 	f.Uint64Var(&since, "since", 0, "with --changes, only the batches committed after event SEQ")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions("table", "jsonl", "csv", "parquet"))
 	return cmd
+}
+
+// printTable prints a table's rows (or, with changes, its change feed) as
+// of asOf, in format, at most limit rows (0: all).
+func (a *app) printTable(name, asOf, format string, limit int, changes bool, since uint64) error {
+	// One committed batch in memory at a time: the table streams
+	// out, and --limit stops reading as soon as it is reached.
+	store, name, seq, schema, err := a.tableAsOf(name, asOf)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
+	if changes {
+		schema = processors.FeedSchema(schema)
+		scan = func(fn func(*domain.Batch) error) error {
+			return processors.ScanChanges(a.ctx, store, name, since, seq, fn)
+		}
+	}
+	out := bufio.NewWriter(a.stdout)
+	defer out.Flush()
+	var w rowWriter
+	switch format {
+	case "jsonl":
+		w = &jsonlWriter{w: out, schema: schema}
+	case "csv":
+		w = newCSVWriter(out, schema)
+	case "parquet":
+		pw, err := parquet.NewWriter(out, schema, parquet.Zstd)
+		if err != nil {
+			return fail(ExitFailed, err)
+		}
+		w = parquetWriter{pw}
+	default:
+		w = newTableWriter(out, schema)
+	}
+	written, errLimit := 0, errors.New("limit reached")
+	err = scan(func(b *domain.Batch) error {
+		rows, err := domain.Concat(domain.NewBatch(schema, 0), b) // in the table's schema
+		if err != nil {
+			return err
+		}
+		n := rows.Len()
+		if limit > 0 {
+			n = min(n, limit-written)
+		}
+		if err := w.write(rows, n); err != nil {
+			return err
+		}
+		if written += n; limit > 0 && written >= limit {
+			return errLimit
+		}
+		return nil
+	})
+	if err != nil && err != errLimit {
+		return fail(ExitFailed, err)
+	}
+	if err := w.close(written); err != nil {
+		return fail(ExitFailed, err)
+	}
+	return nil
 }
 
 // tableAsOf opens the storage read-only and finds the table a name (any

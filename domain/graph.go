@@ -62,6 +62,32 @@ type Checker interface {
 	Check(rows *Batch) (*Batch, *DataQuality, error)
 }
 
+// Rejected are the rows of a micro-batch that its drop rules failed, with
+// the names of the rules each row failed: what a quarantine keeps.
+type Rejected struct {
+	Rows   *Batch
+	Failed [][]string
+	// Index is each row's place in the batch checked.
+	Index []int
+}
+
+// A Quarantiner is a Checker that also gives the rows it drops.
+type Quarantiner interface {
+	CheckRejected(rows *Batch) (kept *Batch, rejected *Rejected, quality *DataQuality, err error)
+}
+
+// PropQuarantine is the table property that sends the rows a table's drop
+// rules fail to its quarantine table, QuarantineTable(table).
+const PropQuarantine = "pipelines.quarantine"
+
+// QuarantineTable names the quarantine table of a table.
+func QuarantineTable(table string) string { return table + "_quarantine" }
+
+// QuarantineWriter names the writer of a quarantine table in its batch
+// events and checkpoint: the rows come from the flows of the table, and
+// from retries.
+func QuarantineWriter(table string) string { return QuarantineTable(table) }
+
 // Expectation is a data quality rule on a dataset's rows: a SQL boolean
 // condition over its columns, and what a row that fails it does. A row
 // passes when the condition is true or NULL, as a CHECK constraint does:

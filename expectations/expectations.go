@@ -104,21 +104,29 @@ func (c *Checker) compile(s domain.Schema) (cs []*sql.Compiled, errs []error, ba
 // fails a fail rule is an EXPECTATION_VIOLATION error naming the rule and
 // the row's values.
 func (c *Checker) Check(b *domain.Batch) (*domain.Batch, *domain.DataQuality, error) {
+	kept, _, dq, err := c.CheckRejected(b)
+	return kept, dq, err
+}
+
+// CheckRejected is Check that also returns the rows the drop rules failed,
+// with the names of the rules each failed (nil when none was dropped).
+func (c *Checker) CheckRejected(b *domain.Batch) (*domain.Batch, *domain.Rejected, *domain.DataQuality, error) {
 	// Compiled conditions keep the time of the batch they evaluate: one
 	// batch at a time.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cs, errs, bad := c.compile(b.Schema)
 	if errs != nil {
-		return nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[bad[0]].Name, c.dataset, errs[0])
+		return nil, nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[bad[0]].Name, c.dataset, errs[0])
 	}
 	dq := &domain.DataQuality{}
 	drop := make([]bool, b.Len())
+	var failed map[int][]string // the drop rules each dropped row failed
 	now := time.Now() // current_timestamp is the time of this micro-batch
 	for i, comp := range cs {
 		col, err := comp.EvalAt(b, now)
 		if err != nil {
-			return nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[i].Name, c.dataset, err)
+			return nil, nil, nil, fmt.Errorf("expectation %s on %s: %w", c.exps[i].Name, c.dataset, err)
 		}
 		res := domain.ExpectationResult{Name: c.exps[i].Name, Dataset: c.dataset}
 		for r := 0; r < b.Len(); r++ {
@@ -136,25 +144,34 @@ func (c *Checker) Check(b *domain.Batch) (*domain.Batch, *domain.DataQuality, er
 					err.Message = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, err.Message)
 					err.At(e.File, e.Line, e.Column)
 				}
-				return nil, nil, err
+				return nil, nil, nil, err
 			case domain.ExpectDrop:
 				drop[r] = true
+				if failed == nil {
+					failed = map[int][]string{}
+				}
+				failed[r] = append(failed[r], c.exps[i].Name)
 			}
 		}
 		dq.Expectations = append(dq.Expectations, res)
 	}
-	var keep []int
+	var keep, dropped []int
 	for r, d := range drop {
 		if d {
 			dq.DroppedRecords++
+			dropped = append(dropped, r)
 		} else {
 			keep = append(keep, r)
 		}
 	}
 	if dq.DroppedRecords == 0 {
-		return b, dq, nil
+		return b, nil, dq, nil
 	}
-	return b.Select(keep), dq, nil
+	rejected := &domain.Rejected{Rows: b.Select(dropped), Failed: make([][]string, len(dropped)), Index: dropped}
+	for i, r := range dropped {
+		rejected.Failed[i] = failed[r]
+	}
+	return b.Select(keep), rejected, dq, nil
 }
 
 // describeRow renders a row as name=value pairs for an error message.

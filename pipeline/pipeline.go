@@ -113,6 +113,12 @@ func Comment(text string) Option {
 	}
 }
 
+// Quarantine sends the rows the table's drop rules fail to its quarantine
+// table, <table>_quarantine (the property pipelines.quarantine = 'true'),
+// from which Pipeline.RetryQuarantine lets them in once the rules or the
+// data are fixed.
+func Quarantine() Option { return Properties(map[string]string{domain.PropQuarantine: "true"}) }
+
 // Properties sets table properties, such as pipelines.reset.allowed.
 func Properties(props map[string]string) Option {
 	return func(d *decl) {

@@ -93,6 +93,7 @@ func (r *resolver) resolve() (*domain.Graph, domain.Problems) {
 	r.checkChangeTargets()
 	inputs := r.resolveInputs()
 	r.checkDependsOn()
+	r.addQuarantines()
 	r.checkDatasetsHaveFlows()
 	r.checkExpectations()
 	preds, dependsOn := r.edges(inputs)
@@ -431,9 +432,47 @@ func (r *resolver) checkDatasetsHaveFlows() {
 			}
 			continue // a sink without a flow is allowed: it simply receives nothing
 		}
-		if !written[name] {
+		if !written[name] && ds.Properties[quarantineOf] == "" {
 			r.add(domain.Errorf(domain.CodeDatasetWithoutFlow, "%s %q has no flow that writes it", strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " ")), name).WithNames(name))
 		}
+	}
+}
+
+// quarantineOf is the property of a quarantine table naming its table.
+const quarantineOf = "pipelines.quarantineOf"
+
+// addQuarantines declares the quarantine table of each streaming table
+// with pipelines.quarantine = 'true': the rows its drop rules fail go there
+// (see processors.RetryQuarantine).
+func (r *resolver) addQuarantines() {
+	for _, name := range slices.Sorted(maps.Keys(r.datasets)) {
+		ds := r.datasets[name]
+		switch v := ds.Properties[domain.PropQuarantine]; {
+		case v == "" || v == "false":
+			continue
+		case v != "true":
+			r.add(domain.Errorf(domain.CodeInvalidDefinition, "%s = %q on %q: write 'true' or 'false'", domain.PropQuarantine, v, name).WithNames(name))
+			continue
+		case ds.Type != domain.StreamingTable:
+			r.add(domain.Errorf(domain.CodeInvalidDefinition, "%q is a %s: a quarantine keeps the rows a streaming table's drop rules fail", name, strings.ToLower(strings.ReplaceAll(string(ds.Type), "_", " "))).
+				WithHint("compute an is_quarantined column in the view and filter on it, or set the property on a streaming table").WithNames(name))
+			continue
+		}
+		for _, f := range r.sortedFlows() {
+			if f.Target == name && f.Changes != nil {
+				r.add(domain.Errorf(domain.CodeNotImplemented, "%q is written by the AUTO CDC flow %q: a quarantine takes the rows of append flows", name, f.Name).
+					WithHint("put the expectations and the quarantine on the table the changes come from").WithNames(name, f.Name))
+			}
+		}
+		qt := domain.QuarantineTable(name)
+		if _, taken := r.datasets[qt]; taken {
+			r.add(domain.Errorf(domain.CodeDuplicateIdentifiers, "%q is the quarantine of %q, and the pipeline declares a dataset of that name", qt, name).
+				WithHint("rename the dataset, or turn the quarantine off").WithNames(qt))
+			continue
+		}
+		r.datasets[qt] = &domain.Dataset{Name: qt, Type: domain.StreamingTable,
+			Comment:    fmt.Sprintf("The rows of %s its drop rules failed (sluice quarantine retry %s).", name, name),
+			Properties: map[string]string{quarantineOf: name}}
 	}
 }
 

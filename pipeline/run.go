@@ -52,3 +52,15 @@ func (p *Pipeline) Validate() domain.Problems {
 	_, problems := p.Resolve()
 	return problems
 }
+
+// RetryQuarantine passes the rows of table's quarantine through the
+// table's expectations as the pipeline declares them now: those that pass
+// go into the table and leave the quarantine, in one commit; the rest
+// stay, their retries counted (see processors.RetryQuarantine).
+func (p *Pipeline) RetryQuarantine(ctx context.Context, store *eventstore.Store, table string) (processors.QuarantineResult, error) {
+	g, problems := p.Resolve()
+	if len(problems) > 0 {
+		return processors.QuarantineResult{}, problems
+	}
+	return processors.RetryQuarantine(ctx, store, g, table)
+}

@@ -34,6 +34,9 @@ type flowRun struct {
 
 	checker domain.Checker      // the target's expectations, nil without
 	quality *domain.DataQuality // their counts over this update
+	// rejected are the rows the micro-batch's drop rules failed, for the
+	// target's quarantine, when it has one
+	rejected *domain.Rejected
 
 	lastWork time.Time // when the flow last ran a micro-batch (continuous)
 	idle     bool      // IDLE recorded, RUNNING not since
@@ -476,6 +479,7 @@ func (r *flowRun) planner(gen int64) *flowInputs {
 // order, then the target's expectations.
 func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domain.Batch, *domain.DataQuality, error) {
 	f := r.f
+	r.rejected = nil
 	rows := inputs[0]
 	if len(inputs) > 1 {
 		var err error
@@ -497,6 +501,14 @@ func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domai
 	}
 	if r.checker == nil {
 		return rows, nil, nil
+	}
+	if q, ok := r.checker.(domain.Quarantiner); ok && r.target.Properties[domain.PropQuarantine] == "true" {
+		kept, rejected, quality, err := q.CheckRejected(rows)
+		if err != nil {
+			return nil, nil, userError(f, err)
+		}
+		r.rejected = rejected
+		return kept, quality, nil
 	}
 	rows, quality, err := r.checker.Check(rows)
 	if err != nil {
@@ -632,6 +644,23 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			ev.Data = data
 		}
 		evs = append(evs, ev)
+		if rej := r.rejected; rej != nil && rej.Rows.Len() > 0 {
+			// the dropped rows go to the quarantine in the same commit
+			from := make([]quarantined, rej.Rows.Len())
+			now := time.Now().UnixMicro()
+			for i := range from {
+				from[i] = quarantined{flow: f.Name, batch: info.BatchID, update: u.id, at: now}
+			}
+			qrows, err := quarantineRows(rej.Rows, rej.Failed, from)
+			if err != nil {
+				return err
+			}
+			qev, err := quarantineEvent(u.store, u.event(domain.EventBatchCommitted, domain.LevelInfo, "", domain.Details{}), f.Target, qrows, 0, false)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, qev)
+		}
 	}
 	return u.commit(ctx, evs...)
 }

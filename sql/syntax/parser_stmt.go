@@ -58,6 +58,10 @@ func (p *parser) create() Statement {
 		c.Live, c.Object = true, "VIEW"
 	case p.acceptKws("MATERIALIZED", "VIEW"):
 		c.Object = "MATERIALIZED VIEW"
+	case c.OrRefresh && p.acceptKws("TABLE"):
+		// CREATE OR REFRESH TABLE, the LIVE TABLE of Databricks' examples
+		// without LIVE: a materialized view
+		c.Object = "TABLE"
 	case p.acceptKws("VIEW"):
 		c.Object = "VIEW"
 	case p.acceptKws("SINK"):
