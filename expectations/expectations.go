@@ -122,7 +122,7 @@ func (c *Checker) CheckRejected(b *domain.Batch) (*domain.Batch, *domain.Rejecte
 	dq := &domain.DataQuality{}
 	drop := make([]bool, b.Len())
 	var failed map[int][]string // the drop rules each dropped row failed
-	now := time.Now() // current_timestamp is the time of this micro-batch
+	now := time.Now()           // current_timestamp is the time of this micro-batch
 	for i, comp := range cs {
 		col, err := comp.EvalAt(b, now)
 		if err != nil {
