@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,5 +172,73 @@ CREATE FLOW to_audit AS INSERT INTO audit BY NAME SELECT id, name FROM STREAM(cu
 	events := must(t, 0, sluice, dir, "events", "--type", "sink_definition", "--format", "jsonl").stdout
 	if strings.Contains(events, "not-a-real-password") || strings.Contains(events, "also-not-real") || !strings.Contains(events, "${env:SLUICE_TEST_PG}") || !strings.Contains(events, ":*****@") {
 		t.Errorf("the sink definitions show a password, or not its reference:\n%s", events)
+	}
+}
+
+// TestChangeFeedIntoPostgres replicates an AUTO CDC table into Postgres:
+// the table's change feed (table_changes) into a sink in changes mode,
+// over runs that insert, update and delete; the Postgres table ends equal
+// to the table.
+func TestChangeFeedIntoPostgres(t *testing.T) {
+	ctx := context.Background()
+	admin := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("this test needs the Postgres server at %s: %v", admin, err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("sluice_feed_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: feed\n")
+	writeFile(t, filepath.Join(dir, "flows.sql"), fmt.Sprintf(`
+CREATE OR REFRESH STREAMING TABLE customers;
+CREATE FLOW apply AS AUTO CDC INTO customers
+FROM STREAM read_files('changes/', format => 'json', schema => 'id BIGINT, name STRING, op STRING, seq BIGINT')
+KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq);
+CREATE SINK replica USING postgres OPTIONS (dsn '%s', table '%s.customers', mode 'changes', keys 'id');
+CREATE FLOW to_replica AS INSERT INTO replica BY NAME SELECT * FROM STREAM table_changes('customers');
+`, admin, schema))
+	change := func(file string, lines ...string) {
+		writeFile(t, filepath.Join(dir, "changes", file), strings.Join(lines, "\n")+"\n")
+	}
+	replica := func() string {
+		rows, err := conn.Query(ctx, "SELECT id || ' ' || name FROM "+schema+".customers ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		return strings.Join(got, "; ")
+	}
+	table := func() string {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(tableRows(t, dir, "customers")), "\n") {
+			var row struct {
+				ID   int
+				Name string
+			}
+			if line != "" {
+				_ = json.Unmarshal([]byte(line), &row)
+				out = append(out, fmt.Sprintf("%d %s", row.ID, row.Name))
+			}
+		}
+		sort.Strings(out)
+		return strings.Join(out, "; ")
+	}
+	change("1.json", `{"id": 1, "name": "ann", "op": "I", "seq": 1}`, `{"id": 2, "name": "bob", "op": "I", "seq": 2}`, `{"id": 3, "name": "cy", "op": "I", "seq": 3}`)
+	must(t, 0, sluice, dir, "run", "--live=false")
+	if got := replica(); got != "1 ann; 2 bob; 3 cy" {
+		t.Fatalf("after the inserts Postgres holds %q", got)
+	}
+	change("2.json", `{"id": 2, "name": "robert", "op": "U", "seq": 4}`, `{"id": 3, "op": "D", "seq": 5}`, `{"id": 4, "name": "dee", "op": "I", "seq": 6}`,
+		`{"id": 4, "name": "deedee", "op": "U", "seq": 7}`)
+	must(t, 0, sluice, dir, "run", "--live=false")
+	must(t, 0, sluice, dir, "run", "--live=false") // nothing new
+	if got, want := replica(), table(); got != want || got != "1 ann; 2 robert; 4 deedee" {
+		t.Errorf("Postgres holds %q, the table %q; want both 1 ann; 2 robert; 4 deedee", got, want)
 	}
 }

@@ -756,9 +756,11 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 		return c.l.messageRelation(c.file, call, name)
 	case "event_log":
 		return c.eventLogRelation(call)
+	case "table_changes":
+		return c.tableChangesRelation(call)
 	}
 	return sql.Relation{}, &syntax.Error{Code: domain.CodeUnresolvedRoutine, File: c.file.Path, Pos: call.Pos,
-		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc, read_nats, read_amqp, event_log or range", name)}
+		Message: fmt.Sprintf("%s is not a table-valued function sluice knows; use read_files, read_kafka, read_postgres_cdc, read_nats, read_amqp, event_log, table_changes or range", name)}
 }
 
 // eventLogRelation plans event_log() and event_log(TABLE(t)): the
@@ -791,6 +793,47 @@ func (c *sqlCatalog) eventLogRelation(call *syntax.FuncCall) (sql.Relation, erro
 	const rel = "event_log()"
 	c.l.sources[rel] = processors.EventLog{}
 	return sql.Relation{Name: rel, Schema: processors.EventLogSchema}, nil
+}
+
+// tableChangesRelation plans table_changes('t'[, since]): the change feed
+// of a table of the pipeline, its rows with _change_type, _commit_version
+// and _commit_timestamp (what sluice table t --changes prints), from the
+// batches committed after event since.
+func (c *sqlCatalog) tableChangesRelation(call *syntax.FuncCall) (sql.Relation, error) {
+	fail := func(p syntax.Pos, code domain.Code, format string, args ...any) (sql.Relation, error) {
+		return sql.Relation{}, &syntax.Error{Code: code, File: c.file.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
+	}
+	if len(call.Args) < 1 || len(call.Args) > 2 {
+		return fail(call.Pos, domain.CodeInvalidDefinition, "table_changes takes a table's name and, optionally, the event seq after which to start: table_changes('customers'[, 120])")
+	}
+	text, ok := constText(call.Args[0])
+	if !ok {
+		return fail(call.Args[0].Position(), domain.CodeInvalidDefinition, "table_changes takes the table's name as a string, as in table_changes('customers')")
+	}
+	var since uint64
+	if len(call.Args) == 2 {
+		s, ok := constText(call.Args[1])
+		n, err := strconv.ParseUint(s, 10, 64)
+		if !ok || err != nil {
+			return fail(call.Args[1].Position(), domain.CodeInvalidDefinition, "the start of table_changes is an event seq (a whole number), as in table_changes('customers', 120)")
+		}
+		since = n
+	}
+	n := &syntax.Name{Pos: call.Args[0].Position()}
+	for _, part := range strings.Split(text, ".") {
+		n.Parts = append(n.Parts, &syntax.Ident{Pos: n.Pos, Name: part})
+	}
+	rel, err := c.Table(n, false)
+	if err != nil {
+		return rel, err
+	}
+	if ds := c.l.datasets[strings.ToLower(rel.Name)]; ds == nil || ds.kind == syntax.View {
+		return fail(n.Pos, domain.CodeUnknownDataset, "table_changes reads a table's change feed, and %s is a view: read the table it reads", text)
+	}
+	src := processors.TableChanges{Table: rel.Name, Since: since}
+	name := fmt.Sprintf("%s (%s:%d)", src, c.file.Path, call.Pos.Line)
+	c.l.sources[name] = src
+	return sql.Relation{Name: name, Schema: processors.FeedSchema(rel.Schema)}, nil
 }
 
 // declareSink declares a CREATE SINK: its format's sink made from its

@@ -555,6 +555,13 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 				set[w] = true
 			}
 		}
+		for _, in := range queryInputs(f) {
+			if tc, ok := in.Source.(processors.TableChanges); ok {
+				for _, w := range writers[tc.Table] {
+					set[w] = true // the change feed after the table's writers
+				}
+			}
+		}
 		if readsEventLog(f) {
 			// it sees the whole update: every flow that does not read the
 			// log finishes first
@@ -569,12 +576,17 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 	return preds, dependsOn
 }
 
+// queryInputs lists a flow's query's inputs (none without a query).
+func queryInputs(f *domain.Flow) []domain.Input {
+	if f.Query == nil {
+		return nil
+	}
+	return f.Query.Inputs()
+}
+
 // readsEventLog reports whether a flow's query reads event_log().
 func readsEventLog(f *domain.Flow) bool {
-	if f.Query == nil {
-		return false
-	}
-	for _, in := range f.Query.Inputs() {
+	for _, in := range queryInputs(f) {
 		if _, ok := in.Source.(processors.EventLog); ok {
 			return true
 		}

@@ -14,8 +14,11 @@ func (u *update) sourceOf(in domain.Input) domain.Source {
 	if in.Dataset != "" {
 		return &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming, committed: u.committed}
 	}
-	if _, ok := in.Source.(EventLog); ok {
+	switch src := in.Source.(type) {
+	case EventLog:
 		return &eventLogReader{store: u.store}
+	case TableChanges:
+		return &feedReader{store: u.store, of: src, schema: u.feedSchema(src.Table)}
 	}
 	return in.Source
 }
@@ -136,4 +139,16 @@ func (in *flowInputs) read(ctx context.Context, start, end domain.Offset) ([]*do
 		}
 	}
 	return batches, nil
+}
+
+// feedSchema is the schema of a table's change feed as the graph declares
+// the table (its columns as the batches evolved them otherwise).
+func (u *update) feedSchema(table string) domain.Schema {
+	if ds := u.g.Datasets[table]; ds != nil && ds.Schema != nil {
+		return FeedSchema(*ds.Schema)
+	}
+	if s, err := u.store.TableSchema(table); err == nil && s != nil {
+		return FeedSchema(*s)
+	}
+	return FeedSchema(domain.Schema{})
 }

@@ -34,6 +34,19 @@ const (
 	// Upsert inserts a row whose key is new and updates the row of a key
 	// that is there; of several rows of one key in a batch, the last wins.
 	Upsert Mode = "upsert"
+	// Changes applies a change feed (rows with _change_type, as
+	// table_changes('t') reads them): the last change of each key in a
+	// batch decides, a delete deleting the key's row and an insert or
+	// update upserting it.
+	Changes Mode = "changes"
+)
+
+// The change feed's columns, which the Changes mode reads and does not
+// write.
+const (
+	changeTypeColumn      = "_change_type"
+	commitVersionColumn   = "_commit_version"
+	commitTimestampColumn = "_commit_timestamp"
 )
 
 // LedgerTable records the batches written, in the target's schema.
@@ -60,8 +73,8 @@ type Sink struct {
 var sinkOptions = map[string]string{
 	"dsn":   "the database, as a URL (postgres://user@host:5432/db) or key=value pairs; name a password as ${env:NAME}",
 	"table": "the table, [schema.]name; created, with the batch's columns, when it does not exist",
-	"mode":  "append (the default: COPY) or upsert",
-	"keys":  "upsert: the key columns, comma-separated",
+	"mode":  "append (the default: COPY), upsert, or changes (a change feed: table_changes('t'))",
+	"keys":  "upsert and changes: the key columns, comma-separated",
 }
 
 // NewSink makes a Postgres sink from its options.
@@ -83,10 +96,10 @@ func NewSink(pipeline string, given map[string]string) (*Sink, error) {
 			}
 		case "mode":
 			switch m := Mode(strings.ToLower(v)); m {
-			case Append, Upsert:
+			case Append, Upsert, Changes:
 				s.Mode = m
 			default:
-				return nil, optionErr("the mode %q is not append or upsert", v)
+				return nil, optionErr("the mode %q is not append, upsert or changes", v)
 			}
 		case "keys":
 			for _, key := range strings.Split(v, ",") {
@@ -103,10 +116,10 @@ func NewSink(pipeline string, given map[string]string) (*Sink, error) {
 		return nil, optionErr("a Postgres sink needs the option dsn: %s", sinkOptions["dsn"])
 	case s.Table == "":
 		return nil, optionErr("a Postgres sink needs the option table: %s", sinkOptions["table"])
-	case s.Mode == Upsert && len(s.Keys) == 0:
-		return nil, optionErr("a Postgres sink in upsert mode needs the option keys: %s", sinkOptions["keys"])
+	case s.Mode != Append && len(s.Keys) == 0:
+		return nil, optionErr("a Postgres sink in %s mode needs the option keys: %s", s.Mode, sinkOptions["keys"])
 	case s.Mode == Append && len(s.Keys) > 0:
-		return nil, optionErr("keys are for mode upsert; an append sink adds every row")
+		return nil, optionErr("keys are for modes upsert and changes; an append sink adds every row")
 	}
 	if _, err := pgxpool.ParseConfig(s.DSN); err != nil {
 		return nil, optionErr("the dsn cannot be read: %v", redactErr(err))
@@ -149,7 +162,16 @@ func (s *Sink) Deliver(ctx context.Context, b domain.SinkBatch) error {
 	if b.Rows == nil || b.Rows.Len() == 0 {
 		return nil
 	}
-	pool, err := s.connect(ctx, b.Rows.Schema)
+	rows := b.Rows
+	var deletes *domain.Batch
+	if s.Mode == Changes {
+		var err error
+		if rows, deletes, err = s.applied(b.Rows); err != nil {
+			return domain.Errorf(domain.CodeSinkWriteFailed, "Postgres sink %q, flow %q, batch %d: %v", b.Sink, b.Flow, b.BatchID, err).
+				WithHint("read the table's change feed, as in INSERT INTO sink BY NAME SELECT * FROM STREAM table_changes('customers')")
+		}
+	}
+	pool, err := s.connect(ctx, rows.Schema)
 	if err != nil {
 		return s.fail(b, err)
 	}
@@ -162,10 +184,16 @@ func (s *Sink) Deliver(ctx context.Context, b domain.SinkBatch) error {
 		if tag.RowsAffected() == 0 {
 			return errDelivered // written before the crash that brings it again
 		}
-		if s.Mode == Upsert {
-			return s.upsert(ctx, tx, b.Rows)
+		switch s.Mode {
+		case Upsert:
+			return s.upsert(ctx, tx, rows)
+		case Changes:
+			if err := s.delete(ctx, tx, deletes); err != nil {
+				return err
+			}
+			return s.upsert(ctx, tx, rows)
 		}
-		return s.append(ctx, tx, b.Rows)
+		return s.append(ctx, tx, rows)
 	})
 	if err != nil && !errors.Is(err, errDelivered) {
 		return s.fail(b, err)
@@ -247,7 +275,7 @@ func (s *Sink) createTable(schema domain.Schema) string {
 		}
 		cols = append(cols, col)
 	}
-	if s.Mode == Upsert {
+	if s.Mode != Append {
 		keys := make([]string, len(s.Keys))
 		for i, k := range s.Keys {
 			keys[i] = pgx.Identifier{k}.Sanitize()
@@ -410,6 +438,108 @@ func (s *Sink) upsert(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error 
 			sb.WriteByte(')')
 		}
 		sb.WriteString(conflict)
+		if _, err := tx.Exec(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applied splits a change feed batch into the rows to upsert and the keys
+// to delete (each a batch of the table's columns, without the feed's):
+// the last change of each key decides; the row before an update is not a
+// change of its own.
+func (s *Sink) applied(feed *domain.Batch) (upserts, deletes *domain.Batch, err error) {
+	kind := feed.Schema.Index(changeTypeColumn)
+	if kind < 0 {
+		return nil, nil, fmt.Errorf("the rows have no %s column (%s)", changeTypeColumn, feed.Schema)
+	}
+	var data []int
+	for j, f := range feed.Schema.Fields {
+		if f.Name != changeTypeColumn && f.Name != commitVersionColumn && f.Name != commitTimestampColumn {
+			data = append(data, j)
+		}
+	}
+	keyCols := make([]int, len(s.Keys))
+	for i, k := range s.Keys {
+		if keyCols[i] = feed.Schema.Index(k); keyCols[i] < 0 {
+			return nil, nil, fmt.Errorf("the key column %s is not a column of the flow's rows (%s)", k, feed.Schema)
+		}
+	}
+	last := map[string]int{}
+	var order []string
+	var buf []byte
+	for i := range feed.Len() {
+		op := feed.Columns[kind].Value(i).AsString()
+		switch op {
+		case "update_preimage":
+			continue
+		case "insert", "update_postimage", "delete":
+		default:
+			return nil, nil, fmt.Errorf("row %d has the change type %q, not insert, update_preimage, update_postimage or delete", i+1, op)
+		}
+		buf = buf[:0]
+		for _, j := range keyCols {
+			buf = append(domain.AppendJSON(buf, feed.Columns[j].Value(i), feed.Schema.Fields[j].Type), 0)
+		}
+		if _, seen := last[string(buf)]; !seen {
+			order = append(order, string(buf))
+		}
+		last[string(buf)] = i
+	}
+	var up, del []int
+	for _, k := range order {
+		i := last[k]
+		if feed.Columns[kind].Value(i).AsString() == "delete" {
+			del = append(del, i)
+		} else {
+			up = append(up, i)
+		}
+	}
+	cols := func(rows []int) *domain.Batch {
+		b := feed.Select(rows)
+		fields := make([]domain.Field, len(data))
+		columns := make([]*domain.Column, len(data))
+		for n, j := range data {
+			fields[n], columns[n] = b.Schema.Fields[j], b.Columns[j]
+		}
+		out, _ := domain.BatchOf(domain.NewSchema(fields...), columns)
+		return out
+	}
+	return cols(up), cols(del), nil
+}
+
+// delete deletes the rows of the keys of rows.
+func (s *Sink) delete(ctx context.Context, tx pgx.Tx, rows *domain.Batch) error {
+	if rows.Len() == 0 {
+		return nil
+	}
+	keyCols := make([]int, len(s.Keys))
+	keyList := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		keyCols[i] = rows.Schema.Index(k)
+		keyList[i] = pgx.Identifier{k}.Sanitize()
+	}
+	perStatement := max(1, upsertParams/len(s.Keys))
+	for start := 0; start < rows.Len(); start += perStatement {
+		var sb strings.Builder
+		sb.WriteString("DELETE FROM " + s.table().Sanitize() + " WHERE (" + strings.Join(keyList, ", ") + ") IN (")
+		var args []any
+		for i := start; i < min(rows.Len(), start+perStatement); i++ {
+			if i > start {
+				sb.WriteString(", ")
+			}
+			sb.WriteByte('(')
+			for n, j := range keyCols {
+				if n > 0 {
+					sb.WriteString(", ")
+				}
+				args = append(args, pgValue(rows.Columns[j].Value(i), rows.Schema.Fields[j].Type))
+				fmt.Fprintf(&sb, "$%d", len(args))
+			}
+			sb.WriteByte(')')
+		}
+		sb.WriteByte(')')
 		if _, err := tx.Exec(ctx, sb.String(), args...); err != nil {
 			return err
 		}
