@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -179,12 +178,11 @@ type jsonlEvents struct {
 }
 
 func (j *jsonlEvents) write(ev *domain.Event) error {
-	ev.Timestamp = ev.Timestamp.UTC()
-	b, err := json.Marshal(ev)
+	b, err := domain.EventJSON(ev)
 	if err != nil {
 		return err
 	}
-	b = append(domain.NameTypes(b), '\n')
+	b = append(b, '\n')
 	_, err = j.w.Write(b)
 	return err
 }

@@ -338,3 +338,16 @@ func NameTypes(b []byte) []byte {
 	}
 	return append(out, b...)
 }
+
+// EventJSON is an event as sluice shows it to people and programs (sluice
+// events --format jsonl, the API, webhooks): its JSON form, the timestamp
+// in UTC and column types named as in SQL.
+func EventJSON(ev *Event) ([]byte, error) {
+	e := *ev
+	e.Timestamp = e.Timestamp.UTC()
+	b, err := json.Marshal(&e)
+	if err != nil {
+		return nil, err
+	}
+	return NameTypes(b), nil
+}

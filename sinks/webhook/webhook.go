@@ -58,13 +58,11 @@ type body struct {
 
 // Deliver posts one event; any answer but 2xx is an error, retried.
 func (w *Webhook) Deliver(ctx context.Context, d processors.HookDelivery) error {
-	ev := *d.Event
-	ev.Timestamp = ev.Timestamp.UTC()
-	raw, err := json.Marshal(&ev)
+	raw, err := domain.EventJSON(d.Event)
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(body{Hook: d.Hook, Trigger: d.Trigger, Attempt: d.Attempt, Event: domain.NameTypes(raw)})
+	payload, err := json.Marshal(body{Hook: d.Hook, Trigger: d.Trigger, Attempt: d.Attempt, Event: raw})
 	if err != nil {
 		return err
 	}
