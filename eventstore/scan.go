@@ -277,7 +277,8 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
 	var seqs []uint64
 	upto := hi // every index is read up to here
-	for _, t := range f.Types {
+	types := slices.Compact(slices.Sorted(slices.Values(f.Types)))
+	for _, t := range types {
 		prefix := indexPrefix(indexType, string(t))
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix}) // keys only
 		n := 0

@@ -755,7 +755,7 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 	case "read_nats", "read_amqp":
 		return c.l.messageRelation(c.file, call, name)
 	case "event_log":
-		return c.eventLogRelation(call)
+		return c.eventLogRelation(call, stream)
 	case "table_changes":
 		return c.tableChangesRelation(call)
 	}
@@ -767,9 +767,13 @@ func (c *sqlCatalog) TableFunc(call *syntax.FuncCall, stream bool) (sql.Relation
 // pipeline's own event log, a row per event. As in Databricks,
 // event_log(TABLE(t)) is the log of the pipeline that publishes t, which
 // must be this one.
-func (c *sqlCatalog) eventLogRelation(call *syntax.FuncCall) (sql.Relation, error) {
+func (c *sqlCatalog) eventLogRelation(call *syntax.FuncCall, stream bool) (sql.Relation, error) {
 	fail := func(p syntax.Pos, code domain.Code, format string, args ...any) (sql.Relation, error) {
 		return sql.Relation{}, &syntax.Error{Code: code, File: c.file.Path, Pos: p, Message: fmt.Sprintf(format, args...)}
+	}
+	if stream {
+		// each micro-batch's own events would be new events to read
+		return fail(call.Pos, domain.CodeNotImplemented, "event_log() is read whole, by a materialized view, not as a stream: the flow's own events would feed it forever")
 	}
 	switch len(call.Args) {
 	case 0:

@@ -73,6 +73,11 @@ func TestQuarantineRoundTrip(t *testing.T) {
 	if err := h.store.VerifyProjections(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// a full refresh of the table starts its quarantine afresh with it
+	h.mustComplete(declare("amount > 0"), processors.Options{FullRefresh: []string{"orders"}})
+	if got, q := h.table("orders"), h.quarantine("orders_quarantine"); !slices.Equal(got, []int64{1}) || len(q) != 4 {
+		t.Fatalf("after a full refresh orders holds %v and the quarantine %v, want [1] and the 4 rows once", got, q)
+	}
 	if _, err := declare("amount > 0").RetryQuarantine(context.Background(), h.store, "nope"); domain.CodeOf(err) != domain.CodeInvalidDefinition {
 		t.Errorf("retrying a table without a quarantine: %v", err)
 	}

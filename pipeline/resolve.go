@@ -562,13 +562,37 @@ func (r *resolver) edges(inputs map[string][]string) (preds, dependsOn map[strin
 				}
 			}
 		}
-		if readsEventLog(f) {
-			// it sees the whole update: every flow that does not read the
-			// log finishes first
-			for _, o := range r.sortedFlows() {
-				if o.Type != domain.FlowView && !readsEventLog(o) {
-					set[o.Name] = true
-				}
+		preds[f.Name] = slices.Sorted(maps.Keys(set))
+	}
+	// A flow reading the log sees the whole update: every flow finishes
+	// before it, but the flows that read it, however indirectly.
+	downstream := map[string]bool{} // the log readers and what reads them
+	for changed := true; changed; {
+		changed = false
+		for _, f := range r.sortedFlows() {
+			if f.Type == domain.FlowView || downstream[f.Name] {
+				continue
+			}
+			reads := readsEventLog(f)
+			for _, p := range preds[f.Name] {
+				reads = reads || downstream[p]
+			}
+			if reads {
+				downstream[f.Name], changed = true, true
+			}
+		}
+	}
+	for _, f := range r.sortedFlows() {
+		if f.Type == domain.FlowView || !readsEventLog(f) {
+			continue
+		}
+		set := map[string]bool{}
+		for _, p := range preds[f.Name] {
+			set[p] = true
+		}
+		for _, o := range r.sortedFlows() {
+			if o.Type != domain.FlowView && !downstream[o.Name] {
+				set[o.Name] = true
 			}
 		}
 		preds[f.Name] = slices.Sorted(maps.Keys(set))

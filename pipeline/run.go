@@ -37,7 +37,7 @@ func (p *Pipeline) Run(ctx context.Context, store *eventstore.Store, opts proces
 			wait = 30 * time.Second
 		}
 		if left, err := hooks.Close(wait); left > 0 || err != nil {
-			opts.Logger.Warn().Int("events_left", left).Err(err).Msg("the hooks were not told of every event in time; the next run tells them the rest")
+			opts.Logger.Warn().Int("hooks_behind", left).Err(err).Msg("the hooks were not told of every event in time; the next run tells them the rest")
 		}
 	}()
 	g, problems := p.Resolve()

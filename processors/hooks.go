@@ -69,6 +69,7 @@ type HookRunner struct {
 	store   *eventstore.Store
 	log     zerolog.Logger
 	router  *message.Router
+	ctx     context.Context // ends when the runner closes
 	cancel  context.CancelFunc
 	workers []*hookWorker
 	wg      sync.WaitGroup
@@ -110,12 +111,15 @@ func StartHooks(ctx context.Context, store *eventstore.Store, hooks []Hook, from
 	if err != nil {
 		return nil, err
 	}
-	poison, err := middleware.PoisonQueue(pubsub, "hooks.poison")
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// a delivery cut off by Close is no failure: the next runner makes it
+	poison, err := middleware.PoisonQueueWithFilter(pubsub, "hooks.poison", func(error) bool { return runCtx.Err() == nil })
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	router.AddMiddleware(poison)
-	r := &HookRunner{store: store, log: log, router: router}
+	r := &HookRunner{store: store, log: log, router: router, ctx: runCtx, cancel: cancel}
 	for _, h := range hooks {
 		if h.Retries == 0 {
 			h.Retries = 5
@@ -133,8 +137,6 @@ func StartHooks(ctx context.Context, store *eventstore.Store, hooks []Hook, from
 		})
 	}
 	router.AddConsumerHandler("hooks poison queue", "hooks.poison", pubsub, r.poisoned)
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.cancel = cancel
 	go func() { _ = router.Run(runCtx) }()
 	select {
 	case <-router.Running():
@@ -189,6 +191,9 @@ func (r *HookRunner) deliver(w *hookWorker) message.HandlerFunc {
 		attempt++
 		msg.Metadata.Set("attempt", strconv.Itoa(attempt))
 		err := w.hook.Deliver(msg.Context(), HookDelivery{Hook: w.hook.Name, Trigger: trig, IdempotencyKey: ev.ID + ":" + w.hook.Name, Attempt: attempt, Event: ev})
+		if err != nil && r.ctx.Err() != nil {
+			return nil, err // cut off by Close: neither delivered nor failed
+		}
 		if err != nil {
 			r.log.Warn().Str("hook", w.hook.Name).Uint64("event", ev.Seq).Int("attempt", attempt).Err(err).Msg("hook delivery failed")
 			return nil, err
@@ -199,6 +204,9 @@ func (r *HookRunner) deliver(w *hookWorker) message.HandlerFunc {
 
 // poisoned records a delivery that failed its last try.
 func (r *HookRunner) poisoned(msg *message.Message) error {
+	if r.ctx.Err() != nil {
+		return nil // closing: the next runner tries it again
+	}
 	seq, _ := strconv.ParseUint(msg.Metadata.Get("seq"), 10, 64)
 	attempts, _ := strconv.Atoi(msg.Metadata.Get("attempt"))
 	cause := domain.Errorf(domain.CodeHookDeliveryFailed, "hook %q was not told of event %d after %d tries: %s", msg.Metadata.Get("hook"), seq, attempts, msg.Metadata.Get(middleware.ReasonForPoisonedKey)).
@@ -218,25 +226,34 @@ func (r *HookRunner) record(ctx context.Context, hook string, seq uint64, status
 }
 
 // Close delivers what the log holds now, waiting at most wait, and stops.
-// It returns how many events were left undelivered when the wait ran out:
-// the next runner delivers them.
+// It returns how many hooks were left with events to tell when the wait
+// ran out: the next runner tells them.
 func (r *HookRunner) Close(wait time.Duration) (left int, err error) {
 	if r == nil {
 		return 0, nil
 	}
-	target := r.store.LastSeq() + 1
+	last := r.store.LastSeq()
 	deadline := time.Now().Add(wait)
-	for _, w := range r.workers {
-		for w.done() < target && time.Now().Before(deadline) {
+	targets := make([]uint64, len(r.workers)) // each hook's last event to tell
+	for i, w := range r.workers {
+		_ = r.store.Scan(context.Background(), eventstore.Filter{From: w.done(), To: last, Types: w.hook.Types}, func(ev *domain.Event) error {
+			if ev.Type != domain.EventHookProgress {
+				if _, ok := w.hook.Match(ev); ok {
+					targets[i] = ev.Seq
+				}
+			}
+			return nil
+		})
+		for w.done() <= targets[i] && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	r.cancel()
 	r.wg.Wait()
 	err = r.router.Close()
-	for _, w := range r.workers {
-		if d := w.done(); d < target {
-			left += int(target - d)
+	for i, w := range r.workers {
+		if w.done() <= targets[i] {
+			left++
 		}
 	}
 	if errors.Is(err, context.Canceled) {

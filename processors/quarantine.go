@@ -136,6 +136,10 @@ type QuarantineResult struct {
 // a fail rule fails the retry, which then changes nothing.
 func RetryQuarantine(ctx context.Context, store *eventstore.Store, g *domain.Graph, table string) (QuarantineResult, error) {
 	var res QuarantineResult
+	if id, running := active.Load(store); running {
+		return res, domain.Errorf(domain.CodeUpdateRunning, "update %s is running on this storage: a retry would race its commits to the quarantine", shortID(id.(string))).
+			WithHint("retry once the update has ended")
+	}
 	ds := g.Datasets[table]
 	if ds == nil || ds.Properties[domain.PropQuarantine] != "true" {
 		return res, domain.Errorf(domain.CodeInvalidDefinition, "%q has no quarantine", table).

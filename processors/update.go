@@ -506,7 +506,15 @@ func (u *update) reset(ctx context.Context, p *updatePlan) error {
 		return nil
 	}
 	evs := []*domain.Event{u.progress(domain.UpdateResetting)}
+	tables := p.resetTables
 	for _, t := range p.resetTables {
+		// the rows a table's rules dropped are its rows' too: its
+		// quarantine starts afresh with it
+		if ds := u.g.Datasets[t]; ds != nil && ds.Properties[domain.PropQuarantine] == "true" {
+			tables = append(tables, domain.QuarantineTable(t))
+		}
+	}
+	for _, t := range tables {
 		gen, err := u.store.TableGeneration(t)
 		if err != nil {
 			return err

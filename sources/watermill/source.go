@@ -70,6 +70,7 @@ type Source struct {
 	stop     context.CancelFunc
 	stopped  chan struct{} // closed when the writer ends
 	err      error         // why the writer ended early
+	reopen   bool          // the spool is read again from its files
 	lastSeen time.Time     // the last message, or the subscription's start
 }
 
@@ -143,6 +144,10 @@ func (s *Source) subscribe() (*spool, error) {
 		if s.err != nil {
 			err := s.err
 			s.closeLocked() // the next plan subscribes again
+			if s.reopen {
+				_ = s.spool.close() // and reads the spool from its files
+				s.spool, s.reopen = nil, false
+			}
 			return nil, err
 		}
 		return sp, nil
@@ -199,11 +204,15 @@ func (s *Source) write(ctx context.Context, sp *spool, in <-chan *message.Messag
 		}
 		now := time.Now()
 		var take []spooled
-		var taken []*message.Message
+		var taken, repeats []*message.Message
 		inGroup := map[string]bool{}
 		for _, m := range group {
-			if sp.seen(m.UUID) || m.UUID != "" && inGroup[m.UUID] {
-				m.Ack() // spooled before a lost acknowledgement
+			if sp.seen(m.UUID) {
+				m.Ack() // spooled (and synced) before a lost acknowledgement
+				continue
+			}
+			if m.UUID != "" && inGroup[m.UUID] {
+				repeats = append(repeats, m) // acknowledged once its first is synced
 				continue
 			}
 			inGroup[m.UUID] = true
@@ -215,15 +224,18 @@ func (s *Source) write(ctx context.Context, sp *spool, in <-chan *message.Messag
 			take, taken = append(take, sm), append(taken, m)
 		}
 		if err := sp.append(take); err != nil {
-			for _, m := range taken {
+			// nothing of the group is acknowledged: the broker delivers it
+			// again, to a spool opened afresh from its files (this one's
+			// memory may count what the failure left unwritten)
+			for _, m := range append(taken, repeats...) {
 				m.Nack()
 			}
 			s.mu.Lock()
-			s.err = err
+			s.err, s.reopen = err, true
 			s.mu.Unlock()
 			return
 		}
-		for _, m := range taken {
+		for _, m := range append(taken, repeats...) {
 			m.Ack()
 		}
 		s.mu.Lock()
@@ -246,6 +258,10 @@ func (s *Source) Plan(ctx context.Context, start domain.Offset, limit domain.Rea
 		p, err := parsePosition(start)
 		if err != nil {
 			return nil, false, err
+		}
+		if p.Next > next {
+			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the flow read up to message %d of the spool %s, which holds messages up to %d", p.Next, s.opts.Spool, next).
+				WithHint("the spool was deleted or replaced: run a full refresh of the flow")
 		}
 		if p.Next < first {
 			return nil, false, domain.Errorf(domain.CodeCheckpointInvalid, "the flow read up to message %d of the spool %s, which now starts at %d", p.Next, s.opts.Spool, first).
@@ -354,11 +370,11 @@ func (s *Source) closeLocked() {
 	if s.sub == nil {
 		return
 	}
+	sub, stopped := s.sub, s.stopped
+	s.sub = nil
 	s.stop()
-	stopped := s.stopped
 	s.mu.Unlock()
 	<-stopped // the writer acknowledges what it synced
 	s.mu.Lock()
-	_ = s.sub.Close()
-	s.sub = nil
+	_ = sub.Close()
 }

@@ -270,10 +270,13 @@ func (s *spool) seen(id string) bool {
 }
 
 // append writes messages and syncs them: when it returns without error,
-// they may be acknowledged.
+// they may be acknowledged. The spool counts them (plans see them) only
+// then; after an error, the spool is to be opened again from its files.
 func (s *spool) append(ms []spooled) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	next, size := s.next, s.size
+	var index []place
 	var buf []byte
 	flush := func() error {
 		if len(buf) == 0 {
@@ -286,25 +289,25 @@ func (s *spool) append(ms []spooled) error {
 		return nil
 	}
 	for _, m := range ms {
-		if s.tail == nil || s.size >= s.segmentBytes {
+		if s.tail == nil || size >= s.segmentBytes {
 			if err := flush(); err != nil {
 				return err
 			}
-			if err := s.roll(); err != nil {
+			if err := s.roll(next); err != nil {
 				return err
 			}
+			size = 0
 		}
 		payload := m.encode()
 		var head [8]byte
 		binary.LittleEndian.PutUint32(head[:4], uint32(len(payload)))
 		binary.LittleEndian.PutUint32(head[4:], crc32.Checksum(payload, castagnoli))
-		if s.next%indexEvery == 0 {
-			s.index = append(s.index, place{s.next, s.tail.Name(), s.size})
+		if next%indexEvery == 0 {
+			index = append(index, place{next, s.tail.Name(), size})
 		}
 		buf = append(append(buf, head[:]...), payload...)
-		s.size += int64(8 + len(payload))
-		s.next++
-		s.remember(m.UUID)
+		size += int64(8 + len(payload))
+		next++
 	}
 	if err := flush(); err != nil {
 		return err
@@ -312,19 +315,29 @@ func (s *spool) append(ms []spooled) error {
 	if err := s.tail.Sync(); err != nil {
 		return ioErr(err, "syncing the spool "+s.dir)
 	}
+	s.next, s.size = next, size
+	s.index = append(s.index, index...)
+	for _, m := range ms {
+		s.remember(m.UUID)
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 	return nil
 }
 
-// roll starts a new segment at the next message.
-func (s *spool) roll() error {
+// roll starts a new segment at message first.
+func (s *spool) roll(first int64) error {
 	if s.tail != nil {
+		// the group being appended is acknowledged once the new segment
+		// syncs: this one's records must be on disk by then too
+		if err := s.tail.Sync(); err != nil {
+			return ioErr(err, "syncing a segment of "+s.dir)
+		}
 		if err := s.tail.Close(); err != nil {
 			return ioErr(err, "closing a segment of "+s.dir)
 		}
 	}
-	path := filepath.Join(s.dir, fmt.Sprintf("%020d.spool", s.next))
+	path := filepath.Join(s.dir, fmt.Sprintf("%020d.spool", first))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return ioErr(err, "making "+path)
@@ -333,8 +346,8 @@ func (s *spool) roll() error {
 		f.Close()
 		return err
 	}
-	s.tail, s.size = f, 0
-	s.segments = append(s.segments, segment{s.next, path})
+	s.tail = f
+	s.segments = append(s.segments, segment{first, path})
 	return nil
 }
 

@@ -230,3 +230,34 @@ func FuzzDecodeSpooled(f *testing.F) {
 		}
 	})
 }
+
+// TestSpoolFailedAppendCountsNothing: an append that fails (here, a
+// write to a closed file) leaves the spool's count and ids as they were,
+// so nothing unwritten is planned or taken for a redelivery; opened again,
+// the spool holds what it held.
+func TestSpoolFailedAppendCountsNothing(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := openSpool(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, sp, 0, 3)
+	_ = sp.tail.Close() // the next write fails
+	if err := sp.append([]spooled{testMessage(3), testMessage(4)}); domain.CodeOf(err) != domain.CodeStoreIO {
+		t.Fatalf("append to a closed segment: %v, want %s", err, domain.CodeStoreIO)
+	}
+	if _, next, _ := sp.bounds(); next != 3 || sp.seen("id-3") {
+		t.Fatalf("after the failed append next is %d and id-3 seen %v; want 3 and false", next, sp.seen("id-3"))
+	}
+	again, err := openSpool(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, next, _ := again.bounds(); next != 3 {
+		t.Fatalf("reopened, next is %d, want 3", next)
+	}
+	fill(t, again, 3, 5)
+	if got := readAll(t, again, 0, 5); len(got) != 5 || got[4].UUID != "id-4" {
+		t.Fatalf("read %d messages after the retry", len(got))
+	}
+}
