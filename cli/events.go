@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -49,8 +50,10 @@ cell among the first 1,000 events.
 --flow, --dataset and --update must name what the log knows: a typo is
 refused (exit 2) with the nearest name, not answered with nothing.
 
-The storage is held by one process at a time: while "sluice run" runs, read
-its progress on its stderr, and the events once it has finished.
+While another process holds the storage (sluice run, sluice serve), the
+events come from that process, over the socket in the storage directory;
+--follow then follows its stream, taking it up again after the last event
+it printed if the connection drops.
 
 Event types: ` + filterHelp + `.`,
 		Example: `  sluice events --update last
@@ -78,6 +81,25 @@ Event types: ` + filterHelp + `.`,
 				return err
 			}
 			store, err := a.openStore(proj, false)
+			if r, ok := remoteFor(proj, err); ok {
+				// the process holding the storage serves it
+				q := url.Values{}
+				for k, v := range map[string]string{"type": strings.Join(splitList(types), ","), "flow": flow, "dataset": dataset, "update": upd} {
+					if v != "" {
+						q.Set(k, v)
+					}
+				}
+				if since > 0 {
+					q.Set("since", strconv.FormatUint(since-1, 10))
+				}
+				out := bufio.NewWriter(a.stdout)
+				defer out.Flush()
+				var w eventWriter = &jsonlEvents{w: out}
+				if format == "table" {
+					w = newTableEvents(out)
+				}
+				return r.events(a.ctx, q, follow, w, out.Flush)
+			}
 			if err != nil {
 				return err
 			}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
+	"github.com/sluicehq/sluice/server"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -78,6 +80,7 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 				return err
 			}
 			defer store.Close()
+			defer a.serve(store, proj)()
 
 			view := newProgress(a.stderr, isTerminal(a.stderr) && progress)
 			watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -159,4 +162,29 @@ func rate(rows int64, d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", float64(rows)/d.Seconds())
+}
+
+// serve serves the store's API on the socket of its storage directory
+// while the command holds it, so that sluice events, table and status
+// read it meanwhile; the returned function stops serving. A socket that
+// cannot be made is logged: the command runs without it.
+func (a *app) serve(store *eventstore.Store, proj *pipeline.Project) func() {
+	log := a.logger()
+	l, err := server.ListenSocket(proj.Storage)
+	if err != nil {
+		log.Warn().Err(err).Msg("the storage is not served to other commands while this one holds it")
+		return func() {}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := server.New(store, proj.Name, log).Serve(ctx, l); err != nil {
+			log.Warn().Err(err).Msg("serving the storage's API")
+		}
+	}()
+	return func() {
+		stop()
+		<-done
+	}
 }

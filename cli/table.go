@@ -107,16 +107,36 @@ Formats:
 func (a *app) printTable(name, asOf, format string, limit int, changes bool, since uint64) error {
 	// One committed batch in memory at a time: the table streams
 	// out, and --limit stops reading as soon as it is reached.
-	store, name, seq, schema, err := a.tableAsOf(name, asOf)
+	var schema domain.Schema
+	var scan func(fn func(*domain.Batch) error) error
+	proj, err := a.storedProject()
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	scan := func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
-	if changes {
-		schema = processors.FeedSchema(schema)
-		scan = func(fn func(*domain.Batch) error) error {
-			return processors.ScanChanges(a.ctx, store, name, since, seq, fn)
+	store, err := a.openStore(proj, false)
+	if r, ok := remoteFor(proj, err); ok {
+		// the process holding the storage serves it
+		if changes {
+			return usageError("--changes reads the storage itself: run it once the process holding it (%s) has ended", r.socket)
+		}
+		if schema, scan, err = r.table(a.ctx, name, asOf); err != nil {
+			return err
+		}
+	} else {
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		var seq uint64
+		if name, seq, schema, err = a.findTable(store, name, asOf); err != nil {
+			return err
+		}
+		scan = func(fn func(*domain.Batch) error) error { return processors.ScanTable(a.ctx, store, name, seq, fn) }
+		if changes {
+			schema = processors.FeedSchema(schema)
+			scan = func(fn func(*domain.Batch) error) error {
+				return processors.ScanChanges(a.ctx, store, name, since, seq, fn)
+			}
 		}
 	}
 	out := bufio.NewWriter(a.stdout)

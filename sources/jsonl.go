@@ -103,3 +103,14 @@ func decodeJSONDocument(b *builder, data string) error {
 		return b.badRecord(strings.TrimSpace(data[off:]), fmt.Sprintf("offset %d: %s", err.Offset-off+1, err.Reason))
 	})
 }
+
+// DecodeJSONLines reads JSON lines (sluice table --format jsonl, the API's
+// rows) into a batch of schema; a line that does not fit is an error
+// naming it.
+func DecodeJSONLines(data string, schema domain.Schema) (*domain.Batch, error) {
+	b := newBuilder(&schema, false)
+	if err := decodeJSONLines(b, data); err != nil {
+		return nil, err
+	}
+	return b.batch()
+}

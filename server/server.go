@@ -1,0 +1,560 @@
+// Package server serves the store a process holds: the pipeline's status,
+// its event log (and a follow stream of it), its tables, and metrics, as
+// JSON over HTTP, on a Unix socket in the storage directory and, when
+// asked, on a TCP address. The command line reads through it when another
+// process holds the store (sluice events, table, status while sluice run
+// runs).
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/processors"
+)
+
+// SocketName is the API's Unix socket in the storage directory.
+const SocketName = "sluice.sock"
+
+// SocketPath is the API's socket of a storage directory.
+func SocketPath(storage string) string { return filepath.Join(storage, SocketName) }
+
+// Server serves one store.
+type Server struct {
+	store    *eventstore.Store
+	pipeline string
+	log      zerolog.Logger
+	started  time.Time
+}
+
+// New makes the server of a store a process holds.
+func New(store *eventstore.Store, pipeline string, log zerolog.Logger) *Server {
+	return &Server{store: store, pipeline: pipeline, log: log, started: time.Now()}
+}
+
+// Handler routes the API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/health", s.health)
+	mux.HandleFunc("GET /api/status", s.status)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/events/stream", s.stream)
+	mux.HandleFunc("GET /api/tables", s.tables)
+	mux.HandleFunc("GET /api/tables/{name}", s.table)
+	mux.HandleFunc("GET /api/tables/{name}/rows", s.rows)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	return mux
+}
+
+// ListenSocket listens on the storage's socket, readable and writable by
+// this user only. A socket a killed process left is replaced: the caller
+// holds the store, so no other process serves it.
+func ListenSocket(storage string) (net.Listener, error) {
+	path := SocketPath(storage)
+	if len(path) >= 108 {
+		return nil, domain.Errorf(domain.CodeStoreIO, "the API's socket path %s is longer than a Unix socket path may be (107 bytes)", path).
+			WithHint("move the storage to a shorter path (pipeline.yaml's storage)")
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, domain.Wrap(domain.CodeStoreIO, err, "removing the stale socket "+path)
+	}
+	old := syscallUmask(0o177) // created 0600, never briefly wider
+	l, err := net.Listen("unix", path)
+	syscallUmask(old)
+	if err != nil {
+		return nil, domain.Wrap(domain.CodeStoreIO, err, "listening on "+path)
+	}
+	return l, nil
+}
+
+// Serve serves the API on l until ctx ends; then it stops taking requests
+// and ends the follow streams.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// apiError is the body of an error answer: the code, message and hint of a
+// coded error.
+type apiError struct {
+	Error *domain.ErrorInfo `json:"error"`
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(apiError{Error: domain.ErrorInfoOf(err)})
+}
+
+func (s *Server) json(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	s.json(w, map[string]any{"status": "ok", "pipeline": s.pipeline, "last_seq": s.store.LastSeq(), "pid": os.Getpid(),
+		"serving_since": s.started.UTC().Format(time.RFC3339)})
+}
+
+// Status is the pipeline's last update and its flows, as GET /api/status
+// gives it.
+type Status struct {
+	Pipeline string       `json:"pipeline"`
+	LastSeq  uint64       `json:"last_seq"`
+	Update   *UpdateState `json:"update,omitempty"`
+	Flows    []FlowState  `json:"flows"`
+}
+
+// UpdateState is an update's state.
+type UpdateState struct {
+	ID      string    `json:"id"`
+	State   string    `json:"state"`
+	Started time.Time `json:"started"`
+}
+
+// FlowState is a flow's state in an update: its last status and what it
+// wrote.
+type FlowState struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Rows    int64  `json:"rows"`
+	Batches int64  `json:"batches"`
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	st, err := ReadStatus(r.Context(), s.store, s.pipeline)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	s.json(w, st)
+}
+
+// ReadStatus reads the last update's state and its flows' from the log.
+func ReadStatus(ctx context.Context, store *eventstore.Store, pipeline string) (*Status, error) {
+	st := &Status{Pipeline: pipeline, LastSeq: store.LastSeq(), Flows: []FlowState{}}
+	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
+		st.Update = &UpdateState{ID: ev.Origin.UpdateID, Started: ev.Timestamp.UTC()}
+		return nil
+	})
+	if err != nil || st.Update == nil {
+		return st, err
+	}
+	flows := map[string]*FlowState{}
+	err = store.Scan(ctx, eventstore.Filter{Update: st.Update.ID, Types: []domain.EventType{domain.EventUpdateProgress, domain.EventFlowProgress, domain.EventBatchCommitted}},
+		func(ev *domain.Event) error {
+			d := ev.Details
+			switch {
+			case d.UpdateProgress != nil:
+				st.Update.State = string(d.UpdateProgress.State)
+			case d.FlowProgress != nil:
+				f := flows[ev.Origin.FlowName]
+				if f == nil {
+					f = &FlowState{Name: ev.Origin.FlowName}
+					flows[f.Name] = f
+				}
+				f.Status = string(d.FlowProgress.Status)
+			case d.BatchCommitted != nil:
+				if f := flows[ev.Origin.FlowName]; f != nil {
+					f.Rows += d.BatchCommitted.NumRows
+					f.Batches++
+				}
+			}
+			return nil
+		})
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range flows {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		st.Flows = append(st.Flows, *flows[name])
+	}
+	return st, err
+}
+
+// filterOf reads the event filters of a request: type (comma-separated),
+// flow, dataset, update (an id, a prefix of one, or last), since (events
+// after this seq), to.
+func (s *Server) filterOf(r *http.Request) (eventstore.Filter, error) {
+	q := r.URL.Query()
+	f := eventstore.Filter{Flow: q.Get("flow"), Dataset: q.Get("dataset")}
+	if u := q.Get("update"); u != "" {
+		id, err := s.findUpdate(r.Context(), u)
+		if err != nil {
+			return f, err
+		}
+		f.Update = id
+	}
+	for _, t := range strings.Split(q.Get("type"), ",") {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if !slices.Contains(domain.EventTypes, domain.EventType(t)) {
+			return f, domain.Errorf(domain.CodeInvalidParameterValue, "unknown event type %q", t).
+				WithHint(fmt.Sprintf("the types are %v", domain.EventTypes))
+		}
+		f.Types = append(f.Types, domain.EventType(t))
+	}
+	for _, p := range []struct {
+		name string
+		to   *uint64
+	}{{"since", &f.From}, {"to", &f.To}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return f, domain.Errorf(domain.CodeInvalidParameterValue, "%s must be an event seq, not %q", p.name, v)
+			}
+			*p.to = n
+		}
+	}
+	if f.From > 0 {
+		f.From++ // since is the last seq seen
+	}
+	return f, nil
+}
+
+// findUpdate resolves last, an update id or a unique prefix of one.
+func (s *Server) findUpdate(ctx context.Context, want string) (string, error) {
+	var ids []string
+	err := s.store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
+		ids = append(ids, ev.Origin.UpdateID)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if want == "last" && len(ids) > 0 {
+		return ids[len(ids)-1], nil
+	}
+	var match []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, want) {
+			match = append(match, id)
+		}
+	}
+	if len(match) != 1 {
+		return "", domain.Errorf(domain.CodeEventNotFound, "%d updates match %q", len(match), want).
+			WithHint("give an update id, a prefix of one, or last")
+	}
+	return match[0], nil
+}
+
+// events writes the events the filters match, one JSON object a line, up
+// to the log's end when the request came.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	f, err := s.filterOf(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if last := s.store.LastSeq(); f.To == 0 || f.To > last {
+		f.To = last
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	out := bufio.NewWriterSize(w, 64<<10)
+	if f.To >= max(f.From, 1) {
+		err = s.store.Scan(r.Context(), f, func(ev *domain.Event) error {
+			b, err := domain.EventJSON(ev)
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(append(b, '\n'))
+			return err
+		})
+	}
+	if err != nil {
+		s.log.Warn().Err(err).Msg("API: reading events")
+	}
+	_ = out.Flush()
+}
+
+// stream follows the log as server-sent events: each event a message
+// whose id is its seq, from after since (or the Last-Event-ID a reconnect
+// sends), with no gap and no repeat; a comment every 15 s keeps the
+// connection open.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	f, err := s.filterOf(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			s.fail(w, http.StatusBadRequest, domain.Errorf(domain.CodeInvalidParameterValue, "Last-Event-ID must be an event seq, not %q", id))
+			return
+		}
+		f.From = n + 1
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, http.StatusInternalServerError, errors.New("the connection cannot stream"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	writes := make(chan []byte, 64)
+	tailed := make(chan error, 1)
+	go func() {
+		defer close(writes)
+		tailed <- s.store.Tail(ctx, f, func(ev *domain.Event) error {
+			b, err := domain.EventJSON(ev)
+			if err != nil {
+				return err
+			}
+			msg := fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, b)
+			select {
+			case writes <- msg:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	beat := time.NewTicker(15 * time.Second)
+	defer beat.Stop()
+	for {
+		select {
+		case msg, ok := <-writes:
+			if !ok {
+				if err := <-tailed; err != nil && ctx.Err() == nil {
+					s.log.Warn().Err(err).Msg("API: following events")
+				}
+				return
+			}
+			if _, err := w.Write(msg); err != nil {
+				return
+			}
+			if len(writes) == 0 {
+				flusher.Flush()
+			}
+		case <-beat.C:
+			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+				return
+			}
+			flusher.Flush()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// TableInfo is a table as GET /api/tables/{name} gives it.
+type TableInfo struct {
+	Name   string        `json:"name"`
+	AsOf   uint64        `json:"as_of"`
+	Schema domain.Schema `json:"schema"`
+}
+
+func (s *Server) tables(w http.ResponseWriter, r *http.Request) {
+	names, err := StoredTables(r.Context(), s.store)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	s.json(w, map[string]any{"tables": names})
+}
+
+// StoredTables lists the stored tables the log defines, sorted.
+func StoredTables(ctx context.Context, store *eventstore.Store) ([]string, error) {
+	kinds := map[string]bool{}
+	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition}}, func(ev *domain.Event) error {
+		if d := ev.Details.DatasetDefinition; d != nil {
+			kinds[ev.Origin.DatasetName] = d.DatasetType.Stored()
+		}
+		return nil
+	})
+	var names []string
+	for n, stored := range kinds {
+		if stored {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names, err
+}
+
+// asOf reads as_of, an event seq (0: the log's end when asked).
+func (s *Server) asOf(r *http.Request) (uint64, error) {
+	v := r.URL.Query().Get("as_of")
+	if v == "" {
+		return s.store.LastSeq(), nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n > s.store.LastSeq() {
+		return 0, domain.Errorf(domain.CodeInvalidParameterValue, "as_of must be an event seq of the log (up to %d), not %q", s.store.LastSeq(), v)
+	}
+	return n, nil
+}
+
+func (s *Server) tableAt(w http.ResponseWriter, r *http.Request) (string, uint64, domain.Schema, bool) {
+	name := r.PathValue("name")
+	seq, err := s.asOf(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err)
+		return "", 0, domain.Schema{}, false
+	}
+	names, err := StoredTables(r.Context(), s.store)
+	if err == nil && !slices.Contains(names, name) {
+		err = domain.Errorf(domain.CodeUnknownDataset, "%q is not a stored table of the pipeline", name).WithHint(fmt.Sprintf("the tables are %v", names))
+		s.fail(w, http.StatusNotFound, err)
+		return "", 0, domain.Schema{}, false
+	}
+	var schema *domain.Schema
+	if err == nil {
+		schema, err = processors.TableSchemaAt(r.Context(), s.store, name, seq)
+	}
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return "", 0, domain.Schema{}, false
+	}
+	if schema == nil {
+		schema = &domain.Schema{}
+	}
+	return name, seq, *schema, true
+}
+
+func (s *Server) table(w http.ResponseWriter, r *http.Request) {
+	name, seq, schema, ok := s.tableAt(w, r)
+	if ok {
+		s.json(w, TableInfo{Name: name, AsOf: seq, Schema: schema})
+	}
+}
+
+// rows writes a table's rows as of as_of, one JSON object a line, as
+// sluice table --format jsonl does. With limit, at most limit rows from
+// cursor (a row count, as_of fixed by the first page), and the header
+// X-Next-Cursor when rows remain.
+func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
+	name, seq, schema, ok := s.tableAt(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	var limit, skip int
+	for _, p := range []struct {
+		name string
+		to   *int
+	}{{"limit", &limit}, {"cursor", &skip}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				s.fail(w, http.StatusBadRequest, domain.Errorf(domain.CodeInvalidParameterValue, "%s must be a whole number, not %q", p.name, v))
+				return
+			}
+			*p.to = n
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("X-As-Of", strconv.FormatUint(seq, 10))
+	var page []byte // with a limit the page is held, to say whether rows remain
+	out := bufio.NewWriterSize(w, 64<<10)
+	seen, written := 0, 0
+	errFull := errors.New("page full")
+	more := false
+	err := processors.ScanTable(r.Context(), s.store, name, seq, func(b *domain.Batch) error {
+		rows, err := domain.Concat(domain.NewBatch(schema, 0), b)
+		if err != nil {
+			return err
+		}
+		for i := range rows.Len() {
+			if seen++; seen <= skip {
+				continue
+			}
+			if limit > 0 && written == limit {
+				more = true
+				return errFull
+			}
+			line := appendRow(nil, rows, i)
+			if limit > 0 {
+				page = append(page, line...)
+			} else if _, err := out.Write(line); err != nil {
+				return err
+			}
+			written++
+		}
+		return nil
+	})
+	if err != nil && err != errFull {
+		if written == 0 && limit > 0 || seen == 0 {
+			s.fail(w, http.StatusInternalServerError, err)
+			return
+		}
+		s.log.Warn().Err(err).Str("table", name).Msg("API: reading rows")
+	}
+	if more {
+		w.Header().Set("X-Next-Cursor", strconv.Itoa(skip+written))
+	}
+	_, _ = out.Write(page)
+	_ = out.Flush()
+}
+
+// appendRow appends a row as a JSON object and a newline.
+func appendRow(line []byte, rows *domain.Batch, i int) []byte {
+	line = append(line, '{')
+	for k, f := range rows.Schema.Fields {
+		if k > 0 {
+			line = append(line, ',')
+		}
+		line = domain.AppendJSONString(line, f.Name)
+		line = append(line, ':')
+		line = domain.AppendJSON(line, rows.Columns[k].Value(i), f.Type)
+	}
+	return append(line, '}', '\n')
+}
+
+// metrics writes the Prometheus text format: the log's length, and per
+// flow of the last update its rows and batches.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	st, err := ReadStatus(r.Context(), s.store, s.pipeline)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	out := bufio.NewWriter(w)
+	defer out.Flush()
+	fmt.Fprintf(out, "# HELP sluice_log_last_seq The seq of the last event in the log.\n# TYPE sluice_log_last_seq gauge\nsluice_log_last_seq %d\n", st.LastSeq)
+	fmt.Fprintf(out, "# HELP sluice_flow_rows_total Rows the flow committed in the last update.\n# TYPE sluice_flow_rows_total counter\n")
+	for _, f := range st.Flows {
+		fmt.Fprintf(out, "sluice_flow_rows_total{pipeline=%q,flow=%q} %d\n", s.pipeline, f.Name, f.Rows)
+	}
+	fmt.Fprintf(out, "# HELP sluice_flow_batches_total Micro-batches the flow committed in the last update.\n# TYPE sluice_flow_batches_total counter\n")
+	for _, f := range st.Flows {
+		fmt.Fprintf(out, "sluice_flow_batches_total{pipeline=%q,flow=%q} %d\n", s.pipeline, f.Name, f.Batches)
+	}
+}
