@@ -250,7 +250,7 @@ stopped by SIGTERM.`,
 	}
 	_ = root.MarkPersistentFlagDirname("pipeline")
 	_ = root.RegisterFlagCompletionFunc("log-level", fixedCompletions("trace", "debug", "info", "warn", "error", "disabled"))
-	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.statusCommand(), a.qualityCommand(), a.quarantineCommand(), a.tableCommand(), a.exportCommand(), a.describeCommand(),
+	root.AddCommand(a.initCommand(), a.validateCommand(), a.runCommand(), a.eventsCommand(), a.statusCommand(), a.serveCommand(), a.qualityCommand(), a.quarantineCommand(), a.tableCommand(), a.exportCommand(), a.describeCommand(),
 		a.replayCommand(), a.doctorCommand(), a.vacuumCommand(), a.versionCommand())
 	return root
 }

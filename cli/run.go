@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +23,7 @@ func (a *app) runCommand() *cobra.Command {
 		opts                              processors.Options
 		fullRefresh, refresh, resetCkpt   []string
 		continuous, development, progress bool
+		httpAddr, token                   string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -80,7 +84,13 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 				return err
 			}
 			defer store.Close()
-			defer a.serve(store, proj)()
+			runCtx, cancelRun := context.WithCancel(a.ctx)
+			defer cancelRun()
+			stopServing, err := a.serveAPI(store, proj, runUpdater{cancel: cancelRun}, httpAddr, token)
+			if err != nil {
+				return err
+			}
+			defer stopServing()
 
 			view := newProgress(a.stderr, isTerminal(a.stderr) && progress)
 			watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -94,7 +104,7 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 			}()
 			stopDrawing := view.redraw()
 
-			res, runErr := p.Run(a.ctx, store, opts)
+			res, runErr := p.Run(runCtx, store, opts)
 			// Show every event of the update before the summary.
 			last := store.LastSeq()
 			for view.seen() < last {
@@ -138,6 +148,8 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 	f.StringSliceVar(&resetCkpt, "reset-checkpoint", nil, "reset the checkpoints of these flows (comma-separated): they reread their sources")
 	f.BoolVar(&continuous, "continuous", false, "keep flows running for new data until Ctrl-C")
 	f.BoolVar(&development, "development", false, "development mode: no retries, a failing flow fails the update at once")
+	f.StringVar(&httpAddr, "http", "", "also serve the API on HTTP at this address (127.0.0.1:8080; loopback unless an interface is named)")
+	f.StringVar(&token, "token", "", "the bearer token of the HTTP API (default: made and printed at start)")
 	f.BoolVar(&progress, "live", true, "draw a live table on a terminal (--live=false: one line per change)")
 	_ = cmd.RegisterFlagCompletionFunc("full-refresh", a.completeNameList((*catalog).tables))
 	_ = cmd.RegisterFlagCompletionFunc("refresh", a.completeNameList((*catalog).tables))
@@ -164,27 +176,66 @@ func rate(rows int64, d time.Duration) string {
 	return fmt.Sprintf("%.0f", float64(rows)/d.Seconds())
 }
 
-// serve serves the store's API on the socket of its storage directory
-// while the command holds it, so that sluice events, table and status
-// read it meanwhile; the returned function stops serving. A socket that
-// cannot be made is logged: the command runs without it.
-func (a *app) serve(store *eventstore.Store, proj *pipeline.Project) func() {
+// serveAPI serves the store's API while the command holds it: on the
+// socket of its storage directory (so that sluice events, table and status
+// read it meanwhile) and, with httpAddr, on HTTP (loopback only unless the
+// address names another interface; requests that change something need
+// the token, and every request does beyond loopback). The returned
+// function stops serving. A socket that cannot be made is logged: the
+// command runs without it.
+func (a *app) serveAPI(store *eventstore.Store, proj *pipeline.Project, updater server.Updater, httpAddr, token string) (func(), error) {
 	log := a.logger()
-	l, err := server.ListenSocket(proj.Storage)
-	if err != nil {
-		log.Warn().Err(err).Msg("the storage is not served to other commands while this one holds it")
-		return func() {}
-	}
+	srv := server.New(store, proj.Name, log).WithUpdater(updater)
 	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := server.New(store, proj.Name, log).Serve(ctx, l); err != nil {
-			log.Warn().Err(err).Msg("serving the storage's API")
+	var wg sync.WaitGroup
+	serve := func(l net.Listener, h http.Handler) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.ServeHandler(ctx, l, h); err != nil {
+				log.Warn().Err(err).Msg("serving the storage's API")
+			}
+		}()
+	}
+	if l, err := server.ListenSocket(proj.Storage); err != nil {
+		log.Warn().Err(err).Msg("the storage is not served to other commands while this one holds it")
+	} else {
+		serve(l, srv.Handler())
+	}
+	if httpAddr != "" {
+		if host, port, err := net.SplitHostPort(httpAddr); err == nil && host == "" {
+			httpAddr = net.JoinHostPort("127.0.0.1", port) // loopback unless an interface is named
 		}
-	}()
+		l, err := net.Listen("tcp", httpAddr)
+		if err != nil {
+			stop()
+			wg.Wait()
+			return nil, fail(ExitInvalid, domain.Wrap(domain.CodeInvalidParameterValue, err, "--http "+httpAddr).
+				WithHint("give a free host:port, as 127.0.0.1:8080"))
+		}
+		loopback := server.Loopback(l.Addr().String())
+		if token == "" {
+			token = server.NewToken()
+		}
+		fmt.Fprintf(a.stderr, "serving http://%s (token for changes%s: %s)\n", l.Addr(), map[bool]string{false: " and reads", true: ""}[loopback], token)
+		serve(l, server.Guard(srv.Handler(), token, loopback))
+	}
 	return func() {
 		stop()
-		<-done
-	}
+		wg.Wait()
+	}, nil
+}
+
+// runUpdater lets the API cancel the update sluice run runs; it starts no
+// other.
+type runUpdater struct{ cancel context.CancelFunc }
+
+func (runUpdater) Start(server.UpdateRequest) error {
+	return domain.Errorf(domain.CodeUpdateRunning, "this process runs one update, and starts no other").
+		WithHint("sluice serve holds the storage and starts updates on request")
+}
+
+func (u runUpdater) Cancel() bool {
+	u.cancel()
+	return true
 }

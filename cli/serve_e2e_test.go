@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,4 +181,94 @@ func logEnd(t *testing.T, dir string) uint64 {
 	}
 	_ = json.Unmarshal([]byte(run(t, sluice, dir, "status", "--format", "json").stdout), &st)
 	return st.LastSeq
+}
+
+// TestServe: sluice serve holds the storage and runs the updates the API
+// asks for, over the socket and over HTTP; over HTTP a change needs the
+// printed token; the OpenAPI document describes the API.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: served\n")
+	writeFile(t, filepath.Join(dir, "flows.sql"), `CREATE OR REFRESH STREAMING TABLE orders AS SELECT * FROM STREAM read_files('in', format => 'json', schema => 'id BIGINT');`)
+	writeFile(t, filepath.Join(dir, "in", "1.json"), `{"id": 1}`+"\n"+`{"id": 2}`+"\n")
+	srv := exec.Command(sluice, "serve", "--http", "127.0.0.1:0")
+	srv.Dir = dir
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if srv.ProcessState == nil {
+			_ = srv.Process.Kill()
+			_ = srv.Wait()
+		}
+	}()
+	var base, token string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, err := fmt.Sscanf(sc.Text(), "serving %s (token for changes: %s", &base, &token); err == nil {
+			token = strings.TrimSuffix(token, ")")
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	if base == "" || token == "" {
+		t.Fatal("serve printed no HTTP address and token")
+	}
+	call := func(method, path, auth, body string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := call("GET", "/api/health", "", ""); code != 200 || !strings.Contains(body, `"pipeline":"served"`) {
+		t.Fatalf("health: %d %s", code, body)
+	}
+	if code, _ := call("POST", "/api/updates", "", ""); code != 401 {
+		t.Errorf("an update started without the token: %d", code)
+	}
+	if code, _ := call("POST", "/api/updates", "wrong", ""); code != 401 {
+		t.Errorf("an update started with a wrong token: %d", code)
+	}
+	if code, body := call("POST", "/api/updates", token, `{"refresh": ["orders"]}`); code != 202 {
+		t.Fatalf("start: %d %s", code, body)
+	}
+	eventually(t, "the update to complete", func() bool {
+		_, body := call("GET", "/api/status", "", "")
+		return strings.Contains(body, `"state":"COMPLETED"`)
+	})
+	if got := lines(must(t, 0, sluice, dir, "table", "orders", "--format", "jsonl").stdout); got != 2 {
+		t.Errorf("orders has %d rows through the socket, want 2", got)
+	}
+	if code, body := call("POST", "/api/updates", token, `{"refresh": ["orders"], "full_refresh_all": true}`); code != 400 || !strings.Contains(body, "one kind") {
+		t.Errorf("two kinds of selection: %d %s", code, body)
+	}
+	if code, _ := call("POST", "/api/updates/cancel", token, ""); code != 409 {
+		t.Errorf("cancel with no update running: %d", code)
+	}
+	if code, body := call("GET", "/api/updates", "", ""); code != 200 || !strings.Contains(body, `"cause":"api_call"`) {
+		t.Errorf("updates: %d %s", code, body)
+	}
+	code, doc := call("GET", "/api/openapi.json", "", "")
+	var spec struct {
+		OpenAPI string         `json:"openapi"`
+		Paths   map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(doc), &spec); code != 200 || err != nil || spec.OpenAPI == "" || spec.Paths["/api/events/stream"] == nil {
+		t.Errorf("openapi.json: %d %v", code, err)
+	}
+	_ = srv.Process.Signal(syscall.SIGINT)
+	if err := srv.Wait(); err != nil {
+		t.Errorf("serve ended with %v", err)
+	}
 }

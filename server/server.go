@@ -40,6 +40,7 @@ type Server struct {
 	pipeline string
 	log      zerolog.Logger
 	started  time.Time
+	updater  Updater
 }
 
 // New makes the server of a store a process holds.
@@ -58,6 +59,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/tables/{name}", s.table)
 	mux.HandleFunc("GET /api/tables/{name}/rows", s.rows)
 	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("POST /api/updates", s.startUpdate)
+	mux.HandleFunc("POST /api/updates/cancel", s.cancelUpdate)
+	mux.HandleFunc("GET /api/updates", s.updates)
+	mux.HandleFunc("GET /api/openapi.json", s.openapi)
 	return mux
 }
 
@@ -85,7 +90,13 @@ func ListenSocket(storage string) (net.Listener, error) {
 // Serve serves the API on l until ctx ends; then it stops taking requests
 // and ends the follow streams.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	return s.ServeHandler(ctx, l, s.Handler())
+}
+
+// ServeHandler serves h (the API, guarded for an HTTP listener) on l until
+// ctx ends.
+func (s *Server) ServeHandler(ctx context.Context, l net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {
@@ -200,6 +211,43 @@ func ReadStatus(ctx context.Context, store *eventstore.Store, pipeline string) (
 		st.Flows = append(st.Flows, *flows[name])
 	}
 	return st, err
+}
+
+// UpdateInfo is an update as GET /api/updates lists it.
+type UpdateInfo struct {
+	ID      string    `json:"id"`
+	State   string    `json:"state"`
+	Cause   string    `json:"cause,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// updates lists the updates, the latest first.
+func (s *Server) updates(w http.ResponseWriter, r *http.Request) {
+	var list []*UpdateInfo
+	byID := map[string]*UpdateInfo{}
+	err := s.store.Scan(r.Context(), eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate, domain.EventUpdateProgress}}, func(ev *domain.Event) error {
+		switch d := ev.Details; {
+		case d.CreateUpdate != nil:
+			u := &UpdateInfo{ID: ev.Origin.UpdateID, Cause: d.CreateUpdate.Cause, Started: ev.Timestamp.UTC()}
+			byID[u.ID] = u
+			list = append(list, u)
+		case d.UpdateProgress != nil:
+			if u := byID[ev.Origin.UpdateID]; u != nil {
+				u.State = string(d.UpdateProgress.State)
+				if st := d.UpdateProgress.State; st == domain.UpdateCompleted || st == domain.UpdateFailed || st == domain.UpdateCanceled {
+					u.Ended = ev.Timestamp.UTC()
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	slices.Reverse(list)
+	s.json(w, map[string]any{"updates": list})
 }
 
 // filterOf reads the event filters of a request: type (comma-separated),

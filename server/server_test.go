@@ -211,3 +211,39 @@ func TestSocketIsPrivate(t *testing.T) {
 		t.Errorf("a socket path too long: %v", err)
 	}
 }
+
+// TestGuard: on loopback reads need no token and changes do; beyond
+// loopback every request does.
+func TestGuard(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	tests := []struct {
+		loopback bool
+		method   string
+		auth     string
+		want     int
+	}{
+		{true, "GET", "", http.StatusTeapot},
+		{true, "POST", "", http.StatusUnauthorized},
+		{true, "POST", "Bearer nope", http.StatusUnauthorized},
+		{true, "POST", "Bearer tok", http.StatusTeapot},
+		{false, "GET", "", http.StatusUnauthorized},
+		{false, "GET", "Bearer tok", http.StatusTeapot},
+		{false, "GET", "tok", http.StatusUnauthorized},
+	}
+	for _, tc := range tests {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(tc.method, "/api/status", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		Guard(ok, "tok", tc.loopback).ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("loopback %v, %s with %q: %d, want %d", tc.loopback, tc.method, tc.auth, rec.Code, tc.want)
+		}
+	}
+	for addr, want := range map[string]bool{"127.0.0.1:80": true, "[::1]:80": true, "localhost:80": true, "0.0.0.0:80": false, "10.0.0.1:80": false, "nonsense": false} {
+		if got := Loopback(addr); got != want {
+			t.Errorf("Loopback(%q) = %v", addr, got)
+		}
+	}
+}
