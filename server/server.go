@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -41,11 +43,15 @@ type Server struct {
 	log      zerolog.Logger
 	started  time.Time
 	updater  Updater
+	hub      *hub
+
+	statusMu    sync.Mutex
+	statusCache *statusReader
 }
 
 // New makes the server of a store a process holds.
 func New(store *eventstore.Store, pipeline string, log zerolog.Logger) *Server {
-	return &Server{store: store, pipeline: pipeline, log: log, started: time.Now()}
+	return &Server{store: store, pipeline: pipeline, log: log, started: time.Now(), hub: newHub(store)}
 }
 
 // Handler routes the API.
@@ -161,7 +167,7 @@ type FlowState struct {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	st, err := ReadStatus(r.Context(), s.store, s.pipeline)
+	st, err := s.readStatus(r.Context())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
@@ -169,18 +175,68 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	s.json(w, st)
 }
 
+// readStatus is ReadStatus read on from where the last call left it: a
+// watcher asking every second reads each event once, not the whole update
+// each time.
+func (s *Server) readStatus(ctx context.Context) (*Status, error) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	if s.statusCache == nil {
+		s.statusCache = &statusReader{pipeline: s.pipeline}
+	}
+	return s.statusCache.read(ctx, s.store)
+}
+
 // ReadStatus reads the last update's state and its flows' from the log.
 func ReadStatus(ctx context.Context, store *eventstore.Store, pipeline string) (*Status, error) {
-	st := &Status{Pipeline: pipeline, LastSeq: store.LastSeq(), Flows: []FlowState{}}
-	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
-		st.Update = &UpdateState{ID: ev.Origin.UpdateID, Started: ev.Timestamp.UTC()}
+	return (&statusReader{pipeline: pipeline}).read(ctx, store)
+}
+
+// statusReader folds the log into the status of its last update, from
+// where it left off.
+type statusReader struct {
+	pipeline string
+	upto     uint64 // events up to here are folded
+	update   *UpdateState
+	flows    map[string]*FlowState
+}
+
+func (sr *statusReader) read(ctx context.Context, store *eventstore.Store) (*Status, error) {
+	last := store.LastSeq()
+	if last > sr.upto {
+		if err := sr.fold(ctx, store, sr.upto+1, last); err != nil {
+			sr.upto, sr.update, sr.flows = 0, nil, nil // folded again next time
+			return nil, err
+		}
+		sr.upto = last
+	}
+	st := &Status{Pipeline: sr.pipeline, LastSeq: last, Flows: []FlowState{}}
+	if sr.update != nil {
+		u := *sr.update
+		st.Update = &u
+	}
+	for _, name := range slices.Sorted(maps.Keys(sr.flows)) {
+		st.Flows = append(st.Flows, *sr.flows[name])
+	}
+	return st, nil
+}
+
+// fold takes the events from..to into the status. The batches' rows are
+// counted from their details: a batch's event is read with its rows, so
+// only a new update's batches are read, once.
+func (sr *statusReader) fold(ctx context.Context, store *eventstore.Store, from, to uint64) error {
+	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
+		sr.update = &UpdateState{ID: ev.Origin.UpdateID, Started: ev.Timestamp.UTC()}
+		sr.flows = map[string]*FlowState{}
+		from = ev.Seq // the update's events start here
 		return nil
 	})
-	if err != nil || st.Update == nil {
-		return st, err
+	if err != nil || sr.update == nil {
+		return err
 	}
-	flows := map[string]*FlowState{}
-	err = store.Scan(ctx, eventstore.Filter{Update: st.Update.ID, Types: []domain.EventType{domain.EventUpdateProgress, domain.EventFlowProgress, domain.EventBatchCommitted}},
+	flows := sr.flows
+	st := &Status{Update: sr.update}
+	err = store.Scan(ctx, eventstore.Filter{From: from, To: to, Update: st.Update.ID, Types: []domain.EventType{domain.EventUpdateProgress, domain.EventFlowProgress, domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			d := ev.Details
 			switch {
@@ -201,16 +257,7 @@ func ReadStatus(ctx context.Context, store *eventstore.Store, pipeline string) (
 			}
 			return nil
 		})
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range flows {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		st.Flows = append(st.Flows, *flows[name])
-	}
-	return st, err
+	return err
 }
 
 // UpdateInfo is an update as GET /api/updates lists it.
@@ -373,45 +420,86 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	writes := make(chan []byte, 64)
-	tailed := make(chan error, 1)
-	go func() {
-		defer close(writes)
-		tailed <- s.store.Tail(ctx, f, func(ev *domain.Event) error {
-			b, err := domain.EventJSON(ev)
+	ctx := r.Context()
+	write := func(msg []byte) bool {
+		_, err := w.Write(msg)
+		return err == nil
+	}
+	// the log up to where the hub hands out events, then the hub's
+	sb, from := s.hub.join(f)
+	defer s.hub.leave(sb)
+	var last uint64 // the last event written
+	if f.From > 0 {
+		last = f.From - 1
+	}
+	if f.From < from {
+		catchUp := f
+		catchUp.To = from - 1
+		if f.To != 0 && f.To < catchUp.To {
+			catchUp.To = f.To
+		}
+		err := s.store.Scan(ctx, catchUp, func(ev *domain.Event) error {
+			msg, err := sseOf(ev)
 			if err != nil {
 				return err
 			}
-			msg := fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, b)
-			select {
-			case writes <- msg:
-				return nil
-			case <-ctx.Done():
+			if !write(msg) {
 				return ctx.Err()
 			}
+			last = ev.Seq
+			return nil
 		})
-	}()
+		if err != nil {
+			return
+		}
+		flusher.Flush()
+	}
 	beat := time.NewTicker(15 * time.Second)
 	defer beat.Stop()
 	for {
 		select {
-		case msg, ok := <-writes:
-			if !ok {
-				if err := <-tailed; err != nil && ctx.Err() == nil {
-					s.log.Warn().Err(err).Msg("API: following events")
-				}
+		case msg := <-sb.out:
+			if msg.seq <= last {
+				continue
+			}
+			if f.To != 0 && msg.seq > f.To {
+				return // the stream asked for ends there
+			}
+			if !write(msg.sse) {
 				return
 			}
-			if _, err := w.Write(msg); err != nil {
-				return
-			}
-			if len(writes) == 0 {
+			last = msg.seq
+			if len(sb.out) == 0 {
 				flusher.Flush()
 			}
+		case <-sb.dropped:
+			// behind the hub: the rest of the buffer, then the log itself
+			for len(sb.out) > 0 {
+				msg := <-sb.out
+				if msg.seq > last && !write(msg.sse) {
+					return
+				}
+				last = max(last, msg.seq)
+			}
+			rest := f
+			rest.From = last + 1
+			err := s.store.Tail(ctx, rest, func(ev *domain.Event) error {
+				msg, err := sseOf(ev)
+				if err != nil {
+					return err
+				}
+				if !write(msg) {
+					return ctx.Err()
+				}
+				flusher.Flush()
+				return nil
+			})
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn().Err(err).Msg("API: following events")
+			}
+			return
 		case <-beat.C:
-			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+			if !write([]byte(": keep-alive\n\n")) {
 				return
 			}
 			flusher.Flush()
@@ -588,7 +676,7 @@ func appendRow(line []byte, rows *domain.Batch, i int) []byte {
 // metrics writes the Prometheus text format: the log's length, and per
 // flow of the last update its rows and batches.
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
-	st, err := ReadStatus(r.Context(), s.store, s.pipeline)
+	st, err := s.readStatus(r.Context())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return

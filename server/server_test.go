@@ -247,3 +247,38 @@ func TestGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamFromTheStart: without Last-Event-ID or since, the stream
+// starts at the log's first event; two followers get every event, through
+// one read of the log.
+func TestStreamFromTheStart(t *testing.T) {
+	store, srv := served(t)
+	last := store.LastSeq()
+	read := func() []uint64 {
+		resp, err := http.Get(srv.URL + "/api/events/stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ids []uint64
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() && uint64(len(ids)) < last {
+			var id uint64
+			if _, err := fmt.Sscanf(sc.Text(), "id: %d", &id); err == nil {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	for range 2 {
+		ids := read()
+		for i, id := range ids {
+			if id != uint64(i+1) {
+				t.Fatalf("the stream gave %v", ids)
+			}
+		}
+		if uint64(len(ids)) != last {
+			t.Fatalf("%d events, want %d", len(ids), last)
+		}
+	}
+}
