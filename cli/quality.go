@@ -9,8 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sluicehq/sluice/domain"
-	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/server"
 )
 
 // qualityTrend is how many updates the trend of the table format covers.
@@ -71,19 +70,19 @@ the same that event_log() gives to SQL.`,
 			for _, u := range cat.updates[max(0, at-qualityTrend+1) : at+1] {
 				updates = append(updates, u.id)
 			}
-			history := make([]map[qualityKey]*qualityFigures, len(updates))
+			history := make([]map[server.QualityKey]*server.QualityFigures, len(updates))
 			for i, u := range updates {
-				if history[i], err = updateQuality(a, store, u, dataset); err != nil {
-					return err
+				if history[i], err = server.UpdateQuality(a.ctx, store, u, dataset); err != nil {
+					return fail(ExitFailed, err)
 				}
 			}
 			now := history[len(history)-1]
-			keys := make([]qualityKey, 0, len(now))
+			keys := make([]server.QualityKey, 0, len(now))
 			for k := range now {
 				keys = append(keys, k)
 			}
-			slices.SortFunc(keys, func(x, y qualityKey) int {
-				return strings.Compare(x.dataset+"\x00"+x.expectation, y.dataset+"\x00"+y.expectation)
+			slices.SortFunc(keys, func(x, y server.QualityKey) int {
+				return strings.Compare(x.Dataset+"\x00"+x.Expectation, y.Dataset+"\x00"+y.Expectation)
 			})
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
@@ -91,8 +90,8 @@ the same that event_log() gives to SQL.`,
 				enc := json.NewEncoder(out)
 				for _, k := range keys {
 					f := now[k]
-					if err := enc.Encode(qualityLine{UpdateID: id, Dataset: k.dataset, Expectation: k.expectation,
-						PassedRecords: f.passed, FailedRecords: f.failed, FailureRate: f.rate()}); err != nil {
+					if err := enc.Encode(qualityLine{UpdateID: id, Dataset: k.Dataset, Expectation: k.Expectation,
+						PassedRecords: f.Passed, FailedRecords: f.Failed, FailureRate: f.Rate()}); err != nil {
 						return fail(ExitFailed, err)
 					}
 				}
@@ -107,7 +106,7 @@ the same that event_log() gives to SQL.`,
 				[]bool{false, false, true, true, true, false})
 			for _, k := range keys {
 				f := now[k]
-				if err := table.add([]string{k.dataset, k.expectation, fmt.Sprint(f.passed), fmt.Sprint(f.failed), formatRate(f.rate()), trend(history, k)}); err != nil {
+				if err := table.add([]string{k.Dataset, k.Expectation, fmt.Sprint(f.Passed), fmt.Sprint(f.Failed), formatRate(f.Rate()), trend(history, k)}); err != nil {
 					return fail(ExitFailed, err)
 				}
 			}
@@ -123,17 +122,6 @@ the same that event_log() gives to SQL.`,
 	return cmd
 }
 
-type qualityKey struct{ dataset, expectation string }
-
-type qualityFigures struct{ passed, failed int64 }
-
-func (f *qualityFigures) rate() float64 {
-	if f.passed+f.failed == 0 {
-		return 0
-	}
-	return float64(f.failed) / float64(f.passed+f.failed)
-}
-
 type qualityLine struct {
 	UpdateID      string  `json:"update_id"`
 	Dataset       string  `json:"dataset"`
@@ -141,34 +129,6 @@ type qualityLine struct {
 	PassedRecords int64   `json:"passed_records"`
 	FailedRecords int64   `json:"failed_records"`
 	FailureRate   float64 `json:"failure_rate"`
-}
-
-// updateQuality sums the data quality of an update's flow_progress events
-// by dataset and expectation.
-func updateQuality(a *app, store *eventstore.Store, update, dataset string) (map[qualityKey]*qualityFigures, error) {
-	figures := map[qualityKey]*qualityFigures{}
-	err := store.Scan(a.ctx, eventstore.Filter{Update: update, Types: []domain.EventType{domain.EventFlowProgress}}, func(ev *domain.Event) error {
-		fp := ev.Details.FlowProgress
-		if fp == nil || fp.DataQuality == nil {
-			return nil
-		}
-		for _, e := range fp.DataQuality.Expectations {
-			if dataset != "" && e.Dataset != dataset {
-				continue
-			}
-			k := qualityKey{e.Dataset, e.Name}
-			if figures[k] == nil {
-				figures[k] = &qualityFigures{}
-			}
-			figures[k].passed += e.PassedRecords
-			figures[k].failed += e.FailedRecords
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fail(ExitFailed, err)
-	}
-	return figures, nil
 }
 
 func formatRate(r float64) string {
@@ -180,12 +140,12 @@ func formatRate(r float64) string {
 
 // trend draws an expectation's failure rate over the updates, scaled to
 // the highest: a bar each, · where the update did not check it.
-func trend(history []map[qualityKey]*qualityFigures, k qualityKey) string {
+func trend(history []map[server.QualityKey]*server.QualityFigures, k server.QualityKey) string {
 	const bars = "▁▂▃▄▅▆▇█"
 	top := 0.0
 	for _, h := range history {
 		if f := h[k]; f != nil {
-			top = max(top, f.rate())
+			top = max(top, f.Rate())
 		}
 	}
 	var b strings.Builder
@@ -197,7 +157,7 @@ func trend(history []map[qualityKey]*qualityFigures, k qualityKey) string {
 		case top == 0:
 			b.WriteRune([]rune(bars)[0])
 		default:
-			b.WriteRune([]rune(bars)[int(f.rate()/top*7+0.5)])
+			b.WriteRune([]rune(bars)[int(f.Rate()/top*7+0.5)])
 		}
 	}
 	return b.String()

@@ -24,6 +24,7 @@ func (a *app) runCommand() *cobra.Command {
 		fullRefresh, refresh, resetCkpt   []string
 		continuous, development, progress bool
 		httpAddr, token                   string
+		ui                                bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -84,6 +85,9 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 				return err
 			}
 			defer store.Close()
+			if ui && httpAddr == "" {
+				httpAddr = "127.0.0.1:8080"
+			}
 			runCtx, cancelRun := context.WithCancel(a.ctx)
 			defer cancelRun()
 			stopServing, err := a.serveAPI(store, proj, runUpdater{cancel: cancelRun}, httpAddr, token)
@@ -149,6 +153,7 @@ Exit codes: 0 COMPLETED (or a continuous update CANCELED by Ctrl-C), 1 FAILED,
 	f.BoolVar(&continuous, "continuous", false, "keep flows running for new data until Ctrl-C")
 	f.BoolVar(&development, "development", false, "development mode: no retries, a failing flow fails the update at once")
 	f.StringVar(&httpAddr, "http", "", "also serve the API on HTTP at this address (127.0.0.1:8080; loopback unless an interface is named)")
+	f.BoolVar(&ui, "ui", false, "serve the web UI (and the API) on HTTP, at --http or 127.0.0.1:8080")
 	f.StringVar(&token, "token", "", "the bearer token of the HTTP API (default: made and printed at start)")
 	f.BoolVar(&progress, "live", true, "draw a live table on a terminal (--live=false: one line per change)")
 	_ = cmd.RegisterFlagCompletionFunc("full-refresh", a.completeNameList((*catalog).tables))
@@ -217,7 +222,7 @@ func (a *app) serveAPI(store *eventstore.Store, proj *pipeline.Project, updater 
 		if token == "" {
 			token = server.NewToken()
 		}
-		fmt.Fprintf(a.stderr, "serving http://%s (token for changes%s: %s)\n", l.Addr(), map[bool]string{false: " and reads", true: ""}[loopback], token)
+		fmt.Fprintf(a.stderr, "serving http://%s (token for changes%s: %s); the web UI is at http://%s/\n", l.Addr(), map[bool]string{false: " and reads", true: ""}[loopback], token, l.Addr())
 		serve(l, server.Guard(srv.Handler(), token, loopback))
 	}
 	return func() {

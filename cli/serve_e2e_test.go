@@ -210,7 +210,7 @@ func TestServe(t *testing.T) {
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		if _, err := fmt.Sscanf(sc.Text(), "serving %s (token for changes: %s", &base, &token); err == nil {
-			token = strings.TrimSuffix(token, ")")
+			token = strings.TrimSuffix(token, ");")
 			break
 		}
 	}

@@ -69,6 +69,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/updates/cancel", s.cancelUpdate)
 	mux.HandleFunc("GET /api/updates", s.updates)
 	mux.HandleFunc("GET /api/openapi.json", s.openapi)
+	s.uiRoutes(mux)
 	return mux
 }
 
@@ -271,29 +272,11 @@ type UpdateInfo struct {
 
 // updates lists the updates, the latest first.
 func (s *Server) updates(w http.ResponseWriter, r *http.Request) {
-	var list []*UpdateInfo
-	byID := map[string]*UpdateInfo{}
-	err := s.store.Scan(r.Context(), eventstore.Filter{Types: []domain.EventType{domain.EventCreateUpdate, domain.EventUpdateProgress}}, func(ev *domain.Event) error {
-		switch d := ev.Details; {
-		case d.CreateUpdate != nil:
-			u := &UpdateInfo{ID: ev.Origin.UpdateID, Cause: d.CreateUpdate.Cause, Started: ev.Timestamp.UTC()}
-			byID[u.ID] = u
-			list = append(list, u)
-		case d.UpdateProgress != nil:
-			if u := byID[ev.Origin.UpdateID]; u != nil {
-				u.State = string(d.UpdateProgress.State)
-				if st := d.UpdateProgress.State; st == domain.UpdateCompleted || st == domain.UpdateFailed || st == domain.UpdateCanceled {
-					u.Ended = ev.Timestamp.UTC()
-				}
-			}
-		}
-		return nil
-	})
+	list, err := s.updateList(r)
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	slices.Reverse(list)
 	s.json(w, map[string]any{"updates": list})
 }
 
