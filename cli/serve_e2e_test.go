@@ -137,6 +137,9 @@ CREATE OR REFRESH MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(amount) 
 		t.Errorf("events while running:\n%s", out)
 	}
 
+	if r := run(t, sluice, dir, "replay", "--verify"); r.code == 0 || !strings.Contains(r.stderr, "STORE_LOCKED") || !strings.Contains(r.stderr, "sluice run") {
+		t.Errorf("replay --verify while the run holds the storage: exit %d\n%s", r.code, r.stderr)
+	}
 	first := startFollower(t, dir, "--since", "1")
 	addOrders(5)
 	eventually(t, "15 rows", func() bool { return rows() == 15 })

@@ -68,6 +68,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/updates", s.startUpdate)
 	mux.HandleFunc("POST /api/updates/cancel", s.cancelUpdate)
 	mux.HandleFunc("GET /api/updates", s.updates)
+	mux.HandleFunc("GET /api/updates/{id}", s.update)
+	mux.HandleFunc("GET /api/pipeline", s.pipelineGraph)
+	mux.HandleFunc("GET /api/quality", s.quality)
 	mux.HandleFunc("GET /api/openapi.json", s.openapi)
 	s.uiRoutes(mux)
 	return mux
@@ -165,6 +168,12 @@ type FlowState struct {
 	Status  string `json:"status"`
 	Rows    int64  `json:"rows"`
 	Batches int64  `json:"batches"`
+	// LastCommit is when its last micro-batch committed, and
+	// LastBatchSeconds how long that micro-batch took from its plan to its
+	// commit.
+	LastCommit       time.Time `json:"last_commit,omitzero"`
+	LastBatchSeconds float64   `json:"last_batch_seconds,omitempty"`
+	planned          time.Time
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -197,6 +206,7 @@ func ReadStatus(ctx context.Context, store *eventstore.Store, pipeline string) (
 // where it left off.
 type statusReader struct {
 	pipeline string
+	only     string // the update to read; "" for the last
 	upto     uint64 // events up to here are folded
 	update   *UpdateState
 	flows    map[string]*FlowState
@@ -227,6 +237,9 @@ func (sr *statusReader) read(ctx context.Context, store *eventstore.Store) (*Sta
 // only a new update's batches are read, once.
 func (sr *statusReader) fold(ctx context.Context, store *eventstore.Store, from, to uint64) error {
 	err := store.Scan(ctx, eventstore.Filter{From: from, To: to, Types: []domain.EventType{domain.EventCreateUpdate}}, func(ev *domain.Event) error {
+		if sr.only != "" && ev.Origin.UpdateID != sr.only {
+			return nil
+		}
 		sr.update = &UpdateState{ID: ev.Origin.UpdateID, Started: ev.Timestamp.UTC()}
 		sr.flows = map[string]*FlowState{}
 		from = ev.Seq // the update's events start here
@@ -237,7 +250,7 @@ func (sr *statusReader) fold(ctx context.Context, store *eventstore.Store, from,
 	}
 	flows := sr.flows
 	st := &Status{Update: sr.update}
-	err = store.Scan(ctx, eventstore.Filter{From: from, To: to, Update: st.Update.ID, Types: []domain.EventType{domain.EventUpdateProgress, domain.EventFlowProgress, domain.EventBatchCommitted}},
+	err = store.Scan(ctx, eventstore.Filter{From: from, To: to, Update: st.Update.ID, Types: []domain.EventType{domain.EventUpdateProgress, domain.EventFlowProgress, domain.EventBatchPlanned, domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			d := ev.Details
 			switch {
@@ -250,15 +263,28 @@ func (sr *statusReader) fold(ctx context.Context, store *eventstore.Store, from,
 					flows[f.Name] = f
 				}
 				f.Status = string(d.FlowProgress.Status)
+			case d.BatchPlanned != nil:
+				if f := flows[ev.Origin.FlowName]; f != nil {
+					f.planned = ev.Timestamp
+				}
 			case d.BatchCommitted != nil:
 				if f := flows[ev.Origin.FlowName]; f != nil {
 					f.Rows += d.BatchCommitted.NumRows
 					f.Batches++
+					f.LastCommit = ev.Timestamp.UTC()
+					if !f.planned.IsZero() {
+						f.LastBatchSeconds = ev.Timestamp.Sub(f.planned).Seconds()
+					}
 				}
 			}
 			return nil
 		})
 	return err
+}
+
+// ReadUpdate reads an update's state and its flows' from the log.
+func ReadUpdate(ctx context.Context, store *eventstore.Store, pipeline, id string) (*Status, error) {
+	return (&statusReader{pipeline: pipeline, only: id}).read(ctx, store)
 }
 
 // UpdateInfo is an update as GET /api/updates lists it.
@@ -278,6 +304,99 @@ func (s *Server) updates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.json(w, map[string]any{"updates": list})
+}
+
+// update is one update and its flows.
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	id, err := s.findUpdate(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	st, err := ReadUpdate(r.Context(), s.store, s.pipeline, id)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	s.json(w, st)
+}
+
+// pipelineGraph is the pipeline's datasets, flows (with their state in the
+// last update) and edges, as the UI draws them.
+func (s *Server) pipelineGraph(w http.ResponseWriter, r *http.Request) {
+	st, err := s.readStatus(r.Context())
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	g, err := s.graph(r, st)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	type node struct {
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Status string `json:"status,omitempty"`
+	}
+	type edge struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+		Kind string `json:"kind"`
+	}
+	out := struct {
+		Pipeline string `json:"pipeline"`
+		Datasets []node `json:"datasets"`
+		Flows    []node `json:"flows"`
+		Edges    []edge `json:"edges"`
+	}{Pipeline: s.pipeline, Datasets: []node{}, Flows: []node{}, Edges: []edge{}}
+	for _, n := range g.Nodes {
+		if n.Flow {
+			out.Flows = append(out.Flows, node{n.Name, n.Kind, n.Status})
+		} else {
+			out.Datasets = append(out.Datasets, node{n.Name, n.Kind, ""})
+		}
+	}
+	for _, e := range g.Edges {
+		out.Edges = append(out.Edges, edge{e.From, e.To, e.Kind})
+	}
+	s.json(w, out)
+}
+
+// quality is the data quality of an update (update: an id, a prefix, or
+// last, the default): an object per dataset and expectation, as sluice
+// quality --format jsonl gives them.
+func (s *Server) quality(w http.ResponseWriter, r *http.Request) {
+	want := r.URL.Query().Get("update")
+	if want == "" {
+		want = "last"
+	}
+	id, err := s.findUpdate(r.Context(), want)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	figures, err := UpdateQuality(r.Context(), s.store, id, r.URL.Query().Get("dataset"))
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	type line struct {
+		UpdateID      string  `json:"update_id"`
+		Dataset       string  `json:"dataset"`
+		Expectation   string  `json:"expectation"`
+		PassedRecords int64   `json:"passed_records"`
+		FailedRecords int64   `json:"failed_records"`
+		FailureRate   float64 `json:"failure_rate"`
+	}
+	out := []line{}
+	for _, k := range slices.SortedFunc(maps.Keys(figures), func(a, b QualityKey) int {
+		return strings.Compare(a.Dataset+"\x00"+a.Expectation, b.Dataset+"\x00"+b.Expectation)
+	}) {
+		f := figures[k]
+		out = append(out, line{id, k.Dataset, k.Expectation, f.Passed, f.Failed, f.Rate()})
+	}
+	s.json(w, map[string]any{"expectations": out})
 }
 
 // filterOf reads the event filters of a request: type (comma-separated),
@@ -675,5 +794,17 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(out, "# HELP sluice_flow_batches_total Micro-batches the flow committed in the last update.\n# TYPE sluice_flow_batches_total counter\n")
 	for _, f := range st.Flows {
 		fmt.Fprintf(out, "sluice_flow_batches_total{pipeline=%q,flow=%q} %d\n", s.pipeline, f.Name, f.Batches)
+	}
+	fmt.Fprintf(out, "# HELP sluice_flow_batch_seconds How long the flow's last micro-batch took, from its plan to its commit.\n# TYPE sluice_flow_batch_seconds gauge\n")
+	for _, f := range st.Flows {
+		if f.Batches > 0 {
+			fmt.Fprintf(out, "sluice_flow_batch_seconds{pipeline=%q,flow=%q} %g\n", s.pipeline, f.Name, f.LastBatchSeconds)
+		}
+	}
+	fmt.Fprintf(out, "# HELP sluice_flow_commit_lag_seconds Time since the flow's last commit.\n# TYPE sluice_flow_commit_lag_seconds gauge\n")
+	for _, f := range st.Flows {
+		if !f.LastCommit.IsZero() {
+			fmt.Fprintf(out, "sluice_flow_commit_lag_seconds{pipeline=%q,flow=%q} %g\n", s.pipeline, f.Name, time.Since(f.LastCommit).Seconds())
+		}
 	}
 }

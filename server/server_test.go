@@ -96,7 +96,14 @@ func TestEndpoints(t *testing.T) {
 		}},
 		{"/api/tables/numbers/rows?as_of=1", 200, linesOf(0, "")},
 		{"/api/tables/numbers/rows?as_of=nope", 400, contains("as_of")},
-		{"/metrics", 200, contains(`sluice_flow_rows_total{pipeline="served",flow="count"} 25`, "# TYPE sluice_log_last_seq gauge")},
+		{"/metrics", 200, contains(`sluice_flow_rows_total{pipeline="served",flow="count"} 25`, "# TYPE sluice_log_last_seq gauge",
+			`sluice_flow_batch_seconds{pipeline="served",flow="count"}`, `sluice_flow_commit_lag_seconds{pipeline="served",flow="count"}`)},
+		{"/api/pipeline", 200, contains(`"flows":[{"name":"count","kind":"flow","status":"COMPLETED"}]`, `"datasets":[{"name":"numbers","kind":"streaming table"}]`,
+			`{"from":"f:count","to":"d:numbers","kind":"data"}`)},
+		{"/api/updates", 200, contains(`"state":"COMPLETED"`, `"cause":"api_call"`)},
+		{"/api/updates/last", 200, contains(`"state":"COMPLETED"`, `"rows":25`, `"last_batch_seconds"`)},
+		{"/api/updates/nope", 404, contains("EVENT_NOT_FOUND")},
+		{"/api/quality", 200, contains(`"expectations":[]`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
