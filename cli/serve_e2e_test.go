@@ -191,8 +191,14 @@ func logEnd(t *testing.T, dir string) uint64 {
 // printed token; the OpenAPI document describes the API.
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: served\n")
-	writeFile(t, filepath.Join(dir, "flows.sql"), `CREATE OR REFRESH STREAMING TABLE orders AS SELECT * FROM STREAM read_files('in', format => 'json', schema => 'id BIGINT');`)
+	t.Setenv("SLUICE_TEST_SECRET", "hush-hush-42")
+	writeFile(t, filepath.Join(dir, "pipeline.yaml"), `name: served
+event_hooks:
+  - {name: alerts, on: [update_failed], url: "http://127.0.0.1:9/hook", headers: {Authorization: "Bearer ${env:SLUICE_TEST_SECRET}"}}
+`)
+	writeFile(t, filepath.Join(dir, "flows.sql"), `CREATE OR REFRESH STREAMING TABLE orders AS SELECT * FROM STREAM read_files('in', format => 'json', schema => 'id BIGINT');
+CREATE SINK archive USING parquet OPTIONS (path 'out/${env:SLUICE_TEST_SECRET}');
+CREATE FLOW to_archive AS INSERT INTO archive BY NAME SELECT * FROM STREAM(orders);`)
 	writeFile(t, filepath.Join(dir, "in", "1.json"), `{"id": 1}`+"\n"+`{"id": 2}`+"\n")
 	srv := exec.Command(sluice, "serve", "--http", "127.0.0.1:0")
 	srv.Dir = dir
@@ -269,6 +275,12 @@ func TestServe(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(doc), &spec); code != 200 || err != nil || spec.OpenAPI == "" || spec.Paths["/api/events/stream"] == nil {
 		t.Errorf("openapi.json: %d %v", code, err)
+	}
+	// no response shows a secret of the configuration
+	for _, path := range []string{"/api/events", "/api/pipeline", "/api/status", "/api/updates", "/", "/ui/events", "/metrics"} {
+		if _, body := call("GET", path, "", ""); strings.Contains(body, "hush-hush-42") {
+			t.Errorf("%s shows the secret", path)
+		}
 	}
 	_ = srv.Process.Signal(syscall.SIGINT)
 	if err := srv.Wait(); err != nil {
