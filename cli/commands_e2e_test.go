@@ -424,10 +424,13 @@ func TestStopSignals(t *testing.T) {
 // our own rather than Badger's, and completion offers nothing.
 func checkLocked(t *testing.T, dir string, pid int, args string) {
 	t.Helper()
-	r := must(t, 1, gopipeline, dir, "table", "orders")
+	// a reader reads through the socket the run serves
+	must(t, 0, gopipeline, dir, "table", "orders")
+	// a writer is refused, naming the run
+	r := must(t, 1, gopipeline, dir, "run")
 	for _, want := range []string{"STORE_LOCKED", "pid " + strconv.Itoa(pid) + ", writing it", args, "hint: wait for it to finish, or stop it (kill " + strconv.Itoa(pid) + ")"} {
 		if !strings.Contains(r.stderr, want) {
-			t.Errorf("table while a run holds the storage: stderr does not say %q:\n%s", want, r.stderr)
+			t.Errorf("a run while another holds the storage: stderr does not say %q:\n%s", want, r.stderr)
 		}
 	}
 	if strings.Contains(r.stderr, "Cannot acquire") || strings.Contains(r.stderr, "Badger") {
