@@ -77,21 +77,13 @@ the same that event_log() gives to SQL.`,
 				}
 			}
 			now := history[len(history)-1]
-			keys := make([]server.QualityKey, 0, len(now))
-			for k := range now {
-				keys = append(keys, k)
-			}
-			slices.SortFunc(keys, func(x, y server.QualityKey) int {
-				return strings.Compare(x.Dataset+"\x00"+x.Expectation, y.Dataset+"\x00"+y.Expectation)
-			})
+			keys := server.SortedKeys(now)
 			out := bufio.NewWriter(a.stdout)
 			defer out.Flush()
 			if format == "jsonl" {
 				enc := json.NewEncoder(out)
-				for _, k := range keys {
-					f := now[k]
-					if err := enc.Encode(qualityLine{UpdateID: id, Dataset: k.Dataset, Expectation: k.Expectation,
-						PassedRecords: f.Passed, FailedRecords: f.Failed, FailureRate: f.Rate()}); err != nil {
+				for _, line := range server.QualityLines(id, now) {
+					if err := enc.Encode(line); err != nil {
 						return fail(ExitFailed, err)
 					}
 				}
@@ -120,15 +112,6 @@ the same that event_log() gives to SQL.`,
 	cmd.Flags().StringVar(&dataset, "dataset", "", "only this dataset's expectations")
 	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl")
 	return cmd
-}
-
-type qualityLine struct {
-	UpdateID      string  `json:"update_id"`
-	Dataset       string  `json:"dataset"`
-	Expectation   string  `json:"expectation"`
-	PassedRecords int64   `json:"passed_records"`
-	FailedRecords int64   `json:"failed_records"`
-	FailureRate   float64 `json:"failure_rate"`
 }
 
 func formatRate(r float64) string {

@@ -254,20 +254,26 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 			break
 		}
 		examined++
-		item, err := txn.Get(logKey(seq))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil, 0, domain.Errorf(domain.CodeProjectionMismatch, "index entry %s names an event the log does not hold", describeKey(it.Item().KeyCopy(nil)))
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := appendMatch(&out, f, seq, item)
+		n, err := appendIndexed(&out, txn, f, seq, describeKey(it.Item().KeyCopy(nil)))
 		if err != nil {
 			return nil, 0, err
 		}
 		size += n
 	}
 	return out, next, nil
+}
+
+// appendIndexed appends the event seq an index entry names (entry, for the
+// error of a log that lacks it) when it matches f.
+func appendIndexed(out *[]*domain.Event, txn *badger.Txn, f *Filter, seq uint64, entry string) (int, error) {
+	item, err := txn.Get(logKey(seq))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, domain.Errorf(domain.CodeProjectionMismatch, "index entry %s names an event the log does not hold", entry)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return appendMatch(out, f, seq, item)
 }
 
 // readTypesChunk walks the type index of each of f's types from lo, and
@@ -312,14 +318,7 @@ func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event,
 		if size >= scanMaxBytes {
 			return out, seq, nil
 		}
-		item, err := txn.Get(logKey(seq))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil, 0, domain.Errorf(domain.CodeProjectionMismatch, "the type index names event %d, which the log does not hold", seq)
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		n, err := appendMatch(&out, f, seq, item)
+		n, err := appendIndexed(&out, txn, f, seq, fmt.Sprintf("of event %d in a type index", seq))
 		if err != nil {
 			return nil, 0, err
 		}

@@ -42,12 +42,18 @@ type EventLog struct{}
 
 func (EventLog) String() string { return "event_log()" }
 
-func (EventLog) Plan(context.Context, domain.Offset, domain.ReadLimit) (domain.Offset, bool, error) {
-	return nil, false, domain.Errorf(domain.CodeInvalidDefinition, "event_log() is read by an update of its pipeline")
+func (e EventLog) Plan(context.Context, domain.Offset, domain.ReadLimit) (domain.Offset, bool, error) {
+	return nil, false, unbound(e)
 }
 
-func (EventLog) Read(context.Context, domain.Offset, domain.Offset) (*domain.Batch, error) {
-	return nil, domain.Errorf(domain.CodeInvalidDefinition, "event_log() is read by an update of its pipeline")
+func (e EventLog) Read(context.Context, domain.Offset, domain.Offset) (*domain.Batch, error) {
+	return nil, unbound(e)
+}
+
+// unbound is the error of reading a source of the pipeline's own store
+// outside an update, which gives it the store (sourceOf).
+func unbound(src fmt.Stringer) error {
+	return domain.Errorf(domain.CodeInvalidDefinition, "%s is read by an update of its pipeline", src)
 }
 
 // eventLogReader reads a store's events as rows; an offset is the seq of

@@ -20,12 +20,12 @@ type TableChanges struct {
 
 func (c TableChanges) String() string { return "table_changes(" + c.Table + ")" }
 
-func (TableChanges) Plan(context.Context, domain.Offset, domain.ReadLimit) (domain.Offset, bool, error) {
-	return nil, false, domain.Errorf(domain.CodeInvalidDefinition, "table_changes() is read by an update of its pipeline")
+func (c TableChanges) Plan(context.Context, domain.Offset, domain.ReadLimit) (domain.Offset, bool, error) {
+	return nil, false, unbound(c)
 }
 
-func (TableChanges) Read(context.Context, domain.Offset, domain.Offset) (*domain.Batch, error) {
-	return nil, domain.Errorf(domain.CodeInvalidDefinition, "table_changes() is read by an update of its pipeline")
+func (c TableChanges) Read(context.Context, domain.Offset, domain.Offset) (*domain.Batch, error) {
+	return nil, unbound(c)
 }
 
 // feedReader reads a table's change feed; an offset is the event seq up to

@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
@@ -45,6 +48,35 @@ func UpdateQuality(ctx context.Context, store *eventstore.Store, update, dataset
 		return nil
 	})
 	return figures, err
+}
+
+// QualityLine is one expectation's figures in an update, as sluice
+// quality --format jsonl and GET /api/quality give them.
+type QualityLine struct {
+	UpdateID      string  `json:"update_id"`
+	Dataset       string  `json:"dataset"`
+	Expectation   string  `json:"expectation"`
+	PassedRecords int64   `json:"passed_records"`
+	FailedRecords int64   `json:"failed_records"`
+	FailureRate   float64 `json:"failure_rate"`
+}
+
+// SortedKeys lists the expectations of figures by dataset, then name.
+func SortedKeys(figures map[QualityKey]*QualityFigures) []QualityKey {
+	return slices.SortedFunc(maps.Keys(figures), func(a, b QualityKey) int {
+		return strings.Compare(a.Dataset+"\x00"+a.Expectation, b.Dataset+"\x00"+b.Expectation)
+	})
+}
+
+// QualityLines are the figures of an update, one line an expectation in
+// SortedKeys' order.
+func QualityLines(update string, figures map[QualityKey]*QualityFigures) []QualityLine {
+	out := []QualityLine{}
+	for _, k := range SortedKeys(figures) {
+		f := figures[k]
+		out = append(out, QualityLine{update, k.Dataset, k.Expectation, f.Passed, f.Failed, f.Rate()})
+	}
+	return out
 }
 
 // UpdateIDs lists the updates' ids in log order.

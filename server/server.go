@@ -381,21 +381,7 @@ func (s *Server) quality(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	type line struct {
-		UpdateID      string  `json:"update_id"`
-		Dataset       string  `json:"dataset"`
-		Expectation   string  `json:"expectation"`
-		PassedRecords int64   `json:"passed_records"`
-		FailedRecords int64   `json:"failed_records"`
-		FailureRate   float64 `json:"failure_rate"`
-	}
-	out := []line{}
-	for _, k := range slices.SortedFunc(maps.Keys(figures), func(a, b QualityKey) int {
-		return strings.Compare(a.Dataset+"\x00"+a.Expectation, b.Dataset+"\x00"+b.Expectation)
-	}) {
-		f := figures[k]
-		out = append(out, line{id, k.Dataset, k.Expectation, f.Passed, f.Failed, f.Rate()})
-	}
+	out := QualityLines(id, figures)
 	s.json(w, map[string]any{"expectations": out})
 }
 
@@ -721,34 +707,19 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-As-Of", strconv.FormatUint(seq, 10))
 	var page []byte // with a limit the page is held, to say whether rows remain
 	out := bufio.NewWriterSize(w, 64<<10)
-	seen, written := 0, 0
-	errFull := errors.New("page full")
-	more := false
-	err := processors.ScanTable(r.Context(), s.store, name, seq, func(b *domain.Batch) error {
-		rows, err := domain.Concat(domain.NewBatch(schema, 0), b)
-		if err != nil {
-			return err
+	written := 0
+	more, err := s.page(r, name, seq, schema, skip, limit, func(rows *domain.Batch, i int) error {
+		line := appendRow(nil, rows, i)
+		written++
+		if limit > 0 {
+			page = append(page, line...)
+			return nil
 		}
-		for i := range rows.Len() {
-			if seen++; seen <= skip {
-				continue
-			}
-			if limit > 0 && written == limit {
-				more = true
-				return errFull
-			}
-			line := appendRow(nil, rows, i)
-			if limit > 0 {
-				page = append(page, line...)
-			} else if _, err := out.Write(line); err != nil {
-				return err
-			}
-			written++
-		}
-		return nil
+		_, err := out.Write(line)
+		return err
 	})
-	if err != nil && err != errFull {
-		if written == 0 && limit > 0 || seen == 0 {
+	if err != nil {
+		if written == 0 {
 			s.fail(w, http.StatusInternalServerError, err)
 			return
 		}
@@ -759,6 +730,37 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = out.Write(page)
 	_ = out.Flush()
+}
+
+// page calls each with a table's rows as of seq, in its schema, from row
+// skip on, at most limit of them (0: all); more says whether rows remain.
+func (s *Server) page(r *http.Request, name string, seq uint64, schema domain.Schema, skip, limit int, each func(*domain.Batch, int) error) (more bool, err error) {
+	seen, taken := 0, 0
+	errFull := errors.New("page full")
+	err = processors.ScanTable(r.Context(), s.store, name, seq, func(b *domain.Batch) error {
+		rows, err := domain.Concat(domain.NewBatch(schema, 0), b)
+		if err != nil {
+			return err
+		}
+		for i := range rows.Len() {
+			if seen++; seen <= skip {
+				continue
+			}
+			if limit > 0 && taken == limit {
+				more = true
+				return errFull
+			}
+			if err := each(rows, i); err != nil {
+				return err
+			}
+			taken++
+		}
+		return nil
+	})
+	if err == errFull {
+		err = nil
+	}
+	return more, err
 }
 
 // appendRow appends a row as a JSON object and a newline.

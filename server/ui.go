@@ -14,7 +14,6 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
-	"github.com/sluicehq/sluice/processors"
 )
 
 // The web UI: pages rendered here from templates, refreshed in place by
@@ -425,10 +424,7 @@ func (s *Server) uiQuality(w http.ResponseWriter, r *http.Request) {
 	if len(ids) > 0 {
 		data["Update"] = ids[len(ids)-1]
 		now := history[len(history)-1]
-		keys := slices.SortedFunc(maps.Keys(now), func(a, b QualityKey) int {
-			return strings.Compare(a.Dataset+"\x00"+a.Expectation, b.Dataset+"\x00"+b.Expectation)
-		})
-		for _, k := range keys {
+		for _, k := range SortedKeys(now) {
 			f := now[k]
 			row := qualityRow{Dataset: k.Dataset, Expectation: k.Expectation, Passed: f.Passed, Failed: f.Failed, Rate: f.Rate()}
 			for _, h := range history {
@@ -467,32 +463,21 @@ func (s *Server) uiTables(w http.ResponseWriter, r *http.Request) {
 	skip, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
 	const pageRows = 100
 	var rows [][]string
-	seen, next := 0, 0
-	errFull := fmt.Errorf("page full")
-	err := processors.ScanTable(r.Context(), s.store, name, seq, func(b *domain.Batch) error {
-		b, err := domain.Concat(domain.NewBatch(schema, 0), b)
-		if err != nil {
-			return err
+	more, err := s.page(r, name, seq, schema, skip, pageRows, func(b *domain.Batch, i int) error {
+		row := make([]string, len(b.Columns))
+		for j, c := range b.Columns {
+			row[j] = c.Value(i).String()
 		}
-		for i := range b.Len() {
-			if seen++; seen <= skip {
-				continue
-			}
-			if len(rows) == pageRows {
-				next = skip + pageRows
-				return errFull
-			}
-			row := make([]string, len(b.Columns))
-			for j, c := range b.Columns {
-				row[j] = c.Value(i).String()
-			}
-			rows = append(rows, row)
-		}
+		rows = append(rows, row)
 		return nil
 	})
-	if err != nil && err != errFull {
+	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
+	}
+	next := 0
+	if more {
+		next = skip + pageRows
 	}
 	s.render(w, "tables", name, map[string]any{"Name": name, "AsOf": seq, "AsOfParam": r.URL.Query().Get("as_of"), "Columns": schema.Names(), "Rows": rows, "Next": next})
 }
