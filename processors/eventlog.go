@@ -60,6 +60,8 @@ func unbound(src fmt.Stringer) error {
 // the last event read ({"seq": N}).
 type eventLogReader struct {
 	store *eventstore.Store
+	// upto is how far the log is read (its end when nil)
+	upto func() uint64
 }
 
 func (r *eventLogReader) String() string { return "event_log()" }
@@ -86,6 +88,9 @@ func (r *eventLogReader) Plan(_ context.Context, start domain.Offset, limit doma
 		return nil, false, err
 	}
 	end := r.store.LastSeq()
+	if r.upto != nil {
+		end = min(end, r.upto())
+	}
 	if end <= from {
 		return nil, false, nil
 	}

@@ -16,7 +16,14 @@ func (u *update) sourceOf(in domain.Input) domain.Source {
 	}
 	switch src := in.Source.(type) {
 	case EventLog:
-		return &eventLogReader{store: u.store}
+		r := &eventLogReader{store: u.store}
+		if u.g.Continuous {
+			// a continuous update's readers of the log see it up to the
+			// last commit of the other tables: their own commits are no
+			// news to recompute for
+			r.upto = func() uint64 { return u.committed.lastExcept(u.logReaderTargets()) }
+		}
+		return r
 	case TableChanges:
 		return &feedReader{store: u.store, of: src, schema: u.feedSchema(src.Table)}
 	}
@@ -151,4 +158,20 @@ func (u *update) feedSchema(table string) domain.Schema {
 		return FeedSchema(*s)
 	}
 	return FeedSchema(domain.Schema{})
+}
+
+// logReaderTargets are the datasets of the flows that read event_log().
+func (u *update) logReaderTargets() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range u.g.Flows {
+		if f.Query == nil {
+			continue
+		}
+		for _, in := range f.Query.Inputs() {
+			if _, ok := in.Source.(EventLog); ok {
+				out[f.Target] = true
+			}
+		}
+	}
+	return out
 }

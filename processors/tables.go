@@ -73,6 +73,20 @@ func newUpdateBatches(since uint64) *updateBatches {
 	return &updateBatches{since: since, tables: map[string][]batchRef{}}
 }
 
+// lastExcept is the seq of the last batch this update committed to a table
+// not in skip; the seq the update started at when there is none.
+func (c *updateBatches) lastExcept(skip map[string]bool) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := c.since
+	for table, refs := range c.tables {
+		if !skip[table] && len(refs) > 0 {
+			last = max(last, refs[len(refs)-1].seq)
+		}
+	}
+	return last
+}
+
 // add records a committed batch.
 func (c *updateBatches) add(table string, ref batchRef) {
 	c.mu.Lock()
