@@ -25,7 +25,8 @@ const chromium = "/usr/bin/chromium"
 // TestUIInBrowser loads the web UI of a running continuous pipeline in
 // headless Chromium: the graph has the pipeline's datasets, flows and
 // edges; a flow's figures change live as input lands, without a reload;
-// the event log filters by type; a screenshot is kept as a test artifact
+// the event log filters by type and its live tail brings the filter's new
+// events in at the top; a screenshot is kept as a test artifact
 // (in $SLUICE_TEST_ARTIFACTS, else the system's temporary directory).
 func TestUIInBrowser(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
@@ -133,6 +134,17 @@ CREATE OR REFRESH MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(amount) 
 	types := list(`[...document.querySelectorAll('#events tr[data-type]')].map(e => e.dataset.type)`)
 	if len(types) == 0 || slices.ContainsFunc(types, func(s string) bool { return s != "flow_progress" }) {
 		t.Errorf("the filtered event log shows %v", types)
+	}
+	// the live tail: new events of the filter come in at the top
+	firstSeq := func() int {
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.querySelector('#events tr[data-seq]').dataset.seq)`))
+		return n
+	}
+	before := firstSeq()
+	orders("3.json", 15, 5)
+	waitFor("a new flow_progress event at the top of the log", func() bool { return firstSeq() > before })
+	if types := list(`[...document.querySelectorAll('#events tr[data-type]')].map(e => e.dataset.type)`); slices.ContainsFunc(types, func(s string) bool { return s != "flow_progress" }) {
+		t.Errorf("the live tail brought other events: %v", types)
 	}
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible("svg.graph")); err != nil {
