@@ -233,6 +233,17 @@ func (b *Batch) Rows() [][]Value {
 	return out
 }
 
+// SelectColumns returns a batch of the columns whose index is in keep, in
+// that order, sharing them with b.
+func (b *Batch) SelectColumns(keep []int) *Batch {
+	fields := make([]Field, len(keep))
+	cols := make([]*Column, len(keep))
+	for i, j := range keep {
+		fields[i], cols[i] = b.Schema.Fields[j], b.Columns[j]
+	}
+	return &Batch{Schema: NewSchema(fields...), Columns: cols, rows: b.Len()}
+}
+
 // Select returns a batch of the rows whose index is in keep, in that order.
 func (b *Batch) Select(keep []int) *Batch {
 	cols := make([]*Column, len(b.Columns))

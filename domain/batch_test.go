@@ -392,3 +392,22 @@ func TestDataQualityAdd(t *testing.T) {
 		t.Fatalf("total %+v", total)
 	}
 }
+
+func TestSelectColumns(t *testing.T) {
+	b := NewBatch(NewSchema(Field{Name: "a", Type: TypeInt64}, Field{Name: "b", Type: TypeString}, Field{Name: "c", Type: TypeInt64}), 2)
+	for i := range 2 {
+		if err := b.AppendRow(Int(int64(i)), String("x"), Int(int64(10+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		keep  []int
+		names string
+		row1  string
+	}{{[]int{2, 0}, "[c a]", "[11 1]"}, {[]int{1}, "[b]", "[x]"}, {nil, "[]", "[]"}} {
+		got := b.SelectColumns(tc.keep)
+		if fmt.Sprint(got.Schema.Names()) != tc.names || got.Len() != 2 || fmt.Sprint(got.Row(1)) != tc.row1 {
+			t.Errorf("SelectColumns(%v): %v, %d rows, row 1 %v", tc.keep, got.Schema.Names(), got.Len(), got.Row(1))
+		}
+	}
+}

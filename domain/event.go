@@ -361,6 +361,17 @@ type PlanningInformation struct {
 	Reason    string `json:"reason"`
 }
 
+// HookDelivery is one event told to a hook.
+type HookDelivery struct {
+	Hook    string
+	Trigger string
+	// IdempotencyKey is the same for every try and every process that
+	// delivers this event to this hook: a receiver keeps the first.
+	IdempotencyKey string
+	Attempt        int
+	Event          *Event
+}
+
 // HookProgress records an event hook's outcome.
 type HookProgress struct {
 	Hook     string `json:"hook"`

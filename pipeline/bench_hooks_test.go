@@ -27,7 +27,7 @@ func BenchmarkHookOverhead(b *testing.B) {
 				p.OnEvent(processors.Hook{Name: "slow",
 					Match: func(ev *domain.Event) (string, bool) { return string(ev.Type), true },
 					Types: []domain.EventType{domain.EventBatchCommitted},
-					Deliver: func(ctx context.Context, _ processors.HookDelivery) error {
+					Deliver: func(ctx context.Context, _ domain.HookDelivery) error {
 						select {
 						case <-time.After(time.Second):
 						case <-ctx.Done():

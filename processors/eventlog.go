@@ -101,13 +101,18 @@ func (r *eventLogReader) Plan(_ context.Context, start domain.Offset, limit doma
 	return out, err == nil, err
 }
 
+// parseEventLogRange reads the seqs of a range's start and end.
+func parseEventLogRange(start, end domain.Offset) (from, to uint64, err error) {
+	if from, err = parseEventLogPosition(start); err != nil {
+		return 0, 0, err
+	}
+	to, err = parseEventLogPosition(end)
+	return from, to, err
+}
+
 // Read returns the events after start up to end, in log order.
 func (r *eventLogReader) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
-	from, err := parseEventLogPosition(start)
-	if err != nil {
-		return nil, err
-	}
-	to, err := parseEventLogPosition(end)
+	from, to, err := parseEventLogRange(start, end)
 	if err != nil {
 		return nil, err
 	}

@@ -72,11 +72,7 @@ var errFound = domain.Errorf(domain.CodeInvalidDefinition, "found")
 // end, did: its rows with _change_type, _commit_version and
 // _commit_timestamp.
 func (r *feedReader) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
-	from, err := parseEventLogPosition(start)
-	if err != nil {
-		return nil, err
-	}
-	to, err := parseEventLogPosition(end)
+	from, to, err := parseEventLogRange(start, end)
 	if err != nil {
 		return nil, err
 	}

@@ -37,21 +37,10 @@ type Hook struct {
 	// backoff; after the last retry the delivery goes to the poison queue:
 	// a hook_progress event records it FAILED and the hook goes on with the
 	// next event.
-	Deliver func(ctx context.Context, d HookDelivery) error
+	Deliver func(ctx context.Context, d domain.HookDelivery) error
 	// Retries after the first try (5 by default), from 200 ms doubling to
 	// at most 10 s between tries.
 	Retries int
-}
-
-// HookDelivery is one event told to a hook.
-type HookDelivery struct {
-	Hook    string
-	Trigger string
-	// IdempotencyKey is the same for every try and every process that
-	// delivers this event to this hook: a receiver keeps the first.
-	IdempotencyKey string
-	Attempt        int
-	Event          *domain.Event
 }
 
 // HookStatus is the outcome of a delivery in its hook_progress event.
@@ -190,7 +179,7 @@ func (r *HookRunner) deliver(w *hookWorker) message.HandlerFunc {
 		attempt, _ := strconv.Atoi(msg.Metadata.Get("attempt"))
 		attempt++
 		msg.Metadata.Set("attempt", strconv.Itoa(attempt))
-		err := w.hook.Deliver(msg.Context(), HookDelivery{Hook: w.hook.Name, Trigger: trig, IdempotencyKey: ev.ID + ":" + w.hook.Name, Attempt: attempt, Event: ev})
+		err := w.hook.Deliver(msg.Context(), domain.HookDelivery{Hook: w.hook.Name, Trigger: trig, IdempotencyKey: ev.ID + ":" + w.hook.Name, Attempt: attempt, Event: ev})
 		if err != nil && r.ctx.Err() != nil {
 			return nil, err // cut off by Close: neither delivered nor failed
 		}

@@ -161,7 +161,7 @@ func RetryQuarantine(ctx context.Context, store *eventstore.Store, g *domain.Gra
 			keep = append(keep, j)
 		}
 	}
-	rows := selectColumns(held, keep)
+	rows := held.SelectColumns(keep)
 	from := make([]quarantined, held.Len())
 	col := func(name string) *domain.Column { return held.Columns[held.Schema.Index(name)] }
 	for i := range from {
@@ -239,14 +239,4 @@ func RetryQuarantine(ctx context.Context, store *eventstore.Store, g *domain.Gra
 		return res, err
 	}
 	return res, nil
-}
-
-func selectColumns(b *domain.Batch, keep []int) *domain.Batch {
-	fields := make([]domain.Field, len(keep))
-	cols := make([]*domain.Column, len(keep))
-	for i, j := range keep {
-		fields[i], cols[i] = b.Schema.Fields[j], b.Columns[j]
-	}
-	out, _ := domain.BatchOf(domain.NewSchema(fields...), cols)
-	return out
 }

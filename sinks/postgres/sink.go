@@ -496,17 +496,7 @@ func (s *Sink) applied(feed *domain.Batch) (upserts, deletes *domain.Batch, err 
 			up = append(up, i)
 		}
 	}
-	cols := func(rows []int) *domain.Batch {
-		b := feed.Select(rows)
-		fields := make([]domain.Field, len(data))
-		columns := make([]*domain.Column, len(data))
-		for n, j := range data {
-			fields[n], columns[n] = b.Schema.Fields[j], b.Columns[j]
-		}
-		out, _ := domain.BatchOf(domain.NewSchema(fields...), columns)
-		return out
-	}
-	return cols(up), cols(del), nil
+	return feed.Select(up).SelectColumns(data), feed.Select(del).SelectColumns(data), nil
 }
 
 // delete deletes the rows of the keys of rows.

@@ -26,8 +26,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/brokers"
 	"github.com/sluicehq/sluice/internal/options"
-	wmsource "github.com/sluicehq/sluice/sources/watermill"
 )
 
 // Sink publishes rows as messages.
@@ -167,7 +167,7 @@ func NewNATS(pipeline string, given map[string]string) (*Sink, error) {
 		return nil, domain.Errorf(domain.CodeSinkOption, "a NATS sink needs url and subject: %s", options.List(natsOptions))
 	}
 	return &Sink{Topic: subject, Pipeline: pipeline, Kind: "NATS", NewPublisher: func() (message.Publisher, error) {
-		if err := wmsource.EnsureStream(url, subject); err != nil {
+		if err := brokers.EnsureStream(url, subject); err != nil {
 			return nil, err
 		}
 		return wmnats.NewPublisher(wmnats.PublisherConfig{
@@ -202,7 +202,7 @@ func NewAMQP(pipeline string, given map[string]string) (*Sink, error) {
 		return nil, domain.Errorf(domain.CodeSinkOption, "an AMQP sink needs url and queue: %s", options.List(amqpOptions))
 	}
 	return &Sink{Topic: queue, Pipeline: pipeline, Kind: "AMQP", NewPublisher: func() (message.Publisher, error) {
-		if err := wmsource.EnsureQueue(url, queue); err != nil {
+		if err := brokers.EnsureQueue(url, queue); err != nil {
 			return nil, err
 		}
 		cfg := wmamqp.NewDurableQueueConfig(url)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
-	"github.com/sluicehq/sluice/processors"
 )
 
 // Webhook posts events to URL with Headers.
@@ -57,7 +56,7 @@ type body struct {
 }
 
 // Deliver posts one event; any answer but 2xx is an error, retried.
-func (w *Webhook) Deliver(ctx context.Context, d processors.HookDelivery) error {
+func (w *Webhook) Deliver(ctx context.Context, d domain.HookDelivery) error {
 	raw, err := domain.EventJSON(d.Event)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package watermill
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -11,9 +10,9 @@ import (
 	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/brokers"
 )
 
 // NATS sets opts up to read a NATS JetStream subject with a durable
@@ -56,7 +55,7 @@ func NATS(url, subject, durable string, opts Options) (*Source, error) {
 // from the stream's first message; one that a crash left unacknowledged
 // comes again after 10 s.
 func ensureConsumer(url, subject, durable string) (string, error) {
-	if err := EnsureStream(url, subject); err != nil {
+	if err := brokers.EnsureStream(url, subject); err != nil {
 		return "", err
 	}
 	nc, err := nats.Connect(url, nats.Name("sluice"))
@@ -76,34 +75,11 @@ func ensureConsumer(url, subject, durable string) (string, error) {
 		return stream, err
 	}
 	_, err = js.AddConsumer(stream, &nats.ConsumerConfig{
-		Durable: durable, DeliverSubject: "sluice.deliver." + streamUnsafe.ReplaceAllString(durable, "_"), DeliverGroup: durable,
+		Durable: durable, DeliverSubject: "sluice.deliver." + brokers.SafeName(durable), DeliverGroup: durable,
 		AckPolicy: nats.AckExplicitPolicy, AckWait: 10 * time.Second, DeliverPolicy: nats.DeliverAllPolicy,
 		FilterSubject: subject, MaxAckPending: 1024,
 	})
 	return stream, err
-}
-
-var streamUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-
-// EnsureStream makes a JetStream stream for subject if no stream holds it.
-func EnsureStream(url, subject string) error {
-	nc, err := nats.Connect(url, nats.Name("sluice"))
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	js, err := nc.JetStream()
-	if err != nil {
-		return err
-	}
-	if _, err := js.StreamNameBySubject(subject); err == nil || !errors.Is(err, nats.ErrNoMatchingStream) {
-		return err
-	}
-	_, err = js.AddStream(&nats.StreamConfig{Name: streamUnsafe.ReplaceAllString(subject, "_"), Subjects: []string{subject}})
-	if errors.Is(err, nats.ErrStreamNameAlreadyInUse) {
-		return nil // made meanwhile
-	}
-	return err
 }
 
 // AMQP sets opts up to read a durable AMQP queue (RabbitMQ), declared if
@@ -122,22 +98,4 @@ func AMQP(url, queue string, opts Options) (*Source, error) {
 		return wmamqp.NewSubscriber(cfg, watermill.NopLogger{})
 	}
 	return New(opts)
-}
-
-// EnsureQueue declares a durable AMQP queue, as a subscriber declares it:
-// a message published to the default exchange before any queue of its name
-// exists is dropped.
-func EnsureQueue(url, queue string) error {
-	conn, err := amqp.Dial(url)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	_, err = ch.QueueDeclare(queue, true, false, false, false, nil)
-	return err
 }
