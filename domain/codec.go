@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -175,6 +176,13 @@ var (
 // A timestamp the format cannot hold (the zero time, say) is an error, not
 // stored as another time.
 func EncodeEvent(ev *Event) ([]byte, error) {
+	return EncodeEventInto(nil, ev)
+}
+
+// EncodeEventInto is EncodeEvent writing into buf's space (from its start,
+// growing it when it is too small): a caller that is done with one
+// encoding can reuse its buffer for the next.
+func EncodeEventInto(buf []byte, ev *Event) ([]byte, error) {
 	if ev.Timestamp.Before(minEventTime) || ev.Timestamp.After(maxEventTime) {
 		return nil, Errorf(CodeEventCodec, "event timestamp %s is outside the range the event codec holds (%s to %s)",
 			ev.Timestamp.Format(time.RFC3339Nano), minEventTime.UTC().Format(time.RFC3339Nano), maxEventTime.UTC().Format(time.RFC3339Nano))
@@ -183,7 +191,7 @@ func EncodeEvent(ev *Event) ([]byte, error) {
 	if err != nil {
 		return nil, Wrap(CodeEventCodec, err, "encoding event details")
 	}
-	e := encoder{b: make([]byte, 0, 64+len(ev.Message)+len(details)+len(ev.Data))}
+	e := encoder{b: slices.Grow(buf[:0], 64+len(ev.Message)+len(details)+len(ev.Data))}
 	e.byte1(eventCodecVersion)
 	e.str(ev.ID)
 	e.varint(ev.Timestamp.UnixNano())

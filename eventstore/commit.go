@@ -28,6 +28,9 @@ type appendReq struct {
 	// that a live fold and a replay see the very same events.
 	encoded [][]byte
 	decoded []*domain.Event
+	// buffers are the pooled buffers encoded uses, given back once the
+	// request is finished (see getBuffer).
+	buffers [][]byte
 
 	seqs []uint64
 	err  error
@@ -256,6 +259,12 @@ func (s *Store) runCommitter() {
 			s.commitGroup(group[:n])
 		}
 		s.commitMu.Unlock()
+		for _, r := range group { // every one finished: nothing reads its buffers again
+			for _, b := range r.buffers {
+				putBuffer(b)
+			}
+			r.buffers = nil
+		}
 		clear(group)
 	}
 }
@@ -329,19 +338,27 @@ func (s *Store) prepare(r *appendReq) error {
 		if ev.Timestamp.IsZero() {
 			ev.Timestamp = now
 		}
-		p, err := domain.EncodeEvent(ev)
+		p, err := domain.EncodeEventInto(getBuffer(), ev)
 		if err != nil {
 			return err
 		}
-		entry := entryOf(p)
+		c := getBuffer()
+		entry := entryOf(c, p)
+		if compressed(entry) { // in c's space (grown, maybe), not p
+			c = entry
+		}
+		r.buffers = append(r.buffers, p, c)
 		if int64(len(entry)) >= maxValue {
 			return domain.Errorf(domain.CodeTxnTooLarge, "event %d of %d (%s) is %d bytes encoded; the store takes at most %d bytes per event",
 				i+1, len(r.events), ev.Type, len(entry), maxValue-1)
 		}
-		d, err := domain.DecodeEventShared(0, p) // p is the request's own, never written again
+		d, err := domain.DecodeEventShared(0, p)
 		if err != nil {
 			return err
 		}
+		// p goes back to the pool when the request is finished; the rows
+		// the projectors see are the caller's own, the same bytes.
+		d.Data = ev.Data
 		r.encoded[i], r.decoded[i] = entry, d
 	}
 	return nil

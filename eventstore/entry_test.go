@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,18 +13,27 @@ import (
 
 // TestEntryForms stores events small and large, compressible and not, and
 // reads each back through the log; a large compressible event is stored
-// compressed, the others as they are.
+// compressed, in one block or, from two block sizes on, in several, the
+// others as they are.
 func TestEntryForms(t *testing.T) {
-	rows := []byte(strings.Repeat(`{"session_id":"s3c6ef362","click_ts":"2025-01-01T00:00:00.014Z"}`, 1000))
+	row := `{"session_id":"s3c6ef362","click_ts":"2025-01-01T00:00:00.014Z"}`
+	rows := []byte(strings.Repeat(row, 1000))
+	var many []byte // 5.3 MB, each row its own: six blocks
+	for i := range 80_000 {
+		many = fmt.Appendf(many, `{"session_id":"s%08d","click_ts":"2025-01-01T00:00:00.014Z"}`, i)
+	}
 	tests := []struct {
-		name       string
-		data       []byte
-		compressed bool
+		name string
+		data []byte
+		form byte // the entry's first byte; 0 for an event stored as it is
 	}{
-		{"no data", nil, false},
-		{"small", []byte("a few bytes"), false},
-		{"compressible", rows, true},
-		{"random", bigEvent("f", 64<<10).Data, false},
+		{"no data", nil, 0},
+		{"small", []byte("a few bytes"), 0},
+		{"compressible", rows, entryCompressed},
+		{"just under two blocks", []byte(strings.Repeat(row, (2*entryBlockSize-4096)/len(row))), entryCompressed},
+		{"blocks", many, entryBlocks},
+		{"random", bigEvent("f", 64<<10).Data, 0},
+		{"random blocks", bigEvent("f", 3<<20).Data, 0},
 	}
 	s := openTest(t)
 	for _, tc := range tests {
@@ -43,8 +53,12 @@ func TestEntryForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := stored[0] == entryCompressed; got != tc.compressed {
-				t.Errorf("stored compressed = %v (%d bytes for %d of data), want %v", got, len(stored), len(tc.data), tc.compressed)
+			form := stored[0]
+			if !compressed(stored) {
+				form = 0
+			}
+			if form != tc.form {
+				t.Errorf("stored in form %#x (%d bytes for %d of data), want %#x", form, len(stored), len(tc.data), tc.form)
 			}
 			back, err := s.Get(seq)
 			if err != nil {
@@ -57,30 +71,35 @@ func TestEntryForms(t *testing.T) {
 	}
 }
 
-// TestDamagedCompressedEntry flips bytes of a compressed log entry: reading
-// it is STORE_CORRUPT, never an event with other data.
+// TestDamagedCompressedEntry flips bytes of compressed log entries, in one
+// block and in several: reading them is STORE_CORRUPT, never an event with
+// other data.
 func TestDamagedCompressedEntry(t *testing.T) {
-	e := ev(domain.EventSinkBatchDelivered, "f", "", "", "")
-	e.Details.SinkBatchDelivered = &domain.SinkBatchDelivered{Flow: "f"}
-	e.Data = []byte(strings.Repeat("0123456789abcdef", 1024))
-	e.Timestamp = time.Unix(1e9, 0)
-	p, err := domain.EncodeEvent(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entry := entryOf(p)
-	if entry[0] != entryCompressed {
-		t.Fatal("the entry is not compressed")
-	}
-	for _, at := range []int{1, 2, len(entry) / 2, len(entry) - 1} {
-		bad := bytes.Clone(entry)
-		bad[at] ^= 0x55
-		if _, err := decodeStored(7, bad); domain.CodeOf(err) != domain.CodeStoreCorrupt {
-			t.Errorf("byte %d flipped: got %v, want STORE_CORRUPT", at, err)
+	for _, size := range []int{16 << 10, 3 << 20} {
+		e := ev(domain.EventSinkBatchDelivered, "f", "", "", "")
+		e.Details.SinkBatchDelivered = &domain.SinkBatchDelivered{Flow: "f"}
+		for i := 0; len(e.Data) < size; i++ {
+			e.Data = fmt.Appendf(e.Data, "row %d,", i)
 		}
-	}
-	if _, err := decodeStored(7, entry[:len(entry)/2]); domain.CodeOf(err) != domain.CodeStoreCorrupt {
-		t.Errorf("cut short: got %v, want STORE_CORRUPT", err)
+		e.Timestamp = time.Unix(1e9, 0)
+		p, err := domain.EncodeEvent(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry := entryOf(nil, p)
+		if !compressed(entry) {
+			t.Fatal("the entry is not compressed")
+		}
+		for _, at := range []int{1, 2, 3, len(entry) / 2, len(entry) - 1} {
+			bad := bytes.Clone(entry)
+			bad[at] ^= 0x55
+			if _, err := decodeStored(7, bad); domain.CodeOf(err) != domain.CodeStoreCorrupt {
+				t.Errorf("%d bytes, byte %d flipped: got %v, want STORE_CORRUPT", size, at, err)
+			}
+		}
+		if _, err := decodeStored(7, entry[:len(entry)/2]); domain.CodeOf(err) != domain.CodeStoreCorrupt {
+			t.Errorf("%d bytes, cut short: got %v, want STORE_CORRUPT", size, err)
+		}
 	}
 }
 
@@ -95,9 +114,11 @@ func FuzzDecodeStored(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(p)
-	f.Add(entryOf(p))
+	f.Add(entryOf(nil, p))
 	f.Add([]byte{entryCompressed})
 	f.Add([]byte{entryCompressed, 0}) // an empty block: no event at all
+	f.Add([]byte{entryBlocks, 2, 1, 1, 0, 0})
+	f.Add([]byte{entryBlocks, 1, 5, 0x80, 0x80, 0x80, 0x80, 0x04}) // a block claiming 1 GiB
 	f.Fuzz(func(t *testing.T, v []byte) {
 		ev, err := decodeStored(1, v)
 		if err == nil && ev == nil {

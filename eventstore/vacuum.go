@@ -61,7 +61,7 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 		if err != nil {
 			return freed, err
 		}
-		if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(logKey(seq), entryOf(p)) }); err != nil {
+		if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(logKey(seq), entryOf(nil, p)) }); err != nil {
 			return freed, storeIO(err, fmt.Sprintf("removing the rows of event %d", seq))
 		}
 		freed += n
