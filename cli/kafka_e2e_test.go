@@ -29,7 +29,8 @@ func TestReadKafka(t *testing.T) {
 	ctx := context.Background()
 	produce := func(topic string, from, n int) {
 		for i := from; i < from+n; i++ {
-			r := &kgo.Record{Topic: topic, Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"id": %d, "amount": %d.5}`, i, i))}
+			r := &kgo.Record{Topic: topic, Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"id": %d, "amount": %d.5}`, i, i)),
+				Headers: []kgo.RecordHeader{{Key: "src", Value: []byte("shop")}}}
 			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
 				t.Fatal(err)
 			}
@@ -56,8 +57,9 @@ func TestReadKafka(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "pipeline.yaml"), "name: kafka\n")
 	writeFile(t, filepath.Join(dir, "flows.sql"), fmt.Sprintf(`
 CREATE OR REFRESH STREAMING TABLE orders AS
-SELECT CAST(key AS STRING) AS k, from_json(CAST(value AS STRING), 'id BIGINT, amount DECIMAL(10,1)') AS o, topic, partition, offset
-FROM STREAM read_kafka(bootstrapServers => '%s', subscribe => 'orders', startingOffsets => 'earliest', maxOffsetsPerTrigger => 10);
+SELECT CAST(key AS STRING) AS k, from_json(CAST(value AS STRING), 'id BIGINT, amount DECIMAL(10,1)') AS o, topic, partition, offset,
+  headers[0].key AS header, CAST(headers[0].value AS STRING) AS header_value
+FROM STREAM read_kafka(bootstrapServers => '%s', subscribe => 'orders', startingOffsets => 'earliest', maxOffsetsPerTrigger => 10, includeHeaders => true);
 
 CREATE OR REFRESH STREAMING TABLE customers;
 CREATE FLOW replicate AS AUTO CDC INTO customers
@@ -77,14 +79,16 @@ KEYS (id) APPLY AS DELETE WHEN _op = 'DELETE' SEQUENCE BY _sequence COLUMNS * EX
 	ids := map[float64]int{}
 	for _, line := range strings.Split(strings.TrimSpace(tableRows(t, dir, "orders")), "\n") {
 		var row struct {
-			K     string
-			O     struct{ ID float64 }
-			Topic string
+			K           string
+			O           struct{ ID float64 }
+			Topic       string
+			Header      string
+			HeaderValue string `json:"header_value"`
 		}
 		if err := json.Unmarshal([]byte(line), &row); err != nil {
 			t.Fatal(err)
 		}
-		if row.K != fmt.Sprint(row.O.ID) || row.Topic != "orders" {
+		if row.K != fmt.Sprint(row.O.ID) || row.Topic != "orders" || row.Header != "src" || row.HeaderValue != "shop" {
 			t.Errorf("row %s", line)
 		}
 		ids[row.O.ID]++

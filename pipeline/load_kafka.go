@@ -14,7 +14,7 @@ import (
 
 // kafkaRelation plans read_kafka(bootstrapServers => ..., subscribe => ...
 // | subscribePattern => ..., startingOffsets => ..., maxOffsetsPerTrigger
-// => N, failOnDataLoss => true): Databricks' read_kafka, its options by
+// => N, failOnDataLoss => true, includeHeaders => false): Databricks' read_kafka, its options by
 // name (any case; a kafka. prefix is taken, as in kafka.bootstrap.servers).
 // Option values may name secrets as ${env:NAME}.
 func (l *sqlLoader) kafkaRelation(f *sqlFile, call *syntax.FuncCall) (sql.Relation, error) {
@@ -62,6 +62,12 @@ func (l *sqlLoader) kafkaRelation(f *sqlFile, call *syntax.FuncCall) (sql.Relati
 				return fail(na.Value.Position(), "maxOffsetsPerTrigger must be a positive number, not %q", resolved)
 			}
 			opts.MaxOffsetsPerTrigger = n
+		case "includeheaders":
+			b, err := strconv.ParseBool(resolved)
+			if err != nil {
+				return fail(na.Value.Position(), "includeHeaders must be true or false, not %q", resolved)
+			}
+			opts.IncludeHeaders = b
 		case "failondataloss":
 			b, err := strconv.ParseBool(resolved)
 			if err != nil {
@@ -69,7 +75,7 @@ func (l *sqlLoader) kafkaRelation(f *sqlFile, call *syntax.FuncCall) (sql.Relati
 			}
 			opts.FailOnDataLoss = b
 		default:
-			return fail(na.Pos, "read_kafka does not take the option %s; it takes bootstrapServers, subscribe, subscribePattern, startingOffsets, maxOffsetsPerTrigger and failOnDataLoss", na.Name.Name)
+			return fail(na.Pos, "read_kafka does not take the option %s; it takes bootstrapServers, subscribe, subscribePattern, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss and includeHeaders", na.Name.Name)
 		}
 	}
 	src, err := kafka.New(opts)
@@ -79,5 +85,5 @@ func (l *sqlLoader) kafkaRelation(f *sqlFile, call *syntax.FuncCall) (sql.Relati
 	// one source per read: two reads of a topic are two inputs
 	name := fmt.Sprintf("%s (%s:%d)", src, f.Path, call.Pos.Line)
 	l.sources[name] = src
-	return sql.Relation{Name: name, Schema: kafka.Schema}, nil
+	return sql.Relation{Name: name, Schema: src.Schema()}, nil
 }

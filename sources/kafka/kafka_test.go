@@ -134,31 +134,61 @@ func TestEveryRecordOnce(t *testing.T) {
 	wantEach(t, sortedNumbers(keys), 100, 140)
 }
 
-// TestColumns: a record's columns as Databricks' Kafka source has them.
+// TestHeldRecordsBounded: the records a consumer fetched past a range are
+// held for the next range up to a bound; past it, the partition is let go
+// and read again by a new consumer, and no record is lost or doubled.
+func TestHeldRecordsBounded(t *testing.T) {
+	c, cl := cluster(t)
+	produce(t, cl, 0, 100, 3)
+	for _, held := range []int{1, 300, 1 << 20} {
+		t.Run(fmt.Sprint(held), func(t *testing.T) {
+			defer kafka.SetHeldMaxBytes(held)()
+			src, err := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "earliest", PollTimeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			keys, _, _ := drain(t, src, nil, domain.ReadLimit{MaxRows: 7})
+			wantEach(t, sortedNumbers(keys), 0, 100)
+		})
+	}
+}
+
+// TestColumns: a record's columns as Databricks' Kafka source has them,
+// the headers only with includeHeaders.
 func TestColumns(t *testing.T) {
 	c, cl := cluster(t)
 	produce(t, cl, 7, 1, 3)
-	src, _ := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "earliest"})
-	defer src.Close()
-	end, ok, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	var positions map[string]json.RawMessage
-	if err := json.Unmarshal(end, &positions); err != nil || string(positions["events"]) != `{"0":0,"1":1,"2":0}` || string(positions["$from"]) != `{"events":{"0":0,"1":0,"2":0}}` {
-		t.Errorf("the offsets are %s, want Spark's {\"events\": {\"0\": 0, \"1\": 1, \"2\": 0}} and where the first batch starts", end)
-	}
-	b, err := src.Read(context.Background(), nil, end)
-	if err != nil || b.Len() != 1 {
-		t.Fatal(b, err)
-	}
-	if !b.Schema.Equal(kafka.Schema) {
-		t.Errorf("schema %s", b.Schema)
-	}
-	row := b.Row(0)
-	if string(row[0].AsBytes()) != "7" || string(row[1].AsBytes()) != `{"n": 7}` || row[2].AsString() != "events" || row[3].AsInt() != 1 || row[4].AsInt() != 0 ||
-		row[5].IsNull() || row[6].AsInt() != 0 || len(row[7].AsList()) != 1 || row[7].AsList()[0].Fields()[0].AsString() != "h" {
-		t.Errorf("the row is %v", row)
+	for _, headers := range []bool{false, true} {
+		src, _ := kafka.New(kafka.Options{Brokers: c.ListenAddrs(), Topics: []string{"events"}, StartingOffsets: "earliest", IncludeHeaders: headers})
+		defer src.Close()
+		end, ok, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		var positions map[string]json.RawMessage
+		if err := json.Unmarshal(end, &positions); err != nil || string(positions["events"]) != `{"0":0,"1":1,"2":0}` || string(positions["$from"]) != `{"events":{"0":0,"1":0,"2":0}}` {
+			t.Errorf("the offsets are %s, want Spark's {\"events\": {\"0\": 0, \"1\": 1, \"2\": 0}} and where the first batch starts", end)
+		}
+		b, err := src.Read(context.Background(), nil, end)
+		if err != nil || b.Len() != 1 {
+			t.Fatal(b, err)
+		}
+		want := kafka.Schema
+		if headers {
+			want = kafka.SchemaWithHeaders
+		}
+		if !b.Schema.Equal(want) || !src.Schema().Equal(want) {
+			t.Errorf("includeHeaders %v: schema %s", headers, b.Schema)
+		}
+		row := b.Row(0)
+		if string(row[0].AsBytes()) != "7" || string(row[1].AsBytes()) != `{"n": 7}` || row[2].AsString() != "events" || row[3].AsInt() != 1 || row[4].AsInt() != 0 ||
+			row[5].IsNull() || row[6].AsInt() != 0 {
+			t.Errorf("the row is %v", row)
+		}
+		if headers && (len(row[7].AsList()) != 1 || row[7].AsList()[0].Fields()[0].AsString() != "h") {
+			t.Errorf("the headers are %v", row[7])
+		}
 	}
 }
 
