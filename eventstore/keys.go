@@ -31,11 +31,12 @@ const (
 )
 
 // formatVersion is the version of the storage layout written under
-// metaFormatKey. Version 2 added compressed log entries (see entry.go);
-// Open reads version 1 too, and raises a version 1 store it may write to
-// to 2, since an older sluice cannot read the entries written from then
-// on. It refuses any other version.
-const formatVersion = 2
+// metaFormatKey. Version 2 added compressed log entries, version 3 entries
+// compressed in blocks (see entry.go); Open reads the versions before too,
+// and raises an older store it may write to to 3, since an older sluice
+// cannot read the entries written from then on. It refuses any other
+// version.
+const formatVersion = 3
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

@@ -57,7 +57,8 @@ func TestFormatVersion(t *testing.T) {
 		code   domain.Code
 	}{
 		{"same version", func(*badger.Txn) error { return nil }, ""},
-		{"older version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("1")) }, ""},
+		{"version 1", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("1")) }, ""},
+		{"version 2", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("2")) }, ""},
 		{"newer version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte(strconv.Itoa(formatVersion+1))) }, domain.CodeStoreFormat},
 		{"version zero", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte("0")) }, domain.CodeStoreFormat},
 		{"garbage version", func(txn *badger.Txn) error { return txn.Set(metaFormatKey, []byte{0xff}) }, domain.CodeStoreFormat},
@@ -81,6 +82,18 @@ func TestFormatVersion(t *testing.T) {
 			if tc.code == "" {
 				if err != nil {
 					t.Fatal(err)
+				}
+				// a store this sluice may write to is marked with its version
+				var got []byte
+				err := s.db.View(func(txn *badger.Txn) error {
+					item, err := txn.Get(metaFormatKey)
+					if err == nil {
+						got, err = item.ValueCopy(nil)
+					}
+					return err
+				})
+				if err != nil || string(got) != strconv.Itoa(formatVersion) {
+					t.Errorf("the store is marked version %q (%v), want %d", got, err, formatVersion)
 				}
 				_ = s.Close()
 				return
