@@ -10,8 +10,10 @@ import (
 )
 
 // TestRandomDAGs is a property test over random pipelines with depends_on
-// and data edges: no flow starts before all its predecessors finished, and
-// flows with no predecessors, which are independent, overlap in time.
+// and data edges: no flow starts before the flows it names in depends_on
+// finished; a flow that reads a table as a stream finishes after the
+// table's writer, with every row of it; and flows with no predecessors,
+// which are independent, overlap in time.
 func TestRandomDAGs(t *testing.T) {
 	seeds := 12
 	if testing.Short() {
@@ -23,7 +25,8 @@ func TestRandomDAGs(t *testing.T) {
 			n := 4 + rng.Intn(6)
 			p := New("dag")
 			p.MaxConcurrentFlows = 4
-			preds := map[string][]string{}
+			dependsOn := map[string][]string{}
+			leader := map[string]string{} // flow -> the writer of the table it streams
 			var roots []string
 			for i := 0; i < n; i++ {
 				table := fmt.Sprintf("t%d", i)
@@ -36,15 +39,15 @@ func TestRandomDAGs(t *testing.T) {
 				if i > 0 && rng.Intn(3) == 0 {
 					up := rng.Intn(i)
 					query = ReadStream(fmt.Sprintf("t%d", up))
-					preds[flow] = append(preds[flow], fmt.Sprintf("f%d", up))
+					leader[flow] = fmt.Sprintf("f%d", up)
 				}
 				for j := 0; j < i; j++ {
 					if rng.Intn(4) == 0 {
 						opts = append(opts, DependsOn(fmt.Sprintf("f%d", j)))
-						preds[flow] = append(preds[flow], fmt.Sprintf("f%d", j))
+						dependsOn[flow] = append(dependsOn[flow], fmt.Sprintf("f%d", j))
 					}
 				}
-				if len(preds[flow]) == 0 {
+				if len(dependsOn[flow]) == 0 && leader[flow] == "" {
 					roots = append(roots, flow)
 				}
 				p.AppendFlow(table, query.Transform(slow(pause)), opts...)
@@ -52,9 +55,18 @@ func TestRandomDAGs(t *testing.T) {
 			h := newHarness(t)
 			res := h.mustComplete(p, processors.Options{})
 			tl := h.timeline(res.UpdateID)
-			for f, ps := range preds {
+			for f, ps := range dependsOn {
 				for _, pr := range ps {
 					after(t, tl, pr, f)
+				}
+			}
+			for f, l := range leader {
+				if tl[f].end < tl[l].end {
+					t.Errorf("%s finished (seq %d) before %s, whose table it streams (seq %d)", f, tl[f].end, l, tl[l].end)
+				}
+				up, down := len(h.table("t"+l[1:])), len(h.table("t"+f[1:]))
+				if up != down {
+					t.Errorf("%s holds %d rows of the %d of %s", f, down, up, l)
 				}
 			}
 			if len(roots) >= 2 {

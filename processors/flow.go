@@ -146,6 +146,18 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 			return domain.FlowCompleted, u.append(ctx, r.final(domain.FlowCompleted, nil))
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 			return domain.FlowStopped, u.append(ctx, r.final(domain.FlowStopped, nil))
+		case domain.CodeOf(err) == domain.CodeUpstreamFailed:
+			// a leader did not complete: a flow that took none of its
+			// batches is skipped, as one that waited for it would be; one
+			// that took some stops, with them committed
+			st := domain.FlowSkipped
+			if r.batches > 0 {
+				st = domain.FlowStopped
+			}
+			ev := r.final(st, nil)
+			ev.Level, ev.Details.FlowProgress.Reason = domain.LevelWarn, domain.SkipUpstreamFailed
+			ev.Message = fmt.Sprintf("Flow %q is %s (%s): %v", f.Name, st, domain.SkipUpstreamFailed, err)
+			return st, u.append(ctx, ev)
 		}
 		log := u.opts.Logger.With().Str("update", shortID(u.id)).Str("flow", f.Name).Logger()
 		if u.opts.Development || attempt >= u.opts.Retry.Attempts || !retriable(err) {
@@ -198,8 +210,9 @@ func (r *flowRun) final(st domain.FlowStatus, err error) *domain.Event {
 }
 
 // drive runs the flow's micro-batches: in a triggered update until the source
-// has nothing new; in a continuous one until ctx ends, waiting for new data
-// between batches. A once flow drains what its source holds when it starts
+// has nothing new (for a flow beside its leaders, until they finished and
+// it read all they wrote); in a continuous one until ctx ends, waiting for
+// new data between batches. A once flow drains what its source holds when it starts
 // (in bounded micro-batches if the source bounds them), then records that it
 // drained; a materialized view recomputes when its inputs changed.
 func (r *flowRun) drive(ctx context.Context) error {
@@ -212,6 +225,7 @@ func (r *flowRun) drive(ctx context.Context) error {
 	if cp, err := r.u.store.Checkpoint(r.f.Name); err == nil && cp.Planned == nil {
 		r.committed(ctx, cp.Offset)
 	}
+	leadersDrained := false // read once more after the leaders finished
 	for {
 		for {
 			did, err := r.microBatch(ctx)
@@ -225,11 +239,25 @@ func (r *flowRun) drive(ctx context.Context) error {
 		if r.f.Once {
 			return r.drained(ctx)
 		}
-		if !r.u.g.Continuous {
-			return nil
+		if r.u.g.Continuous {
+			if err := r.waitForData(ctx); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := r.waitForData(ctx); err != nil {
-			return err
+		switch state, leader := r.s.leaderState(r.f.Name); {
+		case state == leadersRunning:
+			select { // a leader's commit or end wakes the flow
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-r.s.wake[r.f.Name]:
+			}
+		case !leadersDrained:
+			leadersDrained = true // what they committed last is read first
+		case state == leadersFailed:
+			return domain.Errorf(domain.CodeUpstreamFailed, "flow %q, which writes what flow %q reads, did not complete", leader, r.f.Name).WithNames(leader)
+		default:
+			return nil
 		}
 	}
 }

@@ -3,6 +3,7 @@ package processors
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/sluicehq/sluice/domain"
@@ -11,10 +12,13 @@ import (
 // scheduler starts each flow of an update when its predecessors finished.
 //
 // In a triggered update a flow waits for every predecessor: the flows it
-// names in depends_on and the flows that write what it reads. In a continuous
-// update only depends_on gates a start (those predecessors are once flows,
-// which finish); readers of a table run beside its writers and are woken by
-// their commits.
+// names in depends_on and the flows that write what it reads; but a
+// streaming flow runs beside the writers of the tables it reads only as
+// streams (its leaders), taking their batches as they commit, woken by
+// their commits, and finishes once they have and it has read all they
+// wrote. In a continuous update only depends_on gates a start (those
+// predecessors are once flows, which finish); readers of a table run beside
+// its writers and are woken by their commits.
 type scheduler struct {
 	u    *update
 	plan *updatePlan
@@ -28,7 +32,10 @@ type scheduler struct {
 	changes    map[string]*changeTable // stored dataset -> its keyed state, when AUTO CDC flows write it
 
 	readers map[string][]string      // stored dataset -> flows that stream from it
-	wake    map[string]chan struct{} // flow -> its wake-up signal (continuous)
+	wake    map[string]chan struct{} // flow -> its wake-up signal (continuous, and followers)
+
+	leaders   map[string][]string // flow -> the predecessors it runs beside (triggered)
+	followers map[string][]string // flow -> the flows that run beside it
 }
 
 func newScheduler(u *update, plan *updatePlan) *scheduler {
@@ -56,7 +63,51 @@ func newScheduler(u *update, plan *updatePlan) *scheduler {
 		}
 		s.wake[name] = make(chan struct{}, 1)
 	}
+	s.leaders, s.followers = leaders(u.g, u.runnableFlows())
 	return s
+}
+
+// leaders finds, in a triggered update, the predecessors each flow runs
+// beside: the writers of a table it reads, when it reads that table only as
+// a stream. A flow that recomputes (a materialized view), a once flow and
+// a reader of the event log wait for all their predecessors, as does any
+// flow for those it names in depends_on.
+func leaders(g *domain.Graph, flows []string) (leaders, followers map[string][]string) {
+	leaders, followers = map[string][]string{}, map[string][]string{}
+	if g.Continuous {
+		return leaders, followers
+	}
+	for _, name := range flows {
+		f := g.Flows[name]
+		if f.Query == nil || f.Recomputes() || f.Once {
+			continue
+		}
+		streamOnly := map[string]bool{} // dataset -> read only as a stream
+		readsLog := false
+		for _, in := range f.Query.Inputs() {
+			if _, ok := in.Source.(EventLog); ok {
+				readsLog = true
+			}
+			if in.Dataset == "" {
+				continue
+			}
+			if only, seen := streamOnly[in.Dataset]; seen {
+				streamOnly[in.Dataset] = only && in.Streaming
+			} else {
+				streamOnly[in.Dataset] = in.Streaming
+			}
+		}
+		if readsLog {
+			continue
+		}
+		for _, p := range g.Preds[name] {
+			if !slices.Contains(g.DependsOn[name], p) && streamOnly[g.Flows[p].Target] {
+				leaders[name] = append(leaders[name], p)
+				followers[p] = append(followers[p], name)
+			}
+		}
+	}
+	return leaders, followers
 }
 
 type flowDone struct {
@@ -96,7 +147,38 @@ func (s *scheduler) gates(flow string) []string {
 	if s.u.g.Continuous {
 		return s.u.g.DependsOn[flow]
 	}
-	return s.u.g.Preds[flow]
+	var out []string
+	for _, p := range s.u.g.Preds[flow] {
+		if !slices.Contains(s.leaders[flow], p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+type leading int
+
+const (
+	leadersRunning leading = iota // some leader has not finished
+	leadersDone                   // every leader succeeded
+	leadersFailed                 // a leader failed, stopped or was skipped
+)
+
+// leaderState says where the leaders of flow stand, and names a leader
+// that did not succeed.
+func (s *scheduler) leaderState(flow string) (leading, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	state := leadersDone
+	for _, p := range s.leaders[flow] {
+		switch st := s.status[p]; {
+		case !st.Terminal():
+			state = leadersRunning
+		case !s.succeeded(p):
+			return leadersFailed, p
+		}
+	}
+	return state, ""
 }
 
 // run runs every flow of the update and returns the first flow failure.
@@ -142,7 +224,7 @@ func (s *scheduler) run(ctx context.Context) error {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if u.g.Continuous {
+	if u.g.Continuous || len(s.leaders) > 0 {
 		if err := s.listen(runCtx); err != nil {
 			return err
 		}
@@ -189,6 +271,12 @@ func (s *scheduler) run(ctx context.Context) error {
 		d := <-done
 		running--
 		s.setStatus(d.flow, d.status, "")
+		for _, f := range s.followers[d.flow] {
+			select {
+			case s.wake[f] <- struct{}{}: // a leader finished: its follower drains and ends
+			default:
+			}
+		}
 		if d.status == domain.FlowFailed {
 			if firstErr == nil {
 				firstErr = d.err

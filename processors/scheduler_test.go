@@ -26,25 +26,83 @@ func slow(d time.Duration) domain.Transform {
 	})
 }
 
-// TestReaderWaitsForWriter: in a triggered update a flow reading a table
-// starts after every writer of the table finished, and so reads all of it;
-// a depends_on flow starts after the flow it names.
-func TestReaderWaitsForWriter(t *testing.T) {
+// TestReaderRunsBesideWriters: a flow that reads a table as a stream runs
+// beside the table's writers, taking their batches as they commit, and
+// finishes after them with all they wrote; a flow that names a writer in
+// depends_on still waits for it.
+func TestReaderRunsBesideWriters(t *testing.T) {
 	store := openStore(t)
 	after := appendFlow("after", "c", from(sources.Range(0, 1)))
 	after.DependsOn = []string{"write_a"}
 	g := newGraph("sched", []*domain.Dataset{streamingTable("a"), streamingTable("b"), streamingTable("c")},
-		// Two writers of a, one slow: the reader must wait for both.
-		appendFlow("write_a", "a", from(sources.Range(0, 6)), slow(10*time.Millisecond)),
+		// Two writers of a, one slow: the reader ends after both.
+		appendFlow("write_a", "a", from(sources.Range(0, 6)), slow(20*time.Millisecond)),
 		appendFlow("write_a_too", "a", from(sources.Range(100, 102))),
 		appendFlow("read_a", "b", streamOf("a")),
 		after)
 	res := mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}})
-	assertAfter(t, store, res.UpdateID, "write_a", "read_a")
-	assertAfter(t, store, res.UpdateID, "write_a_too", "read_a")
+	spans := flowSpans(t, store, res.UpdateID)
+	for _, writer := range []string{"write_a", "write_a_too"} {
+		if spans["read_a"].end < spans[writer].end {
+			t.Errorf("read_a finished (seq %d) before %s (seq %d)", spans["read_a"].end, writer, spans[writer].end)
+		}
+	}
+	// read_a committed a batch while the slow writer was still writing
+	first := uint64(0)
+	for _, ev := range events(t, store, eventstore.Filter{Update: res.UpdateID, Flow: "read_a", Types: []domain.EventType{domain.EventBatchCommitted}}) {
+		if first == 0 {
+			first = ev.Seq
+		}
+	}
+	if first == 0 || first > spans["write_a"].end {
+		t.Errorf("read_a's first batch committed at seq %d, not before write_a finished (seq %d)", first, spans["write_a"].end)
+	}
 	assertAfter(t, store, res.UpdateID, "write_a", "after")
 	if got, want := sorted(ids(t, store, "b")), append(span(0, 6), 100, 101); !slices.Equal(got, want) {
 		t.Errorf("b holds %v, want all of a %v", got, want)
+	}
+}
+
+// TestReaderOfAFailedWriter: when a writer fails, the flow that ran
+// beside it keeps what it committed and stops; one that took nothing is
+// skipped, as if it had waited.
+func TestReaderOfAFailedWriter(t *testing.T) {
+	tests := []struct {
+		name   string
+		failAt int // the writer's batch that fails
+		want   domain.FlowStatus
+	}{
+		{"before any commit", 0, domain.FlowSkipped},
+		{"after commits", 3, domain.FlowStopped},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := openStore(t)
+			batch := 0
+			failing := domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+				if batch++; batch > tc.failAt {
+					return nil, domain.Errorf(domain.CodeInvalidDefinition, "broken")
+				}
+				return b, nil
+			})
+			g := newGraph("failed", []*domain.Dataset{streamingTable("a"), streamingTable("b")},
+				appendFlow("write_a", "a", from(sources.Range(0, 10)), failing),
+				appendFlow("read_a", "b", streamOf("a")))
+			res, err := Run(context.Background(), store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}, Development: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.State != domain.UpdateFailed {
+				t.Fatalf("update %s, want FAILED", res.State)
+			}
+			spans := flowSpans(t, store, res.UpdateID)
+			if spans["read_a"].status != tc.want {
+				t.Errorf("read_a ended %s, want %s", spans["read_a"].status, tc.want)
+			}
+			if got, want := len(ids(t, store, "b")), len(ids(t, store, "a")); got != want {
+				t.Errorf("b holds %d rows, a %d: the reader did not take all the writer committed", got, want)
+			}
+		})
 	}
 }
 

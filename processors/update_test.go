@@ -302,12 +302,15 @@ func keysOf[V any](m map[string]V) []string {
 // TestEventLogOfAnUpdate pins the events one update of a two-flow chain
 // appends, in order: what readers of the log (the CLI, the UI, replay,
 // users' queries) see. Run with -update to rewrite the golden file after a
-// deliberate change.
+// deliberate change. copy names load in depends_on, so that it waits for
+// it instead of running beside it: the two flows' events do not interleave.
 func TestEventLogOfAnUpdate(t *testing.T) {
 	store := openStore(t)
+	copyFlow := appendFlow("copy", "copy", streamOf("raw"))
+	copyFlow.DependsOn = []string{"load"}
 	g := newGraph("chain", []*domain.Dataset{streamingTable("raw"), streamingTable("copy")},
 		appendFlow("load", "raw", from(sources.Range(0, 5))),
-		appendFlow("copy", "copy", streamOf("raw")))
+		copyFlow)
 	res := mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}})
 	var b strings.Builder
 	for _, ev := range events(t, store, eventstore.Filter{Update: res.UpdateID}) {
