@@ -90,17 +90,17 @@ func decompressBlocks(v []byte) ([]byte, error) {
 		return nil, errors.New("bad block count")
 	}
 	v = v[k:]
-	blocks := make([][]byte, n)
-	for i := range blocks {
+	sizes := make([]int, n)
+	for i := range sizes {
 		size, k := binary.Uvarint(v)
 		if k <= 0 || size > uint64(len(v)) {
 			return nil, errors.New("bad block length")
 		}
-		blocks[i], v = v[:0:size], v[k:] // the length for now; the bytes below
+		sizes[i], v = int(size), v[k:]
 	}
+	blocks := make([][]byte, n)
 	at := make([]int, n+1) // where each block's bytes start when decoded
-	for i, b := range blocks {
-		size := cap(b)
+	for i, size := range sizes {
 		if size > len(v) {
 			return nil, errors.New("a block is cut short")
 		}
