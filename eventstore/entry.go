@@ -82,11 +82,14 @@ func compressBlocks(buf, p []byte) []byte {
 }
 
 // decompressBlocks is the encoding an entryBlocks entry holds (v without
-// its first byte). A block that would give more than entryBlockSize is
-// damage, so a damaged length never makes a large allocation.
+// its first byte). Every block but the last gives entryBlockSize bytes, the
+// last at most as many. Blocks are decoded into buffers of their own, and
+// the first that fails stops the rest, so that a damaged entry is found
+// having allocated a few blocks' worth, however many blocks it claims;
+// the buffers are joined once all decoded.
 func decompressBlocks(v []byte) ([]byte, error) {
 	n, k := binary.Uvarint(v)
-	if k <= 0 || n == 0 || n > uint64(len(v)) {
+	if k <= 0 || n == 0 || n > uint64(len(v)/2) { // a block takes two bytes at least
 		return nil, errors.New("bad block count")
 	}
 	v = v[k:]
@@ -99,7 +102,7 @@ func decompressBlocks(v []byte) ([]byte, error) {
 		sizes[i], v = int(size), v[k:]
 	}
 	blocks := make([][]byte, n)
-	at := make([]int, n+1) // where each block's bytes start when decoded
+	total := 0
 	for i, size := range sizes {
 		if size > len(v) {
 			return nil, errors.New("a block is cut short")
@@ -109,24 +112,34 @@ func decompressBlocks(v []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dl > entryBlockSize {
-			return nil, errors.New("a block too large")
+		if dl > entryBlockSize || i < len(sizes)-1 && dl != entryBlockSize {
+			return nil, errors.New("a block of the wrong size")
 		}
-		at[i+1] = at[i] + dl
+		total += dl
 	}
 	if len(v) > 0 {
 		return nil, fmt.Errorf("%d trailing bytes", len(v))
 	}
-	p := make([]byte, at[n])
+	decoded := make([][]byte, n)
+	var failed atomic.Bool
 	errs := make([]error, n)
 	eachBlock(int(n), func(i int) {
-		out, err := s2.Decode(p[at[i]:at[i+1]], blocks[i])
-		if err == nil && len(out) != at[i+1]-at[i] {
-			err = errors.New("a block decodes to another length")
+		if failed.Load() {
+			return
 		}
-		errs[i] = err
+		decoded[i], errs[i] = s2.Decode(nil, blocks[i])
+		if errs[i] != nil {
+			failed.Store(true)
+		}
 	})
-	return p, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	p := make([]byte, 0, total)
+	for _, d := range decoded {
+		p = append(p, d...)
+	}
+	return p, nil
 }
 
 // eachBlock calls do for 0..n-1, on as many goroutines as there are cores.

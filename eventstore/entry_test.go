@@ -2,7 +2,9 @@ package eventstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +102,33 @@ func TestDamagedCompressedEntry(t *testing.T) {
 		if _, err := decodeStored(7, entry[:len(entry)/2]); domain.CodeOf(err) != domain.CodeStoreCorrupt {
 			t.Errorf("%d bytes, cut short: got %v, want STORE_CORRUPT", size, err)
 		}
+	}
+}
+
+// TestBlocksClaimingMuch: an entry of tiny blocks that each claim a whole
+// block's bytes is refused having allocated a few blocks' worth, not what
+// the blocks claim (a gigabyte here).
+func TestBlocksClaimingMuch(t *testing.T) {
+	const n = 1000
+	v := []byte{entryBlocks}
+	v = binary.AppendUvarint(v, n)
+	block := binary.AppendUvarint(nil, entryBlockSize) // claims 1 MiB
+	block = append(block, 0xff)                        // and holds no valid op
+	for range n {
+		v = binary.AppendUvarint(v, uint64(len(block)))
+	}
+	for range n {
+		v = append(v, block...)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := decodeStored(9, v)
+	runtime.ReadMemStats(&after)
+	if domain.CodeOf(err) != domain.CodeStoreCorrupt {
+		t.Errorf("got %v, want STORE_CORRUPT", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("%d MiB allocated to find a %d-byte entry damaged", got>>20, len(v))
 	}
 }
 

@@ -111,8 +111,16 @@ func (r *flowRun) dropNext() {
 }
 
 // runFlow runs a flow to its end in this update, with retries in production
-// mode, and returns its final status (after recording it).
-func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
+// mode, and returns its final status and its reason (after recording them).
+func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowStatus, string, error) {
+	st, err := s.runFlowAttempts(ctx, f)
+	if domain.CodeOf(err) == domain.CodeUpstreamFailed && st != domain.FlowFailed {
+		return st, domain.SkipUpstreamFailed, nil
+	}
+	return st, "", err
+}
+
+func (s *scheduler) runFlowAttempts(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
 	u := s.u
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
 	if r.target != nil && len(r.target.Expectations) > 0 && r.target.Type != domain.SinkDataset {
@@ -157,7 +165,10 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 			ev := r.final(st, nil)
 			ev.Level, ev.Details.FlowProgress.Reason = domain.LevelWarn, domain.SkipUpstreamFailed
 			ev.Message = fmt.Sprintf("Flow %q is %s (%s): %v", f.Name, st, domain.SkipUpstreamFailed, err)
-			return st, u.append(ctx, ev)
+			if aerr := u.append(ctx, ev); aerr != nil {
+				return domain.FlowFailed, aerr
+			}
+			return st, err
 		}
 		log := u.opts.Logger.With().Str("update", shortID(u.id)).Str("flow", f.Name).Logger()
 		if u.opts.Development || attempt >= u.opts.Retry.Attempts || !retriable(err) {
@@ -244,6 +255,9 @@ func (r *flowRun) drive(ctx context.Context) error {
 				return err
 			}
 			continue
+		}
+		if len(r.s.leaders[r.f.Name]) == 0 {
+			return nil
 		}
 		switch state, leader := r.s.leaderState(r.f.Name); {
 		case state == leadersRunning:

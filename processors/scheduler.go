@@ -113,13 +113,24 @@ func leaders(g *domain.Graph, flows []string) (leaders, followers map[string][]s
 type flowDone struct {
 	flow   string
 	status domain.FlowStatus
+	reason string
 	err    error
 }
 
+// setStatus records where a flow stands; a flow that ended wakes the flows
+// that run beside it, however it ended (skipped without starting too).
 func (s *scheduler) setStatus(flow string, st domain.FlowStatus, reason string) {
 	s.mu.Lock()
 	s.status[flow], s.reason[flow] = st, reason
 	s.mu.Unlock()
+	if st.Terminal() {
+		for _, f := range s.followers[flow] {
+			select {
+			case s.wake[f] <- struct{}{}:
+			default: // already signaled
+			}
+		}
+	}
 }
 
 func (s *scheduler) finalStatuses() map[string]domain.FlowStatus {
@@ -257,8 +268,8 @@ func (s *scheduler) run(ctx context.Context) error {
 					s.setStatus(name, domain.FlowStarting, "")
 					running++
 					go func(name string) {
-						st, err := s.runFlow(runCtx, u.g.Flows[name])
-						done <- flowDone{flow: name, status: st, err: err}
+						st, reason, err := s.runFlow(runCtx, u.g.Flows[name])
+						done <- flowDone{flow: name, status: st, reason: reason, err: err}
 					}(name)
 					progress = true
 				}
@@ -270,13 +281,7 @@ func (s *scheduler) run(ctx context.Context) error {
 		}
 		d := <-done
 		running--
-		s.setStatus(d.flow, d.status, "")
-		for _, f := range s.followers[d.flow] {
-			select {
-			case s.wake[f] <- struct{}{}: // a leader finished: its follower drains and ends
-			default:
-			}
-		}
+		s.setStatus(d.flow, d.status, d.reason)
 		if d.status == domain.FlowFailed {
 			if firstErr == nil {
 				firstErr = d.err
@@ -319,7 +324,7 @@ func (s *scheduler) gateState(flow string) gates {
 		case !st.Terminal():
 			return gatesPending
 		case s.succeeded(p):
-		case st == domain.FlowStopped:
+		case st == domain.FlowStopped && s.reason[p] != domain.SkipUpstreamFailed: // canceled
 			if state == gatesPassed {
 				state = gatesStopped
 			}

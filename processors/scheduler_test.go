@@ -106,6 +106,71 @@ func TestReaderOfAFailedWriter(t *testing.T) {
 	}
 }
 
+// TestFollowersOfFlowsThatNeverRan: a flow that runs beside a writer the
+// scheduler skips (its own predecessor failed) is woken and skipped too;
+// one stopped because its writer failed skips what waits for it, and the
+// flows beside those; the update ends FAILED instead of waiting forever.
+func TestFollowersOfFlowsThatNeverRan(t *testing.T) {
+	store := openStore(t)
+	failAfter := func(n int) domain.Transform {
+		batch := 0
+		return domain.TransformFunc(func(ctx context.Context, b *domain.Batch) (*domain.Batch, error) {
+			time.Sleep(20 * time.Millisecond)
+			if batch++; batch > n {
+				return nil, domain.Errorf(domain.CodeInvalidDefinition, "broken")
+			}
+			return b, nil
+		})
+	}
+	// x fails at once: write_a, which names it in depends_on, is skipped,
+	// and read_a, beside write_a, with it.
+	writeA := appendFlow("write_a", "a", from(sources.Range(0, 4)))
+	writeA.DependsOn = []string{"x"}
+	// w1 fails after 2 batches: f1, beside it, stops with them; z and w2,
+	// which name f1 in depends_on, are skipped, and f2, beside w2, too.
+	z := appendFlow("z", "z", from(sources.Range(0, 2)))
+	z.DependsOn = []string{"f1"}
+	w2 := appendFlow("w2", "b2", from(sources.Range(0, 2)))
+	w2.DependsOn = []string{"f1"}
+	g := newGraph("skipped", []*domain.Dataset{streamingTable("x"), streamingTable("a"), streamingTable("b"),
+		streamingTable("b1"), streamingTable("c1"), streamingTable("z"), streamingTable("b2"), streamingTable("c2")},
+		appendFlow("x", "x", from(sources.Range(0, 4)), failAfter(0)),
+		writeA,
+		appendFlow("read_a", "b", streamOf("a")),
+		appendFlow("w1", "b1", from(sources.Range(0, 10)), failAfter(2)),
+		appendFlow("f1", "c1", streamOf("b1")),
+		z, w2,
+		appendFlow("f2", "c2", streamOf("b2")))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := Run(ctx, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}, Development: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil || res.State != domain.UpdateFailed {
+		t.Fatalf("update %s (%v), want FAILED without waiting for the timeout", res.State, ctx.Err())
+	}
+	got := map[string]string{}
+	for _, ev := range events(t, store, eventstore.Filter{Update: res.UpdateID, Types: []domain.EventType{domain.EventFlowProgress}}) {
+		if fp := ev.Details.FlowProgress; fp.Status.Terminal() {
+			got[ev.Origin.FlowName] = string(fp.Status) + "/" + fp.Reason
+		}
+	}
+	want := map[string]string{
+		"x": "FAILED/", "write_a": "SKIPPED/UPSTREAM_FAILED", "read_a": "SKIPPED/UPSTREAM_FAILED",
+		"w1": "FAILED/", "f1": "STOPPED/UPSTREAM_FAILED", "z": "SKIPPED/UPSTREAM_FAILED",
+		"w2": "SKIPPED/UPSTREAM_FAILED", "f2": "SKIPPED/UPSTREAM_FAILED",
+	}
+	for f, w := range want {
+		if got[f] != w {
+			t.Errorf("%s ended %s, want %s", f, got[f], w)
+		}
+	}
+	if n := len(ids(t, store, "c1")); n != 4 {
+		t.Errorf("f1 took %d rows, want the 4 w1 committed", n)
+	}
+}
+
 // TestIndependentFlowsRunConcurrently: flows with no edge between them do
 // not wait for each other.
 func TestIndependentFlowsRunConcurrently(t *testing.T) {

@@ -99,7 +99,7 @@ type consumer struct {
 	// ahead holds, in offset order, the records of each partition that
 	// were fetched past the end of the range being read.
 	ahead map[partition][]*kgo.Record
-	held  int // bytes of the keys and values in ahead
+	held  int // the heldSize of the records in ahead
 }
 
 // fetchMaxBytes bounds a fetch (Kafka's fetch.max.bytes; a record batch
@@ -275,12 +275,12 @@ func (s *Source) client() (*kgo.Client, error) {
 // Close releases the connection of the source.
 func (s *Source) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.cl != nil {
 		s.cl.Close()
 		s.cl = nil
 	}
-	s.readMu.Lock()
+	s.mu.Unlock()
+	s.readMu.Lock() // after a Read going on, which Close does not cut short
 	defer s.readMu.Unlock()
 	s.dropReader()
 }
@@ -499,6 +499,9 @@ func (s *Source) Read(ctx context.Context, start, end domain.Offset) (*domain.Ba
 	if err := s.checkDataLoss(ctx, want); err != nil {
 		return nil, err
 	}
+	if len(want) == 0 { // all gone, and failOnDataLoss is false
+		return domain.NewBatch(s.Schema(), 0), nil
+	}
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	rows, err := s.readRanges(ctx, want, end)
@@ -685,7 +688,7 @@ func (c *consumer) hold(tp partition, recs []*kgo.Record) {
 	}
 	size := 0
 	for _, rec := range recs {
-		size += len(rec.Key) + len(rec.Value)
+		size += heldSize(rec)
 	}
 	if c.held+size > heldMaxBytes {
 		c.release(tp)
@@ -701,9 +704,19 @@ func (c *consumer) release(tp partition) []*kgo.Record {
 	held := c.ahead[tp]
 	delete(c.ahead, tp)
 	for _, rec := range held {
-		c.held -= len(rec.Key) + len(rec.Value)
+		c.held -= heldSize(rec)
 	}
 	return held
+}
+
+// heldSize is what a held record counts for: its key, value and headers,
+// and the record itself, so that records without values count too.
+func heldSize(rec *kgo.Record) int {
+	n := 128 + len(rec.Key) + len(rec.Value)
+	for _, h := range rec.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
 }
 
 // columns are the rows read, built column by column: a record costs no
