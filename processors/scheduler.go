@@ -9,7 +9,8 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// scheduler starts each flow of an update when its predecessors finished.
+// scheduler starts each flow of an update when its predecessors finished,
+// but the flows that run beside the writers of what they read.
 //
 // In a triggered update a flow waits for every predecessor: the flows it
 // names in depends_on and the flows that write what it reads; but a

@@ -1,8 +1,9 @@
 // Package processors is the runtime: it runs updates of a resolved pipeline
 // graph over an event store. An update records itself (create_update,
-// definitions, resets), runs each flow when its predecessors finished, in
-// micro-batches that commit atomically with their checkpoints, and records
-// every state change as an event.
+// definitions, resets), runs each flow when its predecessors finished (or,
+// for a stream of a table, beside the table's writers), in micro-batches
+// that commit atomically with their checkpoints, and records every state
+// change as an event.
 package processors
 
 import (
