@@ -119,6 +119,20 @@ func (c *Column) Append(v Value) error {
 	return nil
 }
 
+// zero sets row i's slot to the zero value of the column's kind.
+func (c *Column) zero(i int) {
+	switch c.Kind {
+	case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
+		c.Ints[i] = 0
+	case KindFloat64:
+		c.Floats[i] = 0
+	case KindString, KindBytes:
+		c.Strs[i] = ""
+	default:
+		c.Values[i] = Null()
+	}
+}
+
 // Batch is a set of rows with one schema, stored by column.
 type Batch struct {
 	Schema  Schema
@@ -414,6 +428,31 @@ const microsPerDay = 86400_000_000
 // appendColumn appends the first n rows of src to dst, converting bigint to
 // double when dst is double.
 func appendColumn(dst, src *Column, n int) {
+	if src.Nulls != nil && src.Kind == dst.Kind {
+		// the same kind: the slices are appended as they are, and a NULL
+		// row's slot is set to the zero value, as Append leaves it
+		at := dst.Len()
+		if dst.Nulls == nil {
+			dst.Nulls = make([]bool, at, at+n)
+		}
+		dst.Nulls = append(dst.Nulls, src.Nulls[:n]...)
+		switch dst.Kind {
+		case KindBool, KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
+			dst.Ints = append(dst.Ints, src.Ints[:n]...)
+		case KindFloat64:
+			dst.Floats = append(dst.Floats, src.Floats[:n]...)
+		case KindString, KindBytes:
+			dst.Strs = append(dst.Strs, src.Strs[:n]...)
+		default:
+			dst.Values = append(dst.Values, src.Values[:n]...)
+		}
+		for i, isNull := range src.Nulls[:n] {
+			if isNull {
+				dst.zero(at + i)
+			}
+		}
+		return
+	}
 	if src.Nulls != nil || (src.Kind == KindNull && dst.Kind != KindNull) {
 		for i := 0; i < n; i++ {
 			v := src.Value(i)

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -409,5 +410,72 @@ func TestSelectColumns(t *testing.T) {
 		if fmt.Sprint(got.Schema.Names()) != tc.names || got.Len() != 2 || fmt.Sprint(got.Row(1)) != tc.row1 {
 			t.Errorf("SelectColumns(%v): %v, %d rows, row 1 %v", tc.keep, got.Schema.Names(), got.Len(), got.Row(1))
 		}
+	}
+}
+
+// TestConcatWithNulls: batches with NULLs concatenate to the same rows,
+// and the same encoding, as appending every row to one batch; a NULL row's
+// slot in a part that holds something there is not carried over.
+func TestConcatWithNulls(t *testing.T) {
+	tests := []struct {
+		name string
+		typ  Type
+		vals []Value
+	}{
+		{"bigint", TypeInt64, []Value{Int(1), Null(), Int(3)}},
+		{"boolean", TypeBool, []Value{Null(), Bool(true), Bool(false)}},
+		{"double", TypeFloat64, []Value{Float(1.5), Null(), Null()}},
+		{"string", TypeString, []Value{String("a"), Null(), String("")}},
+		{"binary", TypeBytes, []Value{Null(), Bytes([]byte{0, 1}), Bytes(nil)}},
+		{"timestamp", TypeTimestamp, []Value{TimestampMicros(7), Null(), TimestampMicros(-7)}},
+		{"date", TypeDate, []Value{DateDays(3), Null(), DateDays(4)}},
+		{"array", ListOf(TypeInt64), []Value{List(Int(1)), Null(), List()}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := NewSchema(Field{Name: "c", Type: tc.typ, Nullable: true})
+			whole := NewBatch(schema, 0)
+			var parts []*Batch
+			for _, first := range []bool{true, false} { // a part without NULLs first, then ones with them
+				for _, v := range tc.vals {
+					if first && v.IsNull() {
+						continue
+					}
+					p := NewBatch(schema, 1)
+					if err := p.AppendRow(v); err != nil {
+						t.Fatal(err)
+					}
+					if err := whole.AppendRow(v); err != nil {
+						t.Fatal(err)
+					}
+					parts = append(parts, p)
+				}
+			}
+			// a NULL row whose slot holds a value: Concat must not carry it
+			dirty := NewBatch(schema, 1)
+			_ = dirty.AppendRow(tc.vals[0])
+			if !tc.vals[0].IsNull() {
+				dirty.Columns[0].Nulls = []bool{true}
+				parts = append(parts, dirty)
+				_ = whole.AppendRow(Null())
+			}
+			got, err := Concat(parts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != whole.Len() {
+				t.Fatalf("%d rows, want %d", got.Len(), whole.Len())
+			}
+			for i := 0; i < whole.Len(); i++ {
+				if g, w := got.Columns[0].Value(i), whole.Columns[0].Value(i); Compare(g, w) != 0 || g.IsNull() != w.IsNull() {
+					t.Errorf("row %d is %v, want %v", i, g, w)
+				}
+			}
+			ge, err1 := EncodeBatch(got)
+			we, err2 := EncodeBatch(whole)
+			if err1 != nil || err2 != nil || !bytes.Equal(ge, we) {
+				t.Errorf("the encodings differ (%v, %v)", err1, err2)
+			}
+		})
 	}
 }
