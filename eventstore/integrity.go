@@ -21,6 +21,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/fsync"
 )
 
 // Stored data never lies: damage is found before it is read, and before
@@ -137,12 +138,7 @@ func writeSynced(path string, p []byte) error {
 }
 
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return storeIO(err, "syncing "+dir)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := fsync.Dir(dir); err != nil {
 		return storeIO(err, "syncing "+dir)
 	}
 	return nil

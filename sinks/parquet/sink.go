@@ -13,6 +13,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/fsync"
 	"github.com/sluicehq/sluice/internal/options"
 )
 
@@ -166,14 +167,10 @@ func WriteFile(path string, schema domain.Schema, codec Codec, fill func(w *Writ
 	return syncDir(dir)
 }
 
-// syncDir makes a rename in dir durable.
+// syncDir makes a rename in dir durable; a file system that cannot sync a
+// directory (os.ErrInvalid) has nothing to make durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+	if err := fsync.Dir(dir); err != nil && !errors.Is(err, os.ErrInvalid) {
 		return err
 	}
 	return nil

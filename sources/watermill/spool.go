@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/fsync"
 )
 
 // A spool keeps the messages taken from a broker until the micro-batches
@@ -352,12 +353,7 @@ func (s *spool) roll(first int64) error {
 }
 
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return ioErr(err, "opening "+dir)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := fsync.Dir(dir); err != nil {
 		return ioErr(err, "syncing "+dir)
 	}
 	return nil
