@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/pgtest"
 )
 
 // TestPostgresCDCReplicates: read_postgres_cdc feeds AUTO CDC, and the
@@ -19,7 +21,7 @@ import (
 // several transactions a run, and a column added upstream.
 func TestPostgresCDCReplicates(t *testing.T) {
 	ctx := context.Background()
-	dsn := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	dsn := pgtest.DSN()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatalf("this test needs the Postgres server at %s: %v", dsn, err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/pgtest"
 )
 
 // sortedLines is text's lines in order, for comparing tables whose rows
@@ -128,7 +130,7 @@ CREATE FLOW f AS INSERT INTO s BY NAME SELECT * FROM STREAM(t);
 // sink's definition event shows the DSN's password as *****.
 func TestPostgresSinkFromSQL(t *testing.T) {
 	ctx := context.Background()
-	admin := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	admin := pgtest.DSN()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatalf("this test needs the Postgres server at %s: %v", admin, err)
@@ -181,7 +183,7 @@ CREATE FLOW to_audit AS INSERT INTO audit BY NAME SELECT id, name FROM STREAM(cu
 // to the table.
 func TestChangeFeedIntoPostgres(t *testing.T) {
 	ctx := context.Background()
-	admin := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	admin := pgtest.DSN()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatalf("this test needs the Postgres server at %s: %v", admin, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/sinks/postgres"
@@ -46,7 +47,7 @@ func TestChildPipeline(t *testing.T) {
 		t.Skip("run by TestKillBetweenSinkAndCommit")
 	}
 	killAt, _ := strconv.ParseInt(os.Getenv("SLUICE_PG_CHILD_KILL_AT"), 10, 64)
-	inner, err := postgres.NewSink("kill", map[string]string{"dsn": testDSN(), "table": os.Getenv("SLUICE_PG_CHILD_TABLE")})
+	inner, err := postgres.NewSink("kill", map[string]string{"dsn": pgtest.DSN(), "table": os.Getenv("SLUICE_PG_CHILD_TABLE")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,32 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/sinks/postgres"
 )
-
-// testDSN is the local server (trust authentication); SLUICE_TEST_PG_DSN
-// points the tests at another.
-func testDSN() string {
-	if dsn := os.Getenv("SLUICE_TEST_PG_DSN"); dsn != "" {
-		return dsn
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-}
 
 // testSchema makes a schema of its own for a test, dropped after it.
 func testSchema(t *testing.T) (string, *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testDSN())
+	conn, err := pgx.Connect(ctx, pgtest.DSN())
 	if err != nil {
-		t.Fatalf("the tests of the Postgres sink need a server at %s: %v", testDSN(), err)
+		t.Fatalf("the tests of the Postgres sink need a server at %s: %v", pgtest.DSN(), err)
 	}
 	schema := fmt.Sprintf("sluice_test_%d", rand.Uint64())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
@@ -111,7 +102,7 @@ const selectText = `concat_ws(' | ', id, coalesce(small::text, 'NULL'), coalesce
 // skipped; the next batch is added.
 func TestAppendOncePerBatch(t *testing.T) {
 	schema, conn := testSchema(t)
-	s, err := postgres.NewSink("p", map[string]string{"dsn": testDSN(), "table": schema + ".orders"})
+	s, err := postgres.NewSink("p", map[string]string{"dsn": pgtest.DSN(), "table": schema + ".orders"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +150,7 @@ func sortLines(s string) string {
 // delivered again.
 func TestUpsertLastRowOfAKeyWins(t *testing.T) {
 	schema, conn := testSchema(t)
-	s, err := postgres.NewSink("p", map[string]string{"dsn": testDSN(), "table": schema + ".customers", "mode": "upsert", "keys": "id"})
+	s, err := postgres.NewSink("p", map[string]string{"dsn": pgtest.DSN(), "table": schema + ".customers", "mode": "upsert", "keys": "id"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +186,7 @@ func TestErrors(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE TABLE "+schema+".narrow (id bigint PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := postgres.NewSink("p", map[string]string{"dsn": testDSN(), "table": schema + ".narrow"})
+	s, _ := postgres.NewSink("p", map[string]string{"dsn": pgtest.DSN(), "table": schema + ".narrow"})
 	err := s.Deliver(ctx, domain.SinkBatch{Sink: "n", Flow: "f", BatchID: 0, Rows: rowsOf(t, 1)})
 	var de *domain.Error
 	if !errors.As(err, &de) || de.Code != domain.CodeSinkWriteFailed || de.Retriable || de.Hint == "" {
@@ -215,11 +206,11 @@ func TestErrors(t *testing.T) {
 
 	for _, opts := range []map[string]string{
 		{"table": "t"},
-		{"dsn": testDSN()},
-		{"dsn": testDSN(), "table": "t", "mode": "upsert"},
-		{"dsn": testDSN(), "table": "t", "mode": "merge"},
-		{"dsn": testDSN(), "table": "a.b.c"},
-		{"dsn": testDSN(), "table": "t", "batchsize": "10"},
+		{"dsn": pgtest.DSN()},
+		{"dsn": pgtest.DSN(), "table": "t", "mode": "upsert"},
+		{"dsn": pgtest.DSN(), "table": "t", "mode": "merge"},
+		{"dsn": pgtest.DSN(), "table": "a.b.c"},
+		{"dsn": pgtest.DSN(), "table": "t", "batchsize": "10"},
 		{"dsn": "postgres://x:y@host:notaport/db", "table": "t"},
 	} {
 		_, err := postgres.NewSink("p", opts)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,31 +12,25 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/sources/postgres"
 )
-
-func testDSN() string {
-	if dsn := os.Getenv("SLUICE_TEST_PG_DSN"); dsn != "" {
-		return dsn
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-}
 
 // fixture makes a table and names a slot and a publication of its own for
 // a test, all dropped after it.
 func fixture(t testing.TB) (*pgx.Conn, postgres.Options) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testDSN())
+	conn, err := pgx.Connect(ctx, pgtest.DSN())
 	if err != nil {
-		t.Fatalf("change capture tests need the server at %s: %v", testDSN(), err)
+		t.Fatalf("change capture tests need the server at %s: %v", pgtest.DSN(), err)
 	}
 	id := fmt.Sprintf("%d", rand.Uint32())
 	table := "cdc_test_" + id
 	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, name text, balance numeric(12,2), at timestamptz, doc jsonb, ok boolean)"); err != nil {
 		t.Fatal(err)
 	}
-	opts := postgres.Options{DSN: testDSN(), Tables: []string{table}, Slot: "sluice_test_" + id, Publication: "sluice_test_" + id}
+	opts := postgres.Options{DSN: pgtest.DSN(), Tables: []string{table}, Slot: "sluice_test_" + id, Publication: "sluice_test_" + id}
 	t.Cleanup(func() {
 		ctx := context.Background()
 		_, _ = conn.Exec(ctx, "SELECT pg_drop_replication_slot($1) WHERE EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)", opts.Slot)

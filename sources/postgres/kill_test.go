@@ -21,6 +21,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/sources/postgres"
@@ -77,7 +78,7 @@ func TestReplicaSurvivesKills(t *testing.T) {
 		t.Fatalf("the first run: %v\n%s", err, out)
 	}
 
-	pool, err := pgxpool.New(ctx, testDSN())
+	pool, err := pgxpool.New(ctx, pgtest.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/sources/postgres"
@@ -86,7 +87,7 @@ func BenchmarkCDCLatency(b *testing.B) {
 			}
 			done <- err
 		}()
-		pool, err := pgxpool.New(ctx, testDSN())
+		pool, err := pgxpool.New(ctx, pgtest.DSN())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func BenchmarkRecvlogicalLatency(b *testing.B) {
 		if _, err := conn.Exec(ctx, "SELECT pg_create_logical_replication_slot($1, 'test_decoding')", opts.Slot); err != nil {
 			b.Fatal(err)
 		}
-		cmd := exec.Command(bin, "-d", testDSN(), "--slot", opts.Slot, "--start", "-f", "-", "-o", "include-timestamp=on", "-s", "1", "-F", "0")
+		cmd := exec.Command(bin, "-d", pgtest.DSN(), "--slot", opts.Slot, "--start", "-f", "-", "-o", "include-timestamp=on", "-s", "1", "-F", "0")
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			b.Fatal(err)
@@ -212,7 +213,7 @@ func BenchmarkRecvlogicalLatency(b *testing.B) {
 			}
 			read <- fmt.Errorf("pg_recvlogical ended: %v", sc.Err())
 		}()
-		pool, err := pgxpool.New(ctx, testDSN())
+		pool, err := pgxpool.New(ctx, pgtest.DSN())
 		if err != nil {
 			b.Fatal(err)
 		}
