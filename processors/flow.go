@@ -120,6 +120,9 @@ func (s *scheduler) runFlow(ctx context.Context, f *domain.Flow) (domain.FlowSta
 	return st, "", err
 }
 
+// runFlowAttempts is runFlow but for the reason: a flow that ended because
+// a leader did not complete returns its status with that UPSTREAM_FAILED
+// error.
 func (s *scheduler) runFlowAttempts(ctx context.Context, f *domain.Flow) (domain.FlowStatus, error) {
 	u := s.u
 	r := &flowRun{s: s, u: u, f: f, target: u.g.Datasets[f.Target]}
