@@ -10,16 +10,16 @@ import (
 //
 // It is laid out for a few hundred thousand live identities turning over
 // millions of times: the identities' bytes sit in one arena in queue order
-// (event time mostly grows, so the front expires first), and the index maps
-// a 64-bit hash of an identity to its place in the queue. Neither holds a
-// pointer, so the garbage collector never walks them, and a lookup of a new
-// identity (most rows) touches one map group and no key bytes. The bytes are
-// compared only when the hash is found; two live identities of one hash (a
-// clash, about once in 2^64 pairs) are kept exactly in a map of their own.
+// (event time mostly grows, so the front expires first), and an index of
+// open addressing finds an identity's place in the queue by a tag of its
+// hash. Neither holds a pointer, so the garbage collector never walks them;
+// the index is kept at most half full and deletes without tombstones, so
+// that a lookup of a new identity (most rows) reads one or two slots of one
+// cache line and no key bytes. The bytes are compared only when a tag
+// matches; identities of one tag sit side by side in the index.
 type identities struct {
 	hash  func([]byte) uint64 // the index's hash
-	index map[uint64]uint64   // hash → position in the queue
-	clash map[string]uint64   // identity → position, for identities whose hash another live one holds
+	slots []slot              // the index: a power of two long, at most half full
 	queue []remembered
 	arena []byte // the identities of queue[head:], end to end
 	head  int    // queue[:head] is forgotten
@@ -28,21 +28,46 @@ type identities struct {
 	sum   uint64 // the live identities' hashes (see identityHash)
 }
 
+// slot is one place in the index: the tag of an identity's hash, never 0
+// (0 is a free slot), and the low 32 bits of its queue position, which
+// with the queue's base give the position (the queue is far shorter than
+// 2^32).
+type slot struct {
+	tag uint32
+	pos uint32
+}
+
 // remembered is one identity in the queue: where its bytes end in the
-// arena, when it expires, and its part of the fingerprint.
+// arena, when it expires, its tag in the index, and its part of the
+// fingerprint.
 type remembered struct {
 	end     int
 	expires int64
 	hash    uint64 // identityHash(identity, expires)
+	tag     uint32
 }
 
 func newIdentities() *identities {
 	seed := maphash.MakeSeed()
-	return &identities{hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }, index: map[uint64]uint64{}}
+	return &identities{hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }, slots: make([]slot, 1024)}
 }
 
 // len is the number of live identities.
 func (ids *identities) len() int { return ids.live }
+
+// tagOf is the index's tag of a hash: its high bits, never 0.
+func tagOf(h uint64) uint32 { return uint32(h>>32) | 1 }
+
+// home is the slot where the search for a tag starts: Fibonacci hashing
+// of the tag, so that the index can be rebuilt from the tags alone.
+func (ids *identities) home(tag uint32) int {
+	return int((uint64(tag) * 0x9e3779b97f4a7c15) >> 32 & uint64(len(ids.slots)-1))
+}
+
+// position is the queue position that a slot holds.
+func (ids *identities) position(s slot) uint64 {
+	return ids.base + uint64(s.pos-uint32(ids.base))
+}
 
 // bytesAt is the identity at queue position pos.
 func (ids *identities) bytesAt(pos uint64) []byte {
@@ -54,14 +79,16 @@ func (ids *identities) bytesAt(pos uint64) []byte {
 	return ids.arena[start:ids.queue[i].end]
 }
 
-// lookup finds an identity: its queue position and whether it is live.
-func (ids *identities) lookup(identity []byte, h uint64) (uint64, bool) {
-	if pos, ok := ids.index[h]; ok && bytes.Equal(ids.bytesAt(pos), identity) {
-		return pos, true
-	}
-	if len(ids.clash) > 0 {
-		pos, ok := ids.clash[string(identity)]
-		return pos, ok
+// lookup finds a live identity of the given tag: its queue position and
+// whether it is live.
+func (ids *identities) lookup(identity []byte, tag uint32) (uint64, bool) {
+	mask := len(ids.slots) - 1
+	for i := ids.home(tag); ids.slots[i].tag != 0; i = (i + 1) & mask {
+		if ids.slots[i].tag == tag {
+			if pos := ids.position(ids.slots[i]); bytes.Equal(ids.bytesAt(pos), identity) {
+				return pos, true
+			}
+		}
 	}
 	return 0, false
 }
@@ -70,38 +97,74 @@ func (ids *identities) lookup(identity []byte, h uint64) (uint64, bool) {
 // until since or later, and reports whether it did. An identity remembered
 // until before since is remembered anew.
 func (ids *identities) remember(identity []byte, expires, since int64) bool {
-	h := ids.hash(identity)
-	if pos, ok := ids.lookup(identity, h); ok {
+	tag := tagOf(ids.hash(identity))
+	if pos, ok := ids.lookup(identity, tag); ok {
 		if ids.queue[pos-ids.base].expires >= since {
 			return false
 		}
-		ids.drop(identity, h, pos)
+		ids.drop(ids.slotOf(tag, pos), pos)
 	}
 	pos := ids.base + uint64(len(ids.queue))
 	ids.arena = append(ids.arena, identity...)
 	fp := identityHash(identity, expires)
-	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: fp})
-	if _, taken := ids.index[h]; taken {
-		if ids.clash == nil {
-			ids.clash = map[string]uint64{}
-		}
-		ids.clash[string(identity)] = pos
-	} else {
-		ids.index[h] = pos
+	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: fp, tag: tag})
+	if 2*(ids.live+1) > len(ids.slots) {
+		ids.grow()
 	}
+	ids.insert(slot{tag: tag, pos: uint32(pos)})
 	ids.live++
 	ids.sum += fp
 	return true
 }
 
-// drop forgets the identity at queue position pos (it stays in the queue,
-// dead, until the front reaches it).
-func (ids *identities) drop(identity []byte, h, pos uint64) {
-	if at, ok := ids.index[h]; ok && at == pos {
-		delete(ids.index, h)
-	} else {
-		delete(ids.clash, string(identity))
+// insert puts a slot in the first free place from its tag's home.
+func (ids *identities) insert(s slot) {
+	mask := len(ids.slots) - 1
+	i := ids.home(s.tag)
+	for ids.slots[i].tag != 0 {
+		i = (i + 1) & mask
 	}
+	ids.slots[i] = s
+}
+
+// grow doubles the index.
+func (ids *identities) grow() {
+	old := ids.slots
+	ids.slots = make([]slot, 2*len(old))
+	for _, s := range old {
+		if s.tag != 0 {
+			ids.insert(s)
+		}
+	}
+}
+
+// slotOf is the index's slot of the identity at queue position pos, or -1
+// when it is dead (it was forgotten, or remembered anew since).
+func (ids *identities) slotOf(tag uint32, pos uint64) int {
+	mask := len(ids.slots) - 1
+	for i := ids.home(tag); ids.slots[i].tag != 0; i = (i + 1) & mask {
+		if ids.slots[i] == (slot{tag: tag, pos: uint32(pos)}) {
+			return i
+		}
+	}
+	return -1
+}
+
+// drop forgets the live identity at queue position pos, whose slot is i
+// (it stays in the queue, dead, until the front reaches it). The slots
+// after i move back to fill the gap where their search would cross it, so
+// that no search stops early.
+func (ids *identities) drop(i int, pos uint64) {
+	mask := len(ids.slots) - 1
+	for j := (i + 1) & mask; ids.slots[j].tag != 0; j = (j + 1) & mask {
+		// The slot at j may fill the gap at i unless its home lies
+		// cyclically in (i, j]: then its search never passes i.
+		if (j-ids.home(ids.slots[j].tag))&mask >= (j-i)&mask {
+			ids.slots[i] = ids.slots[j]
+			i = j
+		}
+	}
+	ids.slots[i] = slot{}
 	ids.live--
 	ids.sum -= ids.queue[pos-ids.base].hash
 }
@@ -111,10 +174,8 @@ func (ids *identities) drop(identity []byte, h, pos uint64) {
 func (ids *identities) forgetBefore(t int64) {
 	for ids.head < len(ids.queue) && ids.queue[ids.head].expires < t {
 		pos := ids.base + uint64(ids.head)
-		identity := ids.bytesAt(pos)
-		h := ids.hash(identity)
-		if at, ok := ids.lookup(identity, h); ok && at == pos {
-			ids.drop(identity, h, pos)
+		if i := ids.slotOf(ids.queue[ids.head].tag, pos); i >= 0 {
+			ids.drop(i, pos)
 		}
 		ids.head++
 	}

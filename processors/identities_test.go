@@ -46,34 +46,38 @@ func (m *identitiesModel) forgetBefore(t int64) {
 
 // TestIdentitiesMatchModel runs random streams of remembering and
 // forgetting through the identity index and the plain model, with the
-// index's hash of full width and cut to a few values so that identities
-// clash, and checks each answer, the live count and the fingerprint.
+// index's hash of full width, cut to a few tags (so that the searches of
+// different tags cross and deletions move slots back), and cut to one tag,
+// and checks each answer, the live count and the fingerprint.
 func TestIdentitiesMatchModel(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		hashBits uint // 0: the full hash
-	}{{"full hash", 0}, {"clashing hash", 2}, {"one hash", 0xff}} {
+		name string
+		cut  func(uint64) uint64 // what the index's hash keeps
+	}{
+		{"full hash", func(h uint64) uint64 { return h }},
+		{"eight tags", func(h uint64) uint64 { return h & (0xf << 32) }},
+		{"one tag", func(uint64) uint64 { return 42 }},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := uint64(0); seed < 20; seed++ {
 				rng := rand.New(rand.NewPCG(seed, 7))
 				ids := newIdentities()
-				switch full := ids.hash; tc.hashBits {
-				case 0:
-				case 0xff:
-					ids.hash = func([]byte) uint64 { return 42 }
-				default:
-					ids.hash = func(b []byte) uint64 { return full(b) & (1<<tc.hashBits - 1) }
-				}
+				full := ids.hash
+				ids.hash = func(b []byte) uint64 { return tc.cut(full(b)) }
 				m := &identitiesModel{seen: map[string]int64{}}
 				now, watermark := int64(0), int64(-1<<63)
+				forgetEvery := 20 // odd seeds forget seldom, so that the index grows
+				if seed%2 == 1 {
+					forgetEvery = 2000
+				}
 				for step := 0; step < 5000; step++ {
-					if rng.IntN(20) == 0 {
+					if rng.IntN(forgetEvery) == 0 {
 						watermark = now - int64(rng.IntN(50))
 						ids.forgetBefore(watermark)
 						m.forgetBefore(watermark)
 					} else {
-						now += int64(rng.IntN(5)) - 1 // mostly forward, sometimes back
-						id := fmt.Sprintf("key-%d", rng.IntN(300))
+						now += int64(rng.IntN(5)) - 1               // mostly forward, sometimes back
+						id := fmt.Sprintf("key-%d", rng.IntN(3000)) // past the index's first size
 						expires := now + int64(rng.IntN(40))
 						got, want := ids.remember([]byte(id), expires, watermark), m.remember(id, expires, watermark)
 						if got != want {
@@ -83,6 +87,9 @@ func TestIdentitiesMatchModel(t *testing.T) {
 					if ids.len() != len(m.seen) || ids.sum != m.sum {
 						t.Fatalf("seed %d step %d: %d identities with sum %x, the model has %d with %x", seed, step, ids.len(), ids.sum, len(m.seen), m.sum)
 					}
+				}
+				if seed%2 == 1 && len(ids.slots) <= 1024 {
+					t.Fatalf("seed %d: the index never grew (%d slots)", seed, len(ids.slots))
 				}
 			}
 		})

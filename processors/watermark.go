@@ -124,7 +124,10 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	if len(idCols) > 0 {
 		ids, exps = domain.NewColumn(domain.KindBytes, 0), domain.NewColumn(domain.KindTimestamp, 0)
 	}
-	var key []byte
+	// The identities kept, end to end, made into strings at the end in
+	// one allocation rather than one a row.
+	var kept []byte
+	var keptEnds []int
 	for i := 0; i < b.Len(); i++ {
 		if times.IsNull(i) {
 			keep = append(keep, i) // no event time: neither late nor remembered
@@ -139,19 +142,27 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 			p.watermark = t - delay
 		}
 		if idCols != nil {
-			key = sql.AppendRowKey(key[:0], idCols, i)
+			start := len(kept)
+			kept = sql.AppendRowKey(kept, idCols, i)
 			// An identity whose state expired but is not forgotten yet
 			// (it waits behind a later one) is remembered anew.
-			if !s.seen.remember(key, t+delay, s.watermark) {
+			if !s.seen.remember(kept[start:], t+delay, s.watermark) {
+				kept = kept[:start]
 				p.dups++
 				continue
 			}
-			ids.Strs = append(ids.Strs, string(key))
+			keptEnds = append(keptEnds, len(kept))
 			exps.Ints = append(exps.Ints, t+delay)
 		}
 		keep = append(keep, i)
 	}
-	if ids != nil && ids.Len() > 0 {
+	if len(keptEnds) > 0 {
+		all, start := string(kept), 0
+		ids.Strs = make([]string, len(keptEnds))
+		for j, end := range keptEnds {
+			ids.Strs[j] = all[start:end]
+			start = end
+		}
 		p.identities, err = domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
 		if err != nil {
 			return nil, nil, err
