@@ -612,6 +612,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 	info.NumRows = int64(rows.Len())
 	info.DataQuality = quality
 	var evs []*domain.Event
+	var batchEv *domain.Event // the batch_committed event of rows
 	if p := r.pending; p != nil {
 		// The stream state moves on with the commit; if the commit fails,
 		// it is folded again from the log.
@@ -665,7 +666,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 				return err
 			}
 			if changed != nil {
-				if err := u.commit(ctx, append(evs, changed...)...); err != nil {
+				if err := u.commit(ctx, nil, nil, append(evs, changed...)...); err != nil {
 					r.s.changes[f.Target].loaded = false // folded again from the log
 					return err
 				}
@@ -679,6 +680,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			return err
 		}
 		ev := r.batchEvent(domain.EventBatchCommitted, info)
+		batchEv = ev
 		ev.Message = fmt.Sprintf("Flow %q committed batch %d to %q (%d rows).", f.Name, info.BatchID, f.Target, info.NumRows)
 		ev.Details.BatchCommitted = &info
 		if rows.Len() > 0 || len(rows.Columns) > 0 {
@@ -707,7 +709,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			evs = append(evs, qev)
 		}
 	}
-	return u.commit(ctx, evs...)
+	return u.commit(ctx, batchEv, rows, evs...)
 }
 
 // committed tells the flow's source (a domain.Committer) that every

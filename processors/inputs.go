@@ -12,6 +12,9 @@ import (
 // pipeline, or an external source.
 func (u *update) sourceOf(in domain.Input) domain.Source {
 	if in.Dataset != "" {
+		if in.Streaming {
+			u.committed.addReader(in.Dataset)
+		}
 		return &tableSource{store: u.store, table: in.Dataset, streaming: in.Streaming, committed: u.committed}
 	}
 	switch src := in.Source.(type) {

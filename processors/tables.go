@@ -57,20 +57,50 @@ type tableSource struct {
 // updateBatches lists the batches an update commits to its tables, so
 // that a stream reading one plans its micro-batches from the list instead
 // of reading the batches' events (with their rows) from the log.
+//
+// It also holds the rows of the latest batches, as committed, for the
+// streams that read a table while its writers run (see the scheduler's
+// leaders): such a stream takes them from memory rather than decoding what
+// was just encoded. A batch is let go once every stream of the update that
+// reads its table has read it, or when the held batches pass heldMaxBytes
+// (the oldest first); a stream reads the batches let go from the log.
 type updateBatches struct {
-	mu     sync.Mutex
-	since  uint64 // the log's last seq when the update started: the list holds what came after
-	tables map[string][]batchRef
+	mu      sync.Mutex
+	since   uint64 // the log's last seq when the update started: the list holds what came after
+	tables  map[string][]batchRef
+	readers map[string]int // the streams of the update that read each table
+	held    []heldRef      // the refs that hold rows, oldest first
+	heldSz  int            // their encoded size
+	maxHeld int            // the bound of heldSz: heldMaxBytes
 }
 
 type batchRef struct {
 	seq  uint64
 	gen  int64
 	rows int64
+
+	// The rows, while held: nil when let go or never held. A batch without
+	// data (no rows, no columns) is empty and needs none; the changes an
+	// AUTO CDC flow commits are folded with the table's history, so they
+	// are never held.
+	batch   *domain.Batch
+	size    int // its encoded size
+	empty   bool
+	changes bool
+	reads   int // the streams that took it from memory
 }
 
+type heldRef struct {
+	table string
+	seq   uint64
+}
+
+// heldMaxBytes bounds the encoded size of the batches held in memory for
+// the streams that read them.
+const heldMaxBytes = 32 << 20
+
 func newUpdateBatches(since uint64) *updateBatches {
-	return &updateBatches{since: since, tables: map[string][]batchRef{}}
+	return &updateBatches{since: since, tables: map[string][]batchRef{}, readers: map[string]int{}, maxHeld: heldMaxBytes}
 }
 
 // lastExcept is the seq of the last batch this update committed to a table
@@ -87,11 +117,54 @@ func (c *updateBatches) lastExcept(skip map[string]bool) uint64 {
 	return last
 }
 
-// add records a committed batch.
+// addReader counts a stream of the update that reads table.
+func (c *updateBatches) addReader(table string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readers[table]++
+}
+
+// add records a committed batch, holding its rows (ref.batch, when not
+// nil) for the update's streams that read its table.
 func (c *updateBatches) add(table string, ref batchRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if ref.batch != nil {
+		if c.readers[table] == 0 {
+			ref.batch = nil // nobody to hand it to
+		} else {
+			c.held = append(c.held, heldRef{table: table, seq: ref.seq})
+			c.heldSz += ref.size
+		}
+	}
 	c.tables[table] = append(c.tables[table], ref)
+	// Let the oldest go while over the bound, and drop from the front of
+	// the list what was let go on reading.
+	for len(c.held) > 0 {
+		ref := c.find(c.held[0].table, c.held[0].seq)
+		if ref != nil && ref.batch != nil {
+			if c.heldSz <= c.maxHeld {
+				break
+			}
+			c.letGo(ref)
+		}
+		c.held = c.held[1:]
+	}
+}
+
+// find is the ref of table's batch at seq, or nil.
+func (c *updateBatches) find(table string, seq uint64) *batchRef {
+	refs := c.tables[table]
+	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq >= seq })
+	if i < len(refs) && refs[i].seq == seq {
+		return &refs[i]
+	}
+	return nil
+}
+
+func (c *updateBatches) letGo(ref *batchRef) {
+	ref.batch = nil
+	c.heldSz -= ref.size
 }
 
 // after returns the batches committed to table after seq, when the list
@@ -105,6 +178,53 @@ func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
 	refs := c.tables[table]
 	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > seq })
 	return refs[i:], true
+}
+
+// take returns the parts of table's batches of generation gen committed
+// in (from, to], in commit order: each the batch's rows when held, else
+// its seq alone (the log has its rows). It counts the read: a batch every
+// reader has read is let go. It reports false when the range is for the
+// log to read: the list does not know every batch of it (from is before
+// the update started), or it holds AUTO CDC changes.
+func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPart, bool, error) {
+	if c == nil || from < c.since {
+		return nil, false, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	refs := c.tables[table]
+	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > from })
+	var parts []heldPart
+	for ; i < len(refs) && refs[i].seq <= to; i++ {
+		ref := &refs[i]
+		switch {
+		case ref.gen != gen || ref.empty:
+		case ref.changes:
+			return nil, false, nil
+		case ref.batch == nil:
+			parts = append(parts, heldPart{seq: ref.seq})
+		default:
+			// The stream gets its own batch over the shared columns: a
+			// source's counts (rescued, malformed) are not carried on, as
+			// the log does not carry them.
+			b, err := domain.BatchOf(ref.batch.Schema, ref.batch.Columns)
+			if err != nil {
+				return nil, false, err
+			}
+			parts = append(parts, heldPart{seq: ref.seq, rows: b})
+			if ref.reads++; ref.reads >= c.readers[table] {
+				c.letGo(ref)
+			}
+		}
+	}
+	return parts, true, nil
+}
+
+// heldPart is one batch of a range taken from memory: its rows, or nil
+// when the log has them.
+type heldPart struct {
+	seq  uint64
+	rows *domain.Batch
 }
 
 func (s *tableSource) String() string { return "table " + s.table }
@@ -204,7 +324,32 @@ func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*doma
 	if to.Seq == 0 {
 		return &domain.Batch{}, nil // nothing committed in the generation
 	}
+	if s.streaming {
+		if parts, ok, err := s.committed.take(s.table, from.Seq, to.Seq, to.Gen); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return s.fill(ctx, parts, to.Gen)
+		}
+	}
 	return readBatches(ctx, s.store, s.table, from.Seq+1, to.Seq, to.Gen)
+}
+
+// fill reads from the log the parts that memory no longer holds, and
+// concatenates them all.
+func (s *tableSource) fill(ctx context.Context, parts []heldPart, gen int64) (*domain.Batch, error) {
+	batches := make([]*domain.Batch, len(parts))
+	for i, p := range parts {
+		batches[i] = p.rows
+		if p.rows == nil {
+			b, err := readBatches(ctx, s.store, s.table, p.seq, p.seq, gen)
+			if err != nil {
+				return nil, err
+			}
+			batches[i] = b
+		}
+	}
+	return domain.Concat(batches...)
 }
 
 // readBatches concatenates the rows of the table's batches of generation gen

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -149,5 +150,137 @@ func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
 	}
 	if got := ids(t, store, "t"); !slices.Equal(got, span(0, rows)) {
 		t.Errorf("t holds %d rows, want 0..%d once each", len(got), rows-1)
+	}
+}
+
+// TestHandOff: the batches an update commits are held for the streams of
+// the update that read their table, until each has read them or the held
+// batches pass their bound; a stream reads what memory no longer holds
+// from the log.
+func TestHandOff(t *testing.T) {
+	held := func(xs ...int64) batchRef {
+		b := idBatch(t, xs...)
+		b.Rescued, b.Malformed = 7, 8 // a source's counts: not handed on
+		return batchRef{gen: 1, rows: int64(len(xs)), batch: b, size: 100}
+	}
+	at := func(ref batchRef, seq uint64) batchRef { ref.seq = seq; return ref }
+	type part struct {
+		seq  uint64
+		rows []int64 // nil: from the log
+	}
+	parts := func(t *testing.T, c *updateBatches, from, to uint64) ([]part, bool) {
+		t.Helper()
+		ps, ok, err := c.take("a", from, to, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []part
+		for _, p := range ps {
+			g := part{seq: p.seq}
+			if p.rows != nil {
+				if p.rows.Rescued != 0 || p.rows.Malformed != 0 {
+					t.Errorf("batch %d handed on with the source's counts %d and %d", p.seq, p.rows.Rescued, p.rows.Malformed)
+				}
+				g.rows = column(t, p.rows, "id")
+			}
+			got = append(got, g)
+		}
+		return got, ok
+	}
+
+	c := newUpdateBatches(10)
+	c.addReader("a")
+	c.addReader("a")
+	c.add("a", at(held(1, 2), 11))
+	c.add("a", batchRef{seq: 12, gen: 1, empty: true})
+	c.add("a", at(held(3), 13))
+	c.add("a", batchRef{seq: 14, gen: 0, rows: 1}) // an older generation
+	c.add("a", at(held(4), 15))
+	c.add("z", at(held(9), 16)) // nobody reads z: not held
+
+	want := []part{{11, []int64{1, 2}}, {13, []int64{3}}, {15, []int64{4}}}
+	for reader := 1; reader <= 2; reader++ {
+		if got, ok := parts(t, c, 10, 15); !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("reader %d takes %v (%v), want %v", reader, got, ok, want)
+		}
+	}
+	if got, _ := parts(t, c, 12, 13); !reflect.DeepEqual(got, []part{{13, nil}}) {
+		t.Errorf("after both readers, a third read takes %v, want batch 13 from the log", got)
+	}
+	if ref := c.find("z", 16); ref.batch != nil {
+		t.Error("a batch of a table nobody reads is held")
+	}
+	if c.heldSz != 0 {
+		t.Errorf("%d bytes held after every reader read them", c.heldSz)
+	}
+	if _, ok := parts(t, c, 9, 15); ok {
+		t.Error("a range from before the update started is taken from memory")
+	}
+
+	// Past the bound, the oldest batches are let go.
+	c.maxHeld = 250
+	for seq := uint64(17); seq <= 19; seq++ {
+		c.add("a", at(held(int64(seq)), seq))
+	}
+	if got, _ := parts(t, c, 16, 19); !reflect.DeepEqual(got, []part{{17, nil}, {18, []int64{18}}, {19, []int64{19}}}) {
+		t.Errorf("over the bound: %v, want batch 17 from the log", got)
+	}
+	if c.heldSz != 200 {
+		t.Errorf("%d bytes held, want 200", c.heldSz)
+	}
+
+	// AUTO CDC changes are folded from the log with the table's history.
+	c.add("a", batchRef{seq: 20, gen: 1, rows: 1, changes: true})
+	if _, ok := parts(t, c, 19, 20); ok {
+		t.Error("a range holding AUTO CDC changes is taken from memory")
+	}
+}
+
+// TestStreamReadsBatchesLetGo: a stream whose table's batches memory let go
+// (some or all) reads them from the log, and gets every row once.
+func TestStreamReadsBatchesLetGo(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	g := newGraph("letgo", []*domain.Dataset{streamingTable("a")}, appendFlow("write_a", "a", from(sources.Range(0, 6))))
+	mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}})
+	var refs []batchRef
+	for _, ev := range events(t, store, eventstore.Filter{Dataset: "a", Types: []domain.EventType{domain.EventBatchCommitted}}) {
+		b, err := domain.DecodeBatch(ev.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, batchRef{seq: ev.Seq, gen: ev.Details.BatchCommitted.TableGeneration, rows: int64(b.Len()), batch: b, size: len(ev.Data)})
+	}
+	if len(refs) != 3 {
+		t.Fatalf("%d batches committed, want 3", len(refs))
+	}
+	for _, tc := range []struct {
+		name string
+		let  []bool // which batches memory let go
+	}{
+		{"all held", []bool{false, false, false}},
+		{"the middle one let go", []bool{false, true, false}},
+		{"all let go", []bool{true, true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newUpdateBatches(refs[0].seq - 1)
+			c.addReader("a")
+			for i, ref := range refs {
+				if tc.let[i] {
+					ref.batch = nil
+				}
+				c.add("a", ref)
+			}
+			src := &tableSource{store: store, table: "a", streaming: true, committed: c}
+			start := tableOffset{Seq: refs[0].seq - 1, Gen: refs[0].gen}.encode()
+			end := tableOffset{Seq: refs[2].seq, Gen: refs[0].gen}.encode()
+			b, err := src.Read(ctx, start, end)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := column(t, b, "id"); !slices.Equal(got, span(0, 6)) {
+				t.Errorf("read %v, want %v in order", got, span(0, 6))
+			}
+		})
 	}
 }

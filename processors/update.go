@@ -77,14 +77,19 @@ func (u *update) append(ctx context.Context, evs ...*domain.Event) error {
 }
 
 // commit appends the events of a micro-batch's commit and lists its
-// batch_committed events for the streams that read the table.
-func (u *update) commit(ctx context.Context, evs ...*domain.Event) error {
+// batch_committed events for the streams that read the table. The rows of
+// the event rowsOf (when not nil), encoded in its data, are handed to them.
+func (u *update) commit(ctx context.Context, rowsOf *domain.Event, rows *domain.Batch, evs ...*domain.Event) error {
 	if err := u.append(ctx, evs...); err != nil {
 		return err
 	}
 	for _, ev := range evs {
 		if bc := ev.Details.BatchCommitted; ev.Type == domain.EventBatchCommitted && bc != nil {
-			u.committed.add(bc.Target, batchRef{seq: ev.Seq, gen: bc.TableGeneration, rows: bc.NumRows})
+			ref := batchRef{seq: ev.Seq, gen: bc.TableGeneration, rows: bc.NumRows, empty: len(ev.Data) == 0, changes: bc.Changes != nil}
+			if ev == rowsOf && !ref.empty {
+				ref.batch, ref.size = rows, len(ev.Data)
+			}
+			u.committed.add(bc.Target, ref)
 		}
 	}
 	return nil
