@@ -663,6 +663,9 @@ func (b *builder) batch() (*domain.Batch, error) {
 		fields = append(fields, domain.Field{Name: b.rescueAs, Type: domain.TypeString, Nullable: true})
 		cols = append(cols, b.rescued)
 	}
+	for _, c := range cols {
+		ownStrings(c)
+	}
 	if len(cols) == 0 { // rows without columns ({} lines): keep their count
 		out := domain.NewBatch(domain.NewSchema(), 0)
 		for range b.rows {
@@ -671,6 +674,31 @@ func (b *builder) batch() (*domain.Batch, error) {
 		return out, nil
 	}
 	return domain.BatchOf(domain.NewSchema(fields...), cols)
+}
+
+// ownStrings copies the strings of a string or bytes column into one
+// allocation of their own. A source's strings are parts of the bytes it
+// read (a file's piece, a message): without the copy, a row kept anywhere
+// (a micro-batch waiting for its reader, a filter's survivors) would keep
+// all of those bytes, with their syntax, names and rows filtered out.
+func ownStrings(c *domain.Column) {
+	if c.Kind != domain.KindString && c.Kind != domain.KindBytes {
+		return
+	}
+	n := 0
+	for _, s := range c.Strs {
+		n += len(s)
+	}
+	var all strings.Builder
+	all.Grow(n)
+	for _, s := range c.Strs {
+		all.WriteString(s)
+	}
+	owned, at := all.String(), 0
+	for i, s := range c.Strs {
+		c.Strs[i] = owned[at : at+len(s)]
+		at += len(s)
+	}
 }
 
 // convert is the package's convert, with the source's date and timestamp

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -715,5 +716,48 @@ func TestParquetOnlyRepeated(t *testing.T) {
 	b := readOnce(t, newFiles(t, dir, FileOptions{Format: "parquet"}))
 	if got, want := dump(b), "schema: bare array<bigint>\n[1, 2]\n[]\n[3]\n"; got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRowsKeepNoInput: the strings of a decoded batch are its own, not parts
+// of the bytes read, so that a row kept (a micro-batch waiting for its
+// reader, a filter's survivors) does not keep the whole input with it.
+func TestRowsKeepNoInput(t *testing.T) {
+	tests := []struct {
+		name, input string
+		rescue      bool
+	}{
+		{"plain strings", `{"a": "xyz"}` + "\n" + `{"a": "uvw"}`, false},
+		{"rescued text", `{"a": "xyz"}` + "\n" + `{"a": 5}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			schema := domain.NewSchema(domain.Field{Name: "a", Type: domain.TypeString, Nullable: true})
+			b := newBuilder(&schema, tt.rescue)
+			b.currentFile = "t.json"
+			if err := decodeJSONLines(b, tt.input); err != nil {
+				t.Fatal(err)
+			}
+			batch, err := b.batch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := uintptr(unsafe.Pointer(unsafe.StringData(tt.input)))
+			strs := 0
+			for j, c := range batch.Columns {
+				for i, s := range c.Strs {
+					if s == "" {
+						continue
+					}
+					strs++
+					if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p >= in && p < in+uintptr(len(tt.input)) {
+						t.Errorf("column %s row %d (%q) is a part of the input", batch.Schema.Fields[j].Name, i, s)
+					}
+				}
+			}
+			if strs == 0 {
+				t.Fatal("no strings decoded: the test checks nothing")
+			}
+		})
 	}
 }
