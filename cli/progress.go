@@ -85,6 +85,9 @@ func (p *progress) flow(name string) *flowView {
 func (p *progress) observe(ev *domain.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Seq <= p.lastSeq {
+		return // seen: from the bus, and again from the log
+	}
 	p.lastSeq = ev.Seq
 	d := ev.Details
 	switch {

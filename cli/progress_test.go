@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
 	"github.com/sluicehq/sluice/processors"
 )
 
@@ -119,5 +122,58 @@ update 01234567 COMPLETED in 0s
 `
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestProgressSeesEveryEvent: the run's view follows the bus; what the bus
+// has not brought when the update ends is read from the log, and an event
+// seen both ways counts once.
+func TestProgressSeesEveryEvent(t *testing.T) {
+	store, err := eventstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	batch := int64(0)
+	committed := func(rows int64) *domain.Event {
+		batch++
+		return &domain.Event{Type: domain.EventBatchCommitted, Level: domain.LevelInfo, Timestamp: time.Now(),
+			Origin:  domain.Origin{FlowName: "f", DatasetName: "t"},
+			Details: domain.Details{BatchCommitted: &domain.BatchInfo{Flow: "f", Target: "t", BatchID: batch - 1, NumRows: rows}}}
+	}
+	view := newProgress(io.Discard, false)
+	from := store.LastSeq() + 1
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := watchBus(watchCtx, store, from, view); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, committed(2), committed(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := catchUp(ctx, store, view); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	// Events the bus never brought (the view stopped following it) come
+	// from the log; those it did are not counted again.
+	if _, err := store.Append(ctx, committed(5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := catchUp(ctx, store, view); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Scan(ctx, eventstore.Filter{From: from}, func(ev *domain.Event) error {
+		view.observe(ev)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := view.tables["t"]; got != 10 {
+		t.Errorf("the view counts %d rows written to t, want 10", got)
+	}
+	if view.seen() != store.LastSeq() {
+		t.Errorf("the view saw up to seq %d of %d", view.seen(), store.LastSeq())
 	}
 }
