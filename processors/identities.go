@@ -26,6 +26,8 @@ type identities struct {
 	base  uint64 // the position of queue[0]
 	live  int
 	sum   uint64 // the live identities' hashes (see identityHash)
+
+	warmth uint32 // what warm read: kept, so that the reads are made
 }
 
 // slot is one place in the index: the tag of an identity's hash, never 0
@@ -93,11 +95,26 @@ func (ids *identities) lookup(identity []byte, tag uint32) (uint64, bool) {
 	return 0, false
 }
 
+// tag is the index's tag of an identity.
+func (ids *identities) tag(identity []byte) uint32 { return tagOf(ids.hash(identity)) }
+
+// warm reads the slot where the search for tag starts, so that a search
+// soon after finds it in the cache. A search reads one slot at random in a
+// large index, and waits for memory; warming the slots of many identities
+// first, one after another, lets their reads overlap.
+func (ids *identities) warm(tag uint32) {
+	ids.warmth += ids.slots[ids.home(tag)].tag
+}
+
 // remember notes an identity kept until expires, unless it is remembered
 // until since or later, and reports whether it did. An identity remembered
 // until before since is remembered anew.
 func (ids *identities) remember(identity []byte, expires, since int64) bool {
-	tag := tagOf(ids.hash(identity))
+	return ids.rememberTagged(identity, ids.tag(identity), expires, since)
+}
+
+// rememberTagged is remember of an identity whose tag is known.
+func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, since int64) bool {
 	if pos, ok := ids.lookup(identity, tag); ok {
 		if ids.queue[pos-ids.base].expires >= since {
 			return false
@@ -172,7 +189,12 @@ func (ids *identities) drop(i int, pos uint64) {
 // forgetBefore forgets the identities at the front of the queue that
 // expire before t; an identity behind one that expires later waits for it.
 func (ids *identities) forgetBefore(t int64) {
-	for ids.head < len(ids.queue) && ids.queue[ids.head].expires < t {
+	for first := ids.head; ids.head < len(ids.queue) && ids.queue[ids.head].expires < t; {
+		if (ids.head-first)%warmChunk == 0 { // warm the slots of the next ones (see warm)
+			for _, r := range ids.queue[ids.head:min(ids.head+warmChunk, len(ids.queue))] {
+				ids.warm(r.tag)
+			}
+		}
 		pos := ids.base + uint64(ids.head)
 		if i := ids.slotOf(ids.queue[ids.head].tag, pos); i >= 0 {
 			ids.drop(i, pos)

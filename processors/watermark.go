@@ -128,33 +128,56 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	// one allocation rather than one a row.
 	var kept []byte
 	var keptEnds []int
-	for i := 0; i < b.Len(); i++ {
-		if times.IsNull(i) {
-			keep = append(keep, i) // no event time: neither late nor remembered
-			continue
-		}
-		t := times.Ints[i]
-		if s.watermark != noWatermark && t < s.watermark {
-			p.late++
-			continue
-		}
-		if t-delay > p.watermark {
-			p.watermark = t - delay
-		}
+	// Rows go through the state warmChunk at a time: first their
+	// identities, each with its tag, warming the index where it will be
+	// looked up; then the lookups.
+	var chunk []byte
+	var chunkEnds []int
+	var tags []uint32
+	for lo := 0; lo < b.Len(); lo += warmChunk {
+		hi := min(lo+warmChunk, b.Len())
 		if idCols != nil {
-			start := len(kept)
-			kept = sql.AppendRowKey(kept, idCols, i)
-			// An identity whose state expired but is not forgotten yet
-			// (it waits behind a later one) is remembered anew.
-			if !s.seen.remember(kept[start:], t+delay, s.watermark) {
-				kept = kept[:start]
-				p.dups++
+			chunk, chunkEnds, tags = chunk[:0], chunkEnds[:0], tags[:0]
+			for i := lo; i < hi; i++ {
+				start := len(chunk)
+				chunk = sql.AppendRowKey(chunk, idCols, i)
+				chunkEnds, tags = append(chunkEnds, len(chunk)), append(tags, s.seen.tag(chunk[start:]))
+			}
+			for _, tag := range tags { // a tight loop, so that many reads are in flight
+				s.seen.warm(tag)
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if times.IsNull(i) {
+				keep = append(keep, i) // no event time: neither late nor remembered
 				continue
 			}
-			keptEnds = append(keptEnds, len(kept))
-			exps.Ints = append(exps.Ints, t+delay)
+			t := times.Ints[i]
+			if s.watermark != noWatermark && t < s.watermark {
+				p.late++
+				continue
+			}
+			if t-delay > p.watermark {
+				p.watermark = t - delay
+			}
+			if idCols != nil {
+				j, start := i-lo, 0
+				if j > 0 {
+					start = chunkEnds[j-1]
+				}
+				key := chunk[start:chunkEnds[j]]
+				// An identity whose state expired but is not forgotten yet
+				// (it waits behind a later one) is remembered anew.
+				if !s.seen.rememberTagged(key, tags[j], t+delay, s.watermark) {
+					p.dups++
+					continue
+				}
+				kept = append(kept, key...)
+				keptEnds = append(keptEnds, len(kept))
+				exps.Ints = append(exps.Ints, t+delay)
+			}
+			keep = append(keep, i)
 		}
-		keep = append(keep, i)
 	}
 	if len(keptEnds) > 0 {
 		all, start := string(kept), 0
@@ -175,6 +198,11 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	out.Rescued, out.Malformed = b.Rescued, b.Malformed
 	return out, p, nil
 }
+
+// warmChunk is how many rows' identities are warmed in the dedup state's
+// index before they are looked up: enough reads to overlap, few enough
+// that the slots they bring stay in the cache.
+const warmChunk = 64
 
 // stateEvent records a committed micro-batch's change to the flow's
 // stream state.
