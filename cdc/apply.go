@@ -188,19 +188,22 @@ func (s *State) finishDelta() (*domain.Batch, error) {
 	return b, err
 }
 
-// touched1 is an SCD 1 key a batch touched, with its state before.
+// touched1 is an SCD 1 key a batch touched, with what it held before.
 type touched1 struct {
 	e       *entry
-	before  entry
+	seq     domain.Value
+	row     row
+	gone    bool
 	existed bool
 }
 
 func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time, res *Result) error {
-	var touched []touched1
+	touched := s.touched[:0]
+	defer func() { s.touched = touched[:0] }() // kept for the next batch, so that it grows once
 	var truncSeqs []domain.Value
 	touch := func(e *entry, existed bool) {
 		if e.stamp != s.stamp {
-			touched = append(touched, touched1{e: e, before: *e, existed: existed})
+			touched = append(touched, touched1{e: e, seq: e.seq, row: e.row, gone: e.gone, existed: existed})
 			e.stamp = s.stamp
 		}
 	}
@@ -262,11 +265,11 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	}
 	for _, t := range touched {
 		e := t.e
-		hadRow := t.existed && t.before.row != "" && !t.before.gone
+		hadRow := t.existed && t.row != "" && !t.gone
 		if !e.gone {
 			s.rehashEntry(e)
 		}
-		if t.existed && !e.gone && domain.Compare(e.seq, t.before.seq) == 0 && e.row == t.before.row {
+		if t.existed && !e.gone && domain.Compare(e.seq, t.seq) == 0 && e.row == t.row {
 			continue // the batch changed it and changed it back
 		}
 		switch {
@@ -282,7 +285,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			s.appendDelta(keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
 			s.bury(e, now)
 		default:
-			if !hadRow || t.before.row != e.row {
+			if !hadRow || t.row != e.row {
 				res.Upserted++
 			}
 			s.appendDeltaRow(e.row, e.seq)

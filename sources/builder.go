@@ -680,7 +680,9 @@ func (b *builder) batch() (*domain.Batch, error) {
 // allocation of their own. A source's strings are parts of the bytes it
 // read (a file's piece, a message): without the copy, a row kept anywhere
 // (a micro-batch waiting for its reader, a filter's survivors) would keep
-// all of those bytes, with their syntax, names and rows filtered out.
+// all of those bytes, with their syntax, names and rows filtered out. The
+// strings inside nested values (structs, arrays, maps) are not copied: they
+// still share the bytes read, which costs memory, never correctness.
 func ownStrings(c *domain.Column) {
 	if c.Kind != domain.KindString && c.Kind != domain.KindBytes {
 		return
