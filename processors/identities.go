@@ -40,12 +40,12 @@ type slot struct {
 }
 
 // remembered is one identity in the queue: where its bytes end in the
-// arena, when it expires, its tag in the index, and its part of the
-// fingerprint.
+// arena, when it expires, and its tag in the index. Its part of the
+// fingerprint is computed again when it is forgotten, rather than kept: the
+// queue is most of the state's memory.
 type remembered struct {
 	end     int
 	expires int64
-	hash    uint64 // identityHash(identity, expires)
 	tag     uint32
 }
 
@@ -123,14 +123,13 @@ func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, sinc
 	}
 	pos := ids.base + uint64(len(ids.queue))
 	ids.arena = append(ids.arena, identity...)
-	fp := identityHash(identity, expires)
-	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: fp, tag: tag})
+	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, tag: tag})
 	if 2*(ids.live+1) > len(ids.slots) {
 		ids.grow()
 	}
 	ids.insert(slot{tag: tag, pos: uint32(pos)})
 	ids.live++
-	ids.sum += fp
+	ids.sum += identityHash(identity, expires)
 	return true
 }
 
@@ -183,7 +182,7 @@ func (ids *identities) drop(i int, pos uint64) {
 	}
 	ids.slots[i] = slot{}
 	ids.live--
-	ids.sum -= ids.queue[pos-ids.base].hash
+	ids.sum -= identityHash(ids.bytesAt(pos), ids.queue[pos-ids.base].expires)
 }
 
 // forgetBefore forgets the identities at the front of the queue that
@@ -201,7 +200,7 @@ func (ids *identities) forgetBefore(t int64) {
 		}
 		ids.head++
 	}
-	if ids.head > 1024 && ids.head > len(ids.queue)/2 { // reuse the front half of the queue and arena
+	if ids.head > 1024 && ids.head > len(ids.queue)/4 { // reuse the front of the queue and arena
 		cut := ids.queue[ids.head-1].end
 		n := copy(ids.arena, ids.arena[cut:])
 		ids.arena = ids.arena[:n]
