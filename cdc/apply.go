@@ -199,7 +199,10 @@ type touched1 struct {
 
 func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time, res *Result) error {
 	touched := s.touched[:0]
-	defer func() { s.touched = touched[:0] }() // kept for the next batch, so that it grows once
+	defer func() { // kept for the next batch, so that it grows once; emptied, so that it keeps no entry alive
+		clear(touched)
+		s.touched = touched[:0]
+	}()
 	var truncSeqs []domain.Value
 	touch := func(e *entry, existed bool) {
 		if e.stamp != s.stamp {

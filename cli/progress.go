@@ -65,6 +65,14 @@ func isTerminal(w io.Writer) bool {
 }
 
 // seen is the seq of the last event observed.
+// startAt makes seq the first event the view expects.
+func (p *progress) startAt(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastSeq = seq - 1
+}
+
+// seen is the seq of the last event the view took.
 func (p *progress) seen() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -125,9 +125,10 @@ update 01234567 COMPLETED in 0s
 	}
 }
 
-// TestProgressSeesEveryEvent: the run's view follows the bus; what the bus
-// has not brought when the update ends is read from the log, and an event
-// seen both ways counts once.
+// TestProgressSeesEveryEvent: the run's view follows the bus; an event
+// after a gap brings the events of the gap from the log first; what the
+// bus has not brought when the update ends is read from the log; and an
+// event seen twice counts once.
 func TestProgressSeesEveryEvent(t *testing.T) {
 	store, err := eventstore.Open(t.TempDir())
 	if err != nil {
@@ -142,38 +143,65 @@ func TestProgressSeesEveryEvent(t *testing.T) {
 			Origin:  domain.Origin{FlowName: "f", DatasetName: "t"},
 			Details: domain.Details{BatchCommitted: &domain.BatchInfo{Flow: "f", Target: "t", BatchID: batch - 1, NumRows: rows}}}
 	}
-	view := newProgress(io.Discard, false)
+	appendRows := func(rows ...int64) {
+		t.Helper()
+		for _, n := range rows {
+			if _, err := store.Append(ctx, committed(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	v := newProgress(io.Discard, false)
+	wantRows := func(want int64) {
+		t.Helper()
+		v.mu.Lock()
+		got := v.tables["t"]
+		v.mu.Unlock()
+		if got != want {
+			t.Errorf("the view counts %d rows written to t, want %d", got, want)
+		}
+	}
+
+	// From the bus alone.
 	from := store.LastSeq() + 1
 	watchCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	if err := watchBus(watchCtx, store, from, view); err != nil {
+	if err := watchBus(watchCtx, store, from, v); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append(ctx, committed(2), committed(3)); err != nil {
-		t.Fatal(err)
+	appendRows(2, 3)
+	for deadline := time.Now().Add(5 * time.Second); v.seen() < store.LastSeq(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view saw up to seq %d of %d from the bus", v.seen(), store.LastSeq())
+		}
 	}
-	if err := catchUp(ctx, store, view); err != nil {
-		t.Fatal(err)
-	}
+	wantRows(5)
 	stop()
-	// Events the bus never brought (the view stopped following it) come
-	// from the log; those it did are not counted again.
-	if _, err := store.Append(ctx, committed(5)); err != nil {
+
+	// A gap: the bus stopped, then brings a later event.
+	appendRows(5, 7)
+	var last *domain.Event
+	if err := store.Scan(ctx, eventstore.Filter{From: store.LastSeq()}, func(ev *domain.Event) error {
+		last = ev
+		return nil
+	}); err != nil || last == nil {
+		t.Fatalf("reading the last event: %v", err)
+	}
+	show(ctx, store, v, last)
+	wantRows(17)
+
+	// The end of the update, with events the bus never brought.
+	appendRows(11)
+	if err := catchUp(ctx, store, v); err != nil {
 		t.Fatal(err)
 	}
-	if err := catchUp(ctx, store, view); err != nil {
-		t.Fatal(err)
-	}
+	wantRows(28)
+
+	// Seen again, from the log: counted once.
 	if err := store.Scan(ctx, eventstore.Filter{From: from}, func(ev *domain.Event) error {
-		view.observe(ev)
+		v.observe(ev)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := view.tables["t"]; got != 10 {
-		t.Errorf("the view counts %d rows written to t, want 10", got)
-	}
-	if view.seen() != store.LastSeq() {
-		t.Errorf("the view saw up to seq %d of %d", view.seen(), store.LastSeq())
-	}
+	wantRows(28)
 }

@@ -240,38 +240,70 @@ func (u runUpdater) Cancel() bool {
 // from seq from on. The bus carries events without their rows: following
 // the log instead (Tail) read back and decoded every batch the update
 // wrote, a tenth of a run's work when a flow reads a file.
+//
+// The bus waits for every subscriber to take each event, so this one takes
+// them at once into a bounded queue and shows them from there; an event
+// the queue had no room for, or the bus did not publish, is read from the
+// log before the next one is shown.
 func watchBus(ctx context.Context, store *eventstore.Store, from uint64, view *progress) error {
+	view.startAt(from)
 	msgs, err := store.Subscribe(ctx)
 	if err != nil {
 		return err
 	}
+	queue := make(chan *domain.Event, 1024)
 	go func() {
+		defer close(queue)
 		for msg := range msgs {
 			var ev domain.Event
 			seq, err := strconv.ParseUint(msg.Metadata.Get("seq"), 10, 64)
 			if err == nil && seq >= from && json.Unmarshal(msg.Payload, &ev) == nil {
 				ev.Seq = seq
-				view.observe(&ev)
+				select {
+				case queue <- &ev:
+				default: // the log has it
+				}
 			}
 			msg.Ack()
+		}
+	}()
+	go func() {
+		for ev := range queue {
+			show(ctx, store, view, ev)
 		}
 	}()
 	return nil
 }
 
+// show shows an event, after the events before it that the view has not
+// seen, read from the log.
+func show(ctx context.Context, store *eventstore.Store, view *progress, ev *domain.Event) {
+	if showLog(ctx, store, view, ev.Seq-1) == nil {
+		view.observe(ev)
+	}
+}
+
+// showLog shows from the log the events after the view's last, up to seq.
+func showLog(ctx context.Context, store *eventstore.Store, view *progress, seq uint64) error {
+	if view.seen() >= seq {
+		return nil
+	}
+	return store.Scan(ctx, eventstore.Filter{From: view.seen() + 1, To: seq}, func(ev *domain.Event) error {
+		view.observe(ev)
+		return nil
+	})
+}
+
 // catchUp waits for the view to have seen every committed event. The bus
-// publishes each soon after its commit; one it has not published within a
-// second (it is best effort) is read from the log.
+// publishes each soon after its commit; what it has not brought within a
+// second is read from the log.
 func catchUp(ctx context.Context, store *eventstore.Store, view *progress) error {
 	last := store.LastSeq()
 	deadline := time.After(time.Second)
 	for view.seen() < last {
 		select {
 		case <-deadline:
-			return store.Scan(ctx, eventstore.Filter{From: view.seen() + 1, To: last}, func(ev *domain.Event) error {
-				view.observe(ev)
-				return nil
-			})
+			return showLog(ctx, store, view, last)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}

@@ -231,7 +231,9 @@ func (in Input) Describe() string {
 
 // Transform changes a batch: a projection, a filter, a user function. It must
 // be deterministic: the same batch always gives the same result, so a batch
-// re-run after a crash writes the same rows.
+// re-run after a crash writes the same rows. It returns a batch of its own
+// and leaves the one it is given as it is (its columns included): the
+// streams that read a table share the rows its writers committed.
 type Transform interface {
 	Apply(ctx context.Context, b *Batch) (*Batch, error)
 }

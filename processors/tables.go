@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -69,38 +70,44 @@ type updateBatches struct {
 	since   uint64 // the log's last seq when the update started: the list holds what came after
 	tables  map[string][]batchRef
 	readers map[string]int // the streams of the update that read each table
-	held    []heldRef      // the refs that hold rows, oldest first
-	heldSz  int            // their encoded size
-	maxHeld int            // the bound of heldSz: heldMaxBytes
+
+	held    map[heldKey]*heldRows
+	order   []heldKey // the keys of held, oldest first, and some let go since
+	heldSz  int       // the held rows' size in memory (memorySize)
+	maxHeld int       // the bound of heldSz: heldMaxBytes
 }
 
+// batchRef is a committed batch. Its fields never change once listed, so
+// that a list handed out (after) is read without the lock.
 type batchRef struct {
-	seq  uint64
-	gen  int64
-	rows int64
-
-	// The rows, while held: nil when let go or never held. A batch without
-	// data (no rows, no columns) is empty and needs none; the changes an
-	// AUTO CDC flow commits are folded with the table's history, so they
-	// are never held.
-	batch   *domain.Batch
-	size    int // its encoded size
-	empty   bool
+	seq   uint64
+	gen   int64
+	rows  int64
+	empty bool // no data: no rows, no columns
+	// changes: the batch holds AUTO CDC changes, which are folded with the
+	// table's history, so never held.
 	changes bool
-	reads   int // the streams that took it from memory
 }
 
-type heldRef struct {
+type heldKey struct {
 	table string
 	seq   uint64
 }
 
-// heldMaxBytes bounds the encoded size of the batches held in memory for
-// the streams that read them.
+// heldRows are a batch's rows held for the streams that read its table.
+type heldRows struct {
+	batch *domain.Batch
+	size  int
+	reads int // the streams that took them
+}
+
+// heldMaxBytes bounds the memory of the batches held for the streams that
+// read them (see memorySize).
 const heldMaxBytes = 32 << 20
 
 func newUpdateBatches(since uint64) *updateBatches {
-	return &updateBatches{since: since, tables: map[string][]batchRef{}, readers: map[string]int{}, maxHeld: heldMaxBytes}
+	return &updateBatches{since: since, tables: map[string][]batchRef{}, readers: map[string]int{},
+		held: map[heldKey]*heldRows{}, maxHeld: heldMaxBytes}
 }
 
 // lastExcept is the seq of the last batch this update committed to a table
@@ -124,47 +131,34 @@ func (c *updateBatches) addReader(table string) {
 	c.readers[table]++
 }
 
-// add records a committed batch, holding its rows (ref.batch, when not
-// nil) for the update's streams that read its table.
-func (c *updateBatches) add(table string, ref batchRef) {
+// add records a committed batch, holding its rows (when not nil) for the
+// update's streams that read its table.
+func (c *updateBatches) add(table string, ref batchRef, rows *domain.Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ref.batch != nil {
-		if c.readers[table] == 0 {
-			ref.batch = nil // nobody to hand it to
-		} else {
-			c.held = append(c.held, heldRef{table: table, seq: ref.seq})
-			c.heldSz += ref.size
-		}
-	}
 	c.tables[table] = append(c.tables[table], ref)
-	// Let the oldest go while over the bound, and drop from the front of
-	// the list what was let go on reading.
-	for len(c.held) > 0 {
-		ref := c.find(c.held[0].table, c.held[0].seq)
-		if ref != nil && ref.batch != nil {
-			if c.heldSz <= c.maxHeld {
-				break
-			}
-			c.letGo(ref)
-		}
-		c.held = c.held[1:]
+	if rows == nil || ref.empty || ref.changes || c.readers[table] == 0 {
+		return
+	}
+	k := heldKey{table: table, seq: ref.seq}
+	h := &heldRows{batch: rows, size: memorySize(rows)}
+	c.held[k] = h
+	c.order = append(c.order, k)
+	c.heldSz += h.size
+	for c.heldSz > c.maxHeld && len(c.order) > 0 { // the oldest go first
+		c.letGo(c.order[0])
+		c.order = c.order[1:]
+	}
+	if len(c.order) > 2*len(c.held)+64 { // drop the keys let go on reading
+		c.order = slices.DeleteFunc(c.order, func(k heldKey) bool { return c.held[k] == nil })
 	}
 }
 
-// find is the ref of table's batch at seq, or nil.
-func (c *updateBatches) find(table string, seq uint64) *batchRef {
-	refs := c.tables[table]
-	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq >= seq })
-	if i < len(refs) && refs[i].seq == seq {
-		return &refs[i]
+func (c *updateBatches) letGo(k heldKey) {
+	if h := c.held[k]; h != nil {
+		c.heldSz -= h.size
+		delete(c.held, k)
 	}
-	return nil
-}
-
-func (c *updateBatches) letGo(ref *batchRef) {
-	ref.batch = nil
-	c.heldSz -= ref.size
 }
 
 // after returns the batches committed to table after seq, when the list
@@ -181,50 +175,81 @@ func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
 }
 
 // take returns the parts of table's batches of generation gen committed
-// in (from, to], in commit order: each the batch's rows when held, else
-// its seq alone (the log has its rows). It counts the read: a batch every
-// reader has read is let go. It reports false when the range is for the
-// log to read: the list does not know every batch of it (from is before
-// the update started), or it holds AUTO CDC changes.
+// in (from, to], in commit order: the rows of each batch held, and ranges
+// of the log for the rest (what came before the update, what memory let
+// go). It counts the read: a batch every reader has read is let go. It
+// reports false when the range holds AUTO CDC changes: the log has them,
+// to fold with the table's history.
 func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPart, bool, error) {
-	if c == nil || from < c.since {
+	if c == nil {
 		return nil, false, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var parts []heldPart
+	fromLog := func(lo, hi uint64) {
+		if n := len(parts); n > 0 && parts[n-1].rows == nil {
+			parts[n-1].to = hi // one scan for consecutive batches let go
+			return
+		}
+		parts = append(parts, heldPart{from: lo, to: hi})
+	}
+	if from < c.since {
+		fromLog(from+1, c.since)
+		from = c.since
+	}
 	refs := c.tables[table]
 	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > from })
-	var parts []heldPart
+	var taken []heldKey
 	for ; i < len(refs) && refs[i].seq <= to; i++ {
-		ref := &refs[i]
-		switch {
-		case ref.gen != gen || ref.empty:
-		case ref.changes:
+		ref := refs[i]
+		if ref.changes {
 			return nil, false, nil
-		case ref.batch == nil:
-			parts = append(parts, heldPart{seq: ref.seq})
-		default:
-			// The stream gets its own batch over the shared columns: a
-			// source's counts (rescued, malformed) are not carried on, as
-			// the log does not carry them.
-			b, err := domain.BatchOf(ref.batch.Schema, ref.batch.Columns)
-			if err != nil {
-				return nil, false, err
-			}
-			parts = append(parts, heldPart{seq: ref.seq, rows: b})
-			if ref.reads++; ref.reads >= c.readers[table] {
-				c.letGo(ref)
-			}
+		}
+		if ref.gen != gen || ref.empty {
+			continue
+		}
+		k := heldKey{table: table, seq: ref.seq}
+		h := c.held[k]
+		if h == nil {
+			fromLog(ref.seq, ref.seq)
+			continue
+		}
+		// The stream gets its own batch over the shared columns: a
+		// source's counts (rescued, malformed) are not carried on, as the
+		// log does not carry them.
+		b := *h.batch
+		b.Rescued, b.Malformed = 0, 0
+		parts = append(parts, heldPart{from: ref.seq, to: ref.seq, rows: &b})
+		taken = append(taken, k)
+	}
+	for _, k := range taken {
+		h := c.held[k]
+		if h.reads++; h.reads >= c.readers[table] {
+			c.letGo(k)
 		}
 	}
 	return parts, true, nil
 }
 
-// heldPart is one batch of a range taken from memory: its rows, or nil
-// when the log has them.
+// heldPart is a part of a range of a table's batches: the rows of one
+// batch held, or (rows nil) the log's seqs [from, to] to read.
 type heldPart struct {
-	seq  uint64
-	rows *domain.Batch
+	from, to uint64
+	rows     *domain.Batch
+}
+
+// memorySize estimates the memory a batch's rows take: its slices and the
+// bytes of its strings. Nested values count their headers only.
+func memorySize(b *domain.Batch) int {
+	n := 0
+	for _, c := range b.Columns {
+		n += len(c.Nulls) + 8*len(c.Ints) + 8*len(c.Floats) + 16*len(c.Strs) + 56*len(c.Values)
+		for _, s := range c.Strs {
+			n += len(s)
+		}
+	}
+	return n
 }
 
 func (s *tableSource) String() string { return "table " + s.table }
@@ -342,7 +367,7 @@ func (s *tableSource) fill(ctx context.Context, parts []heldPart, gen int64) (*d
 	for i, p := range parts {
 		batches[i] = p.rows
 		if p.rows == nil {
-			b, err := readBatches(ctx, s.store, s.table, p.seq, p.seq, gen)
+			b, err := readBatches(ctx, s.store, s.table, p.from, p.to, gen)
 			if err != nil {
 				return nil, err
 			}

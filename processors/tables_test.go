@@ -155,18 +155,18 @@ func TestBatchTooLargeIsPlannedAgainSmaller(t *testing.T) {
 
 // TestHandOff: the batches an update commits are held for the streams of
 // the update that read their table, until each has read them or the held
-// batches pass their bound; a stream reads what memory no longer holds
-// from the log.
+// batches pass their bound; a stream reads the rest from the log: what
+// came before the update, and what memory let go.
 func TestHandOff(t *testing.T) {
-	held := func(xs ...int64) batchRef {
+	rows := func(xs ...int64) *domain.Batch {
 		b := idBatch(t, xs...)
 		b.Rescued, b.Malformed = 7, 8 // a source's counts: not handed on
-		return batchRef{gen: 1, rows: int64(len(xs)), batch: b, size: 100}
+		return b
 	}
-	at := func(ref batchRef, seq uint64) batchRef { ref.seq = seq; return ref }
+	ref := func(seq uint64) batchRef { return batchRef{seq: seq, gen: 1, rows: 1} }
 	type part struct {
-		seq  uint64
-		rows []int64 // nil: from the log
+		from, to uint64
+		rows     []int64 // nil: from the log
 	}
 	parts := func(t *testing.T, c *updateBatches, from, to uint64) ([]part, bool) {
 		t.Helper()
@@ -176,12 +176,15 @@ func TestHandOff(t *testing.T) {
 		}
 		var got []part
 		for _, p := range ps {
-			g := part{seq: p.seq}
+			g := part{from: p.from, to: p.to}
 			if p.rows != nil {
 				if p.rows.Rescued != 0 || p.rows.Malformed != 0 {
-					t.Errorf("batch %d handed on with the source's counts %d and %d", p.seq, p.rows.Rescued, p.rows.Malformed)
+					t.Errorf("batch %d handed on with the source's counts %d and %d", p.from, p.rows.Rescued, p.rows.Malformed)
 				}
-				g.rows = column(t, p.rows, "id")
+				g.rows = []int64{int64(p.rows.Len())}
+				if len(p.rows.Columns) > 0 {
+					g.rows = column(t, p.rows, "id")
+				}
 			}
 			got = append(got, g)
 		}
@@ -191,47 +194,58 @@ func TestHandOff(t *testing.T) {
 	c := newUpdateBatches(10)
 	c.addReader("a")
 	c.addReader("a")
-	c.add("a", at(held(1, 2), 11))
-	c.add("a", batchRef{seq: 12, gen: 1, empty: true})
-	c.add("a", at(held(3), 13))
-	c.add("a", batchRef{seq: 14, gen: 0, rows: 1}) // an older generation
-	c.add("a", at(held(4), 15))
-	c.add("z", at(held(9), 16)) // nobody reads z: not held
+	c.add("a", ref(11), rows(1, 2))
+	c.add("a", batchRef{seq: 12, gen: 1, empty: true}, nil)
+	c.add("a", ref(13), rows(3))
+	c.add("a", batchRef{seq: 14, gen: 0, rows: 1}, rows(9)) // an older generation
+	c.add("a", ref(15), domain.NoColumns(4))                // rows without columns
+	c.add("z", ref(16), rows(9))                            // nobody reads z: not held
 
-	want := []part{{11, []int64{1, 2}}, {13, []int64{3}}, {15, []int64{4}}}
+	want := []part{{11, 11, []int64{1, 2}}, {13, 13, []int64{3}}, {15, 15, []int64{4}}}
 	for reader := 1; reader <= 2; reader++ {
 		if got, ok := parts(t, c, 10, 15); !ok || !reflect.DeepEqual(got, want) {
 			t.Fatalf("reader %d takes %v (%v), want %v", reader, got, ok, want)
 		}
 	}
-	if got, _ := parts(t, c, 12, 13); !reflect.DeepEqual(got, []part{{13, nil}}) {
+	if got, _ := parts(t, c, 12, 13); !reflect.DeepEqual(got, []part{{13, 13, nil}}) {
 		t.Errorf("after both readers, a third read takes %v, want batch 13 from the log", got)
 	}
-	if ref := c.find("z", 16); ref.batch != nil {
+	if c.held[heldKey{"z", 16}] != nil {
 		t.Error("a batch of a table nobody reads is held")
 	}
-	if c.heldSz != 0 {
-		t.Errorf("%d bytes held after every reader read them", c.heldSz)
+	// Before the update, the log; from it on, memory, one read counted.
+	c.add("a", ref(17), rows(17))
+	if got, _ := parts(t, c, 5, 17); !reflect.DeepEqual(got, []part{{6, 15, nil}, {17, 17, []int64{17}}}) {
+		t.Errorf("a range from before the update takes %v, want the log to 15 (what memory let go with it) and 17 from memory", got)
 	}
-	if _, ok := parts(t, c, 9, 15); ok {
-		t.Error("a range from before the update started is taken from memory")
+	if h := c.held[heldKey{"a", 17}]; h == nil || h.reads != 1 {
+		t.Errorf("batch 17 after one read: %+v, want held, read once", h)
 	}
 
 	// Past the bound, the oldest batches are let go.
-	c.maxHeld = 250
-	for seq := uint64(17); seq <= 19; seq++ {
-		c.add("a", at(held(int64(seq)), seq))
+	c = newUpdateBatches(10)
+	c.addReader("a")
+	c.maxHeld = 2*memorySize(rows(0)) + 1
+	for seq := uint64(11); seq <= 14; seq++ {
+		c.add("a", ref(seq), rows(int64(seq)))
 	}
-	if got, _ := parts(t, c, 16, 19); !reflect.DeepEqual(got, []part{{17, nil}, {18, []int64{18}}, {19, []int64{19}}}) {
-		t.Errorf("over the bound: %v, want batch 17 from the log", got)
+	if got, _ := parts(t, c, 10, 14); !reflect.DeepEqual(got, []part{{11, 12, nil}, {13, 13, []int64{13}}, {14, 14, []int64{14}}}) {
+		t.Errorf("over the bound: %v, want 11 and 12 from the log in one range", got)
 	}
-	if c.heldSz != 200 {
-		t.Errorf("%d bytes held, want 200", c.heldSz)
+	if c.heldSz != 0 || len(c.held) != 0 {
+		t.Errorf("%d bytes in %d batches held after the reader read them all", c.heldSz, len(c.held))
+	}
+	for seq := uint64(15); seq < 300; seq++ { // read as they come: the list of held keys stays short
+		c.add("a", ref(seq), rows(int64(seq)))
+		parts(t, c, seq-1, seq)
+	}
+	if len(c.order) > 100 {
+		t.Errorf("%d keys listed for %d batches held", len(c.order), len(c.held))
 	}
 
 	// AUTO CDC changes are folded from the log with the table's history.
-	c.add("a", batchRef{seq: 20, gen: 1, rows: 1, changes: true})
-	if _, ok := parts(t, c, 19, 20); ok {
+	c.add("a", batchRef{seq: 300, gen: 1, rows: 1, changes: true}, rows(1))
+	if _, ok := parts(t, c, 299, 300); ok {
 		t.Error("a range holding AUTO CDC changes is taken from memory")
 	}
 }
@@ -243,37 +257,48 @@ func TestStreamReadsBatchesLetGo(t *testing.T) {
 	ctx := context.Background()
 	g := newGraph("letgo", []*domain.Dataset{streamingTable("a")}, appendFlow("write_a", "a", from(sources.Range(0, 6))))
 	mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 2}})
-	var refs []batchRef
+	type committed struct {
+		ref  batchRef
+		rows *domain.Batch
+	}
+	var batches []committed
 	for _, ev := range events(t, store, eventstore.Filter{Dataset: "a", Types: []domain.EventType{domain.EventBatchCommitted}}) {
 		b, err := domain.DecodeBatch(ev.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs = append(refs, batchRef{seq: ev.Seq, gen: ev.Details.BatchCommitted.TableGeneration, rows: int64(b.Len()), batch: b, size: len(ev.Data)})
+		batches = append(batches, committed{batchRef{seq: ev.Seq, gen: ev.Details.BatchCommitted.TableGeneration, rows: int64(b.Len())}, b})
 	}
-	if len(refs) != 3 {
-		t.Fatalf("%d batches committed, want 3", len(refs))
+	if len(batches) != 3 {
+		t.Fatalf("%d batches committed, want 3", len(batches))
 	}
+	first, last := batches[0].ref, batches[2].ref
 	for _, tc := range []struct {
-		name string
-		let  []bool // which batches memory let go
+		name  string
+		since uint64 // where the update started
+		let   []bool // which batches memory let go
 	}{
-		{"all held", []bool{false, false, false}},
-		{"the middle one let go", []bool{false, true, false}},
-		{"all let go", []bool{true, true, true}},
+		{"all held", first.seq - 1, []bool{false, false, false}},
+		{"the middle one let go", first.seq - 1, []bool{false, true, false}},
+		{"all let go", first.seq - 1, []bool{true, true, true}},
+		{"the first from before the update", first.seq, []bool{false, false, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newUpdateBatches(refs[0].seq - 1)
+			c := newUpdateBatches(tc.since)
 			c.addReader("a")
-			for i, ref := range refs {
-				if tc.let[i] {
-					ref.batch = nil
+			for i, b := range batches {
+				if b.ref.seq <= tc.since {
+					continue // committed before the update: not listed
 				}
-				c.add("a", ref)
+				rows := b.rows
+				if tc.let[i] {
+					rows = nil
+				}
+				c.add("a", b.ref, rows)
 			}
 			src := &tableSource{store: store, table: "a", streaming: true, committed: c}
-			start := tableOffset{Seq: refs[0].seq - 1, Gen: refs[0].gen}.encode()
-			end := tableOffset{Seq: refs[2].seq, Gen: refs[0].gen}.encode()
+			start := tableOffset{Seq: first.seq - 1, Gen: first.gen}.encode()
+			end := tableOffset{Seq: last.seq, Gen: first.gen}.encode()
 			b, err := src.Read(ctx, start, end)
 			if err != nil {
 				t.Fatal(err)
@@ -282,5 +307,23 @@ func TestStreamReadsBatchesLetGo(t *testing.T) {
 				t.Errorf("read %v, want %v in order", got, span(0, 6))
 			}
 		})
+	}
+}
+
+// TestHandOffToSeveralReaders: two streams read one table beside its
+// writer, and a third reads one of theirs, all while the batches are
+// handed over in memory; each ends with every row once.
+func TestHandOffToSeveralReaders(t *testing.T) {
+	store := openStore(t)
+	g := newGraph("several", []*domain.Dataset{streamingTable("a"), streamingTable("b"), streamingTable("c"), streamingTable("d")},
+		appendFlow("write_a", "a", from(sources.Range(0, 200))),
+		appendFlow("read_a", "b", streamOf("a")),
+		appendFlow("read_a_too", "c", streamOf("a")),
+		appendFlow("read_b", "d", streamOf("b")))
+	mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 7}})
+	for _, table := range []string{"a", "b", "c", "d"} {
+		if got := sorted(ids(t, store, table)); !slices.Equal(got, span(0, 200)) {
+			t.Errorf("%s holds %d rows, want 0 to 199 once each", table, len(got))
+		}
 	}
 }

@@ -86,10 +86,11 @@ func (u *update) commit(ctx context.Context, rowsOf *domain.Event, rows *domain.
 	for _, ev := range evs {
 		if bc := ev.Details.BatchCommitted; ev.Type == domain.EventBatchCommitted && bc != nil {
 			ref := batchRef{seq: ev.Seq, gen: bc.TableGeneration, rows: bc.NumRows, empty: len(ev.Data) == 0, changes: bc.Changes != nil}
-			if ev == rowsOf && !ref.empty {
-				ref.batch, ref.size = rows, len(ev.Data)
+			var held *domain.Batch
+			if ev == rowsOf {
+				held = rows
 			}
-			u.committed.add(bc.Target, ref)
+			u.committed.add(bc.Target, ref, held)
 		}
 	}
 	return nil
