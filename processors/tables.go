@@ -178,8 +178,9 @@ func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
 // in (from, to], in commit order: the rows of each batch held, and ranges
 // of the log for the rest (what came before the update, what memory let
 // go). It counts the read: a batch every reader has read is let go. It
-// reports false when the range holds AUTO CDC changes: the log has them,
-// to fold with the table's history.
+// reports false when the range is for the log alone: it holds AUTO CDC
+// changes (folded with the table's history), or it ends at a batch not
+// listed yet.
 func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPart, bool, error) {
 	if c == nil {
 		return nil, false, nil
@@ -194,11 +195,21 @@ func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPa
 		}
 		parts = append(parts, heldPart{from: lo, to: hi})
 	}
-	if from < c.since {
-		fromLog(from+1, c.since)
+	if from < c.since { // what came before the update
+		if hi := min(to, c.since); from < hi {
+			fromLog(from+1, hi)
+		}
 		from = c.since
 	}
 	refs := c.tables[table]
+	if to > from {
+		// A batch is listed just after its commit, under its table's lock,
+		// so every batch of the table before to is listed once to is; a
+		// range planned from the log may end at a batch not listed yet.
+		if j := sort.Search(len(refs), func(j int) bool { return refs[j].seq >= to }); j == len(refs) || refs[j].seq != to {
+			return nil, false, nil
+		}
+	}
 	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > from })
 	var taken []heldKey
 	for ; i < len(refs) && refs[i].seq <= to; i++ {
@@ -361,17 +372,21 @@ func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*doma
 }
 
 // fill reads from the log the parts that memory no longer holds, and
-// concatenates them all.
+// concatenates them all: each batch read, as readBatches does, so that a
+// range of the log holding none of the table's batches adds nothing.
 func (s *tableSource) fill(ctx context.Context, parts []heldPart, gen int64) (*domain.Batch, error) {
-	batches := make([]*domain.Batch, len(parts))
-	for i, p := range parts {
-		batches[i] = p.rows
-		if p.rows == nil {
-			b, err := readBatches(ctx, s.store, s.table, p.from, p.to, gen)
-			if err != nil {
-				return nil, err
-			}
-			batches[i] = b
+	var batches []*domain.Batch
+	for _, p := range parts {
+		if p.rows != nil {
+			batches = append(batches, p.rows)
+			continue
+		}
+		err := scanBatches(ctx, s.store, s.table, p.from, p.to, gen, func(b *domain.Batch) error {
+			batches = append(batches, b)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return domain.Concat(batches...)

@@ -221,6 +221,16 @@ func TestHandOff(t *testing.T) {
 	if h := c.held[heldKey{"a", 17}]; h == nil || h.reads != 1 {
 		t.Errorf("batch 17 after one read: %+v, want held, read once", h)
 	}
+	// A range wholly before the update: the log, up to the range's end.
+	if got, _ := parts(t, c, 5, 8); !reflect.DeepEqual(got, []part{{6, 8, nil}}) {
+		t.Errorf("a range before the update takes %v, want the log from 6 to 8", got)
+	}
+
+	// A range planned from the log may end at a batch committed but not
+	// listed yet: the log has it, and every batch before it.
+	if _, ok := parts(t, c, 10, 18); ok {
+		t.Error("a range ending at a batch not listed yet is taken from memory")
+	}
 
 	// Past the bound, the oldest batches are let go.
 	c = newUpdateBatches(10)
@@ -282,6 +292,7 @@ func TestStreamReadsBatchesLetGo(t *testing.T) {
 		{"the middle one let go", first.seq - 1, []bool{false, true, false}},
 		{"all let go", first.seq - 1, []bool{true, true, true}},
 		{"the first from before the update", first.seq, []bool{false, false, false}},
+		{"none of the table's batches before the update", first.seq - 1, []bool{false, false, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newUpdateBatches(tc.since)
@@ -297,7 +308,7 @@ func TestStreamReadsBatchesLetGo(t *testing.T) {
 				c.add("a", b.ref, rows)
 			}
 			src := &tableSource{store: store, table: "a", streaming: true, committed: c}
-			start := tableOffset{Seq: first.seq - 1, Gen: first.gen}.encode()
+			start := tableOffset{Seq: first.seq - 2, Gen: first.gen}.encode() // an event before the first batch
 			end := tableOffset{Seq: last.seq, Gen: first.gen}.encode()
 			b, err := src.Read(ctx, start, end)
 			if err != nil {
