@@ -121,13 +121,13 @@ func (s *State) sameTracked(a, b row) bool {
 
 // put places a change among a key's changes: it replaces the change of the
 // same sequence (the later wins), returned as orig with had set, or is
-// inserted at its place. It reports false for an exact duplicate, which
-// changes nothing. ignoreIdx, for an update, fills those columns' NULLs
-// from the change before it.
-func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, changed bool) {
+// inserted at its place, pos. It reports false for an exact duplicate,
+// which changes nothing. ignoreIdx, for an update, fills those columns'
+// NULLs from the change before it.
+func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int, had, changed bool) {
 	id, k := h.id, c.seqKey()
 	n := len(h.changes)
-	pos := n
+	pos = n
 	if n > 0 && h.changes[n-1].seqKey() >= k {
 		pos = sort.Search(n, func(j int) bool { return h.changes[j].seqKey() >= k })
 	}
@@ -137,21 +137,21 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, ch
 	if pos < n && h.changes[pos].seqKey() == k {
 		old := h.changes[pos]
 		if old.del == c.del && old.data == c.data {
-			return old, true, false
+			return old, pos, true, false
 		}
 		h.changes[pos] = c
 		s.sum += s.hashChange(id, c) - s.hashChange(id, old)
-		return old, true, true
+		return old, pos, true, true
 	}
 	s.sum += s.hashChange(id, c)
 	if pos == n {
 		h.changes = append(h.changes, c)
-		return change{}, false, true
+		return change{}, pos, false, true
 	}
 	h.changes = append(h.changes, change{})
 	copy(h.changes[pos+1:], h.changes[pos:])
 	h.changes[pos] = c
-	return change{}, false, true
+	return change{}, pos, false, true
 }
 
 // pending2 is a (key, sequence) a batch changed, with the change it
@@ -159,6 +159,7 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, had, ch
 type pending2 struct {
 	h    *history
 	seq  string // its sequence key
+	pos  int    // where it was put among the key's changes
 	orig change
 	had  bool
 }
@@ -166,7 +167,11 @@ type pending2 struct {
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
 	nStored := len(c.stored)
 	keyCols := s.keyColumns(c.stored)
-	pend := make([]pending2, 0, len(order))
+	pend := s.pend[:0]
+	defer func() { // kept for the next batch, so that it grows once; emptied, so that it keeps no history alive
+		clear(pend)
+		s.pend = pend[:0]
+	}()
 	for _, i := range order {
 		if isTrue(c.trunc, i) {
 			return domain.Errorf(domain.CodeCDCInvalidClause, "row %d of the batch is a truncate, which an SCD type 2 table does not take", i+1)
@@ -186,15 +191,19 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			s.two[id] = h
 		}
 		first := h.firstInBatch(s.stamp, ch.seqKey())
-		orig, had, changed := s.put(h, ch, ignoreIdx)
+		orig, pos, had, changed := s.put(h, ch, ignoreIdx)
 		if first && changed {
-			pend = append(pend, pending2{h: h, seq: ch.seqKey(), orig: orig, had: had})
+			pend = append(pend, pending2{h: h, seq: ch.seqKey(), pos: pos, orig: orig, had: had})
 		} else if first {
 			h.forget() // an exact duplicate: not the batch's change
 		}
 	}
 	for _, p := range pend {
-		final := p.h.changes[s.find(p.h, p.seq)]
+		at := p.pos // where it was put, unless a later change of the key in the batch went before it
+		if at >= len(p.h.changes) || p.h.changes[at].seqKey() != p.seq {
+			at = s.find(p.h, p.seq)
+		}
+		final := p.h.changes[at]
 		if p.had && final.del == p.orig.del && final.data == p.orig.data {
 			continue // the batch changed it and changed it back
 		}

@@ -41,6 +41,7 @@ type State struct {
 	keyBuf  []byte
 	rowBuf  []byte
 	touched []touched1       // what apply1 touches, reused from batch to batch
+	pend    []pending2       // what apply2 changes, reused from batch to batch
 	delta   []*domain.Column // the columns of the delta Apply is making
 	va, vb  []domain.Value   // two decoded rows, for comparing
 }
