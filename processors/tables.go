@@ -71,6 +71,12 @@ type updateBatches struct {
 	tables  map[string][]batchRef
 	readers map[string]int // the streams of the update that read each table
 
+	// A table's list keeps its latest maxListed batches at most, so that a
+	// continuous update's list does not grow with its age: floor is the
+	// last seq dropped from it (the log has those batches).
+	floor     map[string]uint64
+	maxListed int
+
 	held    map[heldKey]*heldRows
 	order   []heldKey // the keys of held, oldest first, and some let go since
 	heldSz  int       // the held rows' size in memory (memorySize)
@@ -107,7 +113,15 @@ const heldMaxBytes = 32 << 20
 
 func newUpdateBatches(since uint64) *updateBatches {
 	return &updateBatches{since: since, tables: map[string][]batchRef{}, readers: map[string]int{},
-		held: map[heldKey]*heldRows{}, maxHeld: heldMaxBytes}
+		floor: map[string]uint64{}, maxListed: maxListed, held: map[heldKey]*heldRows{}, maxHeld: heldMaxBytes}
+}
+
+// maxListed bounds a table's list of committed batches (40 bytes each).
+const maxListed = 1 << 16
+
+// known is the seq after which the list holds every batch of table.
+func (c *updateBatches) known(table string) uint64 {
+	return max(c.since, c.floor[table])
 }
 
 // lastExcept is the seq of the last batch this update committed to a table
@@ -136,7 +150,16 @@ func (c *updateBatches) addReader(table string) {
 func (c *updateBatches) add(table string, ref batchRef, rows *domain.Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.tables[table] = append(c.tables[table], ref)
+	refs := append(c.tables[table], ref)
+	if len(refs) > c.maxListed { // the older half goes: the log has it
+		cut := len(refs) / 2
+		c.floor[table] = refs[cut-1].seq
+		for _, r := range refs[:cut] {
+			c.letGo(heldKey{table: table, seq: r.seq})
+		}
+		refs = append([]batchRef(nil), refs[cut:]...)
+	}
+	c.tables[table] = refs
 	if rows == nil || ref.empty || ref.changes || c.readers[table] == 0 {
 		return
 	}
@@ -162,13 +185,17 @@ func (c *updateBatches) letGo(k heldKey) {
 }
 
 // after returns the batches committed to table after seq, when the list
-// knows them all (seq is not before the update started).
+// knows them all (seq is not before the update started, nor before the
+// batches the list dropped).
 func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
-	if c == nil || seq < c.since {
+	if c == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if seq < c.known(table) {
+		return nil, false
+	}
 	refs := c.tables[table]
 	i := sort.Search(len(refs), func(i int) bool { return refs[i].seq > seq })
 	return refs[i:], true
@@ -176,11 +203,11 @@ func (c *updateBatches) after(table string, seq uint64) ([]batchRef, bool) {
 
 // take returns the parts of table's batches of generation gen committed
 // in (from, to], in commit order: the rows of each batch held, and ranges
-// of the log for the rest (what came before the update, what memory let
-// go). It counts the read: a batch every reader has read is let go. It
-// reports false when the range is for the log alone: it holds AUTO CDC
-// changes (folded with the table's history), or it ends at a batch not
-// listed yet.
+// of the log for the rest (what came before the update or the list
+// dropped, what memory let go). It counts the read: a batch every reader
+// has read is let go. It reports false when the range is for the log
+// alone: it holds AUTO CDC changes (folded with the table's history), or
+// it ends at a batch not listed yet.
 func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPart, bool, error) {
 	if c == nil {
 		return nil, false, nil
@@ -195,11 +222,11 @@ func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPa
 		}
 		parts = append(parts, heldPart{from: lo, to: hi})
 	}
-	if from < c.since { // what came before the update
-		if hi := min(to, c.since); from < hi {
+	if known := c.known(table); from < known { // what came before the update, or the list dropped
+		if hi := min(to, known); from < hi {
 			fromLog(from+1, hi)
 		}
-		from = c.since
+		from = known
 	}
 	refs := c.tables[table]
 	if to > from {

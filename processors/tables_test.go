@@ -338,3 +338,45 @@ func TestHandOffToSeveralReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestListedBatchesBounded: a table's list of committed batches keeps its
+// latest ones only, so that a continuous update's list does not grow with
+// its age; what the list dropped is planned and read from the log.
+func TestListedBatchesBounded(t *testing.T) {
+	c := newUpdateBatches(10)
+	c.addReader("a")
+	c.maxListed = 8
+	for seq := uint64(11); seq <= 30; seq++ {
+		c.add("a", batchRef{seq: seq, gen: 1, rows: 1}, idBatch(t, int64(seq)))
+	}
+	if n := len(c.tables["a"]); n > 8 {
+		t.Fatalf("%d batches listed, want at most 8", n)
+	}
+	floor := c.floor["a"]
+	if floor == 0 || c.tables["a"][0].seq != floor+1 {
+		t.Fatalf("the list starts at %d with its floor at %d", c.tables["a"][0].seq, floor)
+	}
+	if _, ok := c.after("a", floor-1); ok {
+		t.Error("a plan from before the list's floor is made from the list")
+	}
+	if refs, ok := c.after("a", floor); !ok || len(refs) != 30-int(floor) {
+		t.Errorf("a plan from the floor: %d batches (%v), want %d", len(refs), ok, 30-floor)
+	}
+	ps, ok, err := c.take("a", 10, 30, 1)
+	if err != nil || !ok {
+		t.Fatalf("take: %v, %v", ok, err)
+	}
+	if ps[0].rows != nil || ps[0].from != 11 || ps[0].to != floor {
+		t.Errorf("the first part is %+v, want the log from 11 to %d", ps[0], floor)
+	}
+	for _, p := range ps[1:] {
+		if p.rows == nil || p.from <= floor {
+			t.Errorf("part %+v after the floor, want held rows", p)
+		}
+	}
+	for k := range c.held {
+		if k.seq <= floor {
+			t.Errorf("batch %d, dropped from the list, is still held", k.seq)
+		}
+	}
+}
