@@ -354,27 +354,45 @@ func FeedSchema(table domain.Schema) domain.Schema {
 // folding its changes from its first batch; any other table, its appended
 // rows as inserts.
 func ScanChanges(ctx context.Context, store *eventstore.Store, table string, since, asOf uint64, fn func(*domain.Batch) error) error {
+	f := &changeFeed{store: store, table: table}
+	defer f.close()
+	return f.scan(ctx, since, asOf, fn)
+}
+
+// changeFeed reads a table's change feed (ScanChanges) and keeps the fold
+// of its AUTO CDC changes up to where it read, so that a stream of the
+// feed folds, at each micro-batch, only the batches after the one before:
+// folding from the table's first batch each time grew with its history.
+type changeFeed struct {
+	store *eventstore.Store
+	table string
+	gen   int64
+	at    uint64     // the log position read up to; 0: nothing folded
+	state *cdc.State // the fold of the table's changes up to at; nil before its first
+}
+
+// scan is ScanChanges, going on from where the feed stands when it can: in
+// the same generation, with nothing after since folded yet.
+func (f *changeFeed) scan(ctx context.Context, since, asOf uint64, fn func(*domain.Batch) error) error {
 	if asOf == 0 {
-		asOf = store.LastSeq()
+		asOf = f.store.LastSeq()
 	}
-	gen, err := generationAt(ctx, store, table, asOf)
+	gen, err := generationAt(ctx, f.store, f.table, asOf)
 	if err != nil {
 		return err
 	}
-	var state *cdc.State
-	defer func() {
-		if state != nil {
-			_ = state.Close()
-		}
-	}()
-	return store.Scan(ctx, eventstore.Filter{To: asOf, Dataset: table, Types: []domain.EventType{domain.EventBatchCommitted}},
+	if f.at > 0 && (gen != f.gen || f.at > since || f.at > asOf) {
+		f.close() // fold again from the start
+	}
+	f.gen = gen
+	err = f.store.Scan(ctx, eventstore.Filter{From: f.at + 1, To: asOf, Dataset: f.table, Types: []domain.EventType{domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			bc := ev.Details.BatchCommitted
 			if bc == nil || bc.TableGeneration != gen || len(ev.Data) == 0 || (bc.Changes == nil && ev.Seq <= since) {
 				return nil
 			}
 			if bc.RowsRemoved != nil {
-				return domain.Errorf(domain.CodeRowsVacuumed, "the changes of %s in event %d were removed by vacuum", table, ev.Seq).WithNames(table)
+				return domain.Errorf(domain.CodeRowsVacuumed, "the changes of %s in event %d were removed by vacuum", f.table, ev.Seq).WithNames(f.table)
 			}
 			b, err := domain.DecodeBatch(ev.Data)
 			if err != nil {
@@ -384,7 +402,7 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 			if bc.Changes == nil {
 				feed, err = withColumn(b, cdc.ChangeTypeColumn, domain.String(cdc.Insert), domain.TypeString)
 			} else {
-				feed, err = foldBatch(&state, ev, b, ev.Seq > since, 0)
+				feed, err = foldBatch(&f.state, ev, b, ev.Seq > since, 0)
 			}
 			if err != nil || feed == nil || feed.Len() == 0 {
 				return err
@@ -397,6 +415,20 @@ func ScanChanges(ctx context.Context, store *eventstore.Store, table string, sin
 			}
 			return fn(feed)
 		})
+	if err != nil {
+		f.close() // part folded: fold again from the start
+		return err
+	}
+	f.at = asOf
+	return nil
+}
+
+// close drops the fold (and its spill, if any).
+func (f *changeFeed) close() {
+	if f.state != nil {
+		_ = f.state.Close()
+	}
+	f.state, f.at = nil, 0
 }
 
 // withColumn adds a column holding v on every row.

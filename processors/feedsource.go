@@ -34,6 +34,7 @@ type feedReader struct {
 	store  *eventstore.Store
 	of     TableChanges
 	schema domain.Schema
+	feed   *changeFeed // the fold so far, kept from one micro-batch to the next
 }
 
 func (r *feedReader) String() string { return r.of.String() }
@@ -77,7 +78,10 @@ func (r *feedReader) Read(ctx context.Context, start, end domain.Offset) (*domai
 		return nil, err
 	}
 	out := domain.NewBatch(r.schema, 0)
-	err = ScanChanges(ctx, r.store, r.of.Table, max(from, r.of.Since), to, func(b *domain.Batch) error {
+	if r.feed == nil {
+		r.feed = &changeFeed{store: r.store, table: r.of.Table}
+	}
+	err = r.feed.scan(ctx, max(from, r.of.Since), to, func(b *domain.Batch) error {
 		var err error
 		out, err = domain.Concat(out, b)
 		return err
@@ -86,4 +90,11 @@ func (r *feedReader) Read(ctx context.Context, start, end domain.Offset) (*domai
 		return nil, err
 	}
 	return out, nil
+}
+
+// Close drops the fold the reader kept (and its spill, if any).
+func (r *feedReader) Close() {
+	if r.feed != nil {
+		r.feed.close()
+	}
 }

@@ -27,12 +27,12 @@ import (
 
 // openStore opens a store in a fresh temporary directory, closed when the
 // test ends. Sync writes are off: the tests do not cut power.
-func openStore(t *testing.T) *eventstore.Store {
+func openStore(t testing.TB) *eventstore.Store {
 	t.Helper()
 	return openStoreAt(t, t.TempDir())
 }
 
-func openStoreAt(t *testing.T, dir string, opts ...eventstore.Option) *eventstore.Store {
+func openStoreAt(t testing.TB, dir string, opts ...eventstore.Option) *eventstore.Store {
 	t.Helper()
 	store, err := eventstore.Open(dir, append([]eventstore.Option{eventstore.WithSyncWrites(false), eventstore.WithMemTableSize(4 << 20)}, opts...)...)
 	if err != nil {
@@ -58,7 +58,7 @@ func quick(o Options) Options {
 }
 
 // run runs one update and fails the test when it could not be recorded.
-func run(t *testing.T, store *eventstore.Store, g *domain.Graph, opts Options) *Result {
+func run(t testing.TB, store *eventstore.Store, g *domain.Graph, opts Options) *Result {
 	t.Helper()
 	res, err := Run(context.Background(), store, g, quick(opts))
 	if err != nil {
@@ -68,7 +68,7 @@ func run(t *testing.T, store *eventstore.Store, g *domain.Graph, opts Options) *
 }
 
 // mustComplete runs one update and fails the test unless it COMPLETED.
-func mustComplete(t *testing.T, store *eventstore.Store, g *domain.Graph, opts Options) *Result {
+func mustComplete(t testing.TB, store *eventstore.Store, g *domain.Graph, opts Options) *Result {
 	t.Helper()
 	res := run(t, store, g, opts)
 	if res.State != domain.UpdateCompleted {
@@ -253,7 +253,7 @@ func span(from, to int64) []int64 {
 }
 
 // events returns the events that match f, in log order.
-func events(t *testing.T, store *eventstore.Store, f eventstore.Filter) []*domain.Event {
+func events(t testing.TB, store *eventstore.Store, f eventstore.Filter) []*domain.Event {
 	t.Helper()
 	var out []*domain.Event
 	if err := store.Scan(context.Background(), f, func(ev *domain.Event) error {

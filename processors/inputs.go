@@ -28,7 +28,9 @@ func (u *update) sourceOf(in domain.Input) domain.Source {
 		}
 		return r
 	case TableChanges:
-		return &feedReader{store: u.store, of: src, schema: u.feedSchema(src.Table)}
+		r := &feedReader{store: u.store, of: src, schema: u.feedSchema(src.Table)}
+		u.keep(r) // it keeps the table's fold from one micro-batch to the next
+		return r
 	}
 	return in.Source
 }

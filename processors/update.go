@@ -48,6 +48,26 @@ type update struct {
 	store     *eventstore.Store
 	opts      Options
 	committed *updateBatches // the batches the update commits to its tables
+
+	mu      sync.Mutex
+	readers []domain.Closer // the readers the update made that hold something (see sourceOf)
+}
+
+// keep notes a reader to close when the update ends.
+func (u *update) keep(c domain.Closer) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.readers = append(u.readers, c)
+}
+
+// closeReaders closes the readers kept.
+func (u *update) closeReaders() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, c := range u.readers {
+		c.Close()
+	}
+	u.readers = nil
 }
 
 func newUpdate(store *eventstore.Store, g *domain.Graph, opts Options) *update {
@@ -143,6 +163,7 @@ func Run(ctx context.Context, store *eventstore.Store, g *domain.Graph, opts Opt
 	}
 	defer active.Delete(store)
 	defer closeConnections(g)
+	defer u.closeReaders()
 	if err := closeAbandoned(ctx, store, g.Name, u.opts.Logger); err != nil {
 		return nil, err
 	}
