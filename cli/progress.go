@@ -64,7 +64,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// seen is the seq of the last event observed.
 // startAt makes seq the first event the view expects.
 func (p *progress) startAt(seq uint64) {
 	p.mu.Lock()
