@@ -39,16 +39,29 @@ var asChanges = domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*
 		[]*domain.Column{key, val, seq, del, trunc})
 })
 
+// cdcTable runs an AUTO CDC flow of the ids [0, n) (asChanges) into table
+// t, rowsPerBatch a micro-batch, and returns the store and the seqs of the
+// batches committed to t.
+func cdcTable(tb testing.TB, n, rowsPerBatch int64) (*eventstore.Store, []uint64) {
+	tb.Helper()
+	store := openStore(tb)
+	f := appendFlow("apply", "t", from(sources.Range(0, n)), asChanges)
+	f.Type, f.Changes = domain.FlowChange, &domain.ChangeSpec{Keys: []string{"id"}, SCDType: 1}
+	mustComplete(tb, store, newGraph("feed", []*domain.Dataset{streamingTable("t")}, f), Options{Limit: domain.ReadLimit{MaxRows: rowsPerBatch}})
+	var seqs []uint64
+	for _, ev := range events(tb, store, eventstore.Filter{Dataset: "t", Types: []domain.EventType{domain.EventBatchCommitted}}) {
+		seqs = append(seqs, ev.Seq)
+	}
+	return store, seqs
+}
+
 // TestChangeFeedGoesOn: a stream of an AUTO CDC table's change feed, read
 // a micro-batch at a time, folds each batch of the table once, keeping the
 // fold from one read to the next, and gives what one read of the whole
 // feed gives; a read that goes back folds again from the start.
 func TestChangeFeedGoesOn(t *testing.T) {
-	store := openStore(t)
+	store, seqs := cdcTable(t, 40, 4)
 	ctx := context.Background()
-	f := appendFlow("apply", "t", from(sources.Range(0, 40)), asChanges)
-	f.Type, f.Changes = domain.FlowChange, &domain.ChangeSpec{Keys: []string{"id"}, SCDType: 1}
-	mustComplete(t, store, newGraph("feed", []*domain.Dataset{streamingTable("t")}, f), Options{Limit: domain.ReadLimit{MaxRows: 4}})
 
 	rowsOf := func(read func(fn func(*domain.Batch) error) error) [][]domain.Value {
 		t.Helper()
@@ -66,10 +79,6 @@ func TestChangeFeedGoesOn(t *testing.T) {
 		t.Fatalf("the feed has %d rows: the test reads too little", len(want))
 	}
 
-	var seqs []uint64
-	for _, ev := range events(t, store, eventstore.Filter{Dataset: "t", Types: []domain.EventType{domain.EventBatchCommitted}}) {
-		seqs = append(seqs, ev.Seq)
-	}
 	feed := &changeFeed{store: store, table: "t"}
 	defer feed.close()
 	var got [][]domain.Value
@@ -103,15 +112,8 @@ func TestChangeFeedGoesOn(t *testing.T) {
 // table_changes does: folding from the table's first batch at each read
 // (fold each time), and going on from the fold of the read before (go on).
 func BenchmarkChangeFeedStream(b *testing.B) {
-	store := openStore(b)
+	store, seqs := cdcTable(b, 100_000, 1000)
 	ctx := context.Background()
-	f := appendFlow("apply", "t", from(sources.Range(0, 100_000)), asChanges)
-	f.Type, f.Changes = domain.FlowChange, &domain.ChangeSpec{Keys: []string{"id"}, SCDType: 1}
-	mustComplete(b, store, newGraph("feed", []*domain.Dataset{streamingTable("t")}, f), Options{Limit: domain.ReadLimit{MaxRows: 1000}})
-	var seqs []uint64
-	for _, ev := range events(b, store, eventstore.Filter{Dataset: "t", Types: []domain.EventType{domain.EventBatchCommitted}}) {
-		seqs = append(seqs, ev.Seq)
-	}
 	count := func(*domain.Batch) error { return nil }
 	b.Run("fold each time", func(b *testing.B) {
 		for b.Loop() {

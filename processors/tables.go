@@ -392,23 +392,24 @@ func (s *tableSource) Read(ctx context.Context, start, end domain.Offset) (*doma
 			if err != nil {
 				return nil, err
 			}
-			return s.fill(ctx, parts, to.Gen)
+			return readParts(ctx, s.store, s.table, parts, to.Gen)
 		}
 	}
 	return readBatches(ctx, s.store, s.table, from.Seq+1, to.Seq, to.Gen)
 }
 
-// fill reads from the log the parts that memory no longer holds, and
-// concatenates them all: each batch read, as readBatches does, so that a
-// range of the log holding none of the table's batches adds nothing.
-func (s *tableSource) fill(ctx context.Context, parts []heldPart, gen int64) (*domain.Batch, error) {
+// readParts concatenates the rows of parts of a table's batches of
+// generation gen: those memory holds as they are, and each range of the
+// log read batch by batch, so that a range holding none of the table's
+// batches adds nothing.
+func readParts(ctx context.Context, store *eventstore.Store, table string, parts []heldPart, gen int64) (*domain.Batch, error) {
 	var batches []*domain.Batch
 	for _, p := range parts {
 		if p.rows != nil {
 			batches = append(batches, p.rows)
 			continue
 		}
-		err := scanBatches(ctx, s.store, s.table, p.from, p.to, gen, func(b *domain.Batch) error {
+		err := scanBatches(ctx, store, table, p.from, p.to, gen, func(b *domain.Batch) error {
 			batches = append(batches, b)
 			return nil
 		})
@@ -422,15 +423,7 @@ func (s *tableSource) fill(ctx context.Context, parts []heldPart, gen int64) (*d
 // readBatches concatenates the rows of the table's batches of generation gen
 // committed in [from, to].
 func readBatches(ctx context.Context, store *eventstore.Store, table string, from, to uint64, gen int64) (*domain.Batch, error) {
-	var parts []*domain.Batch
-	err := scanBatches(ctx, store, table, from, to, gen, func(b *domain.Batch) error {
-		parts = append(parts, b)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return domain.Concat(parts...)
+	return readParts(ctx, store, table, []heldPart{{from: from, to: to}}, gen)
 }
 
 // scanBatches calls fn with the rows of each of the table's batches of
