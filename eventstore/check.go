@@ -59,7 +59,11 @@ func Check(ctx context.Context, dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Files = len(sf.tables) + len(sf.memLogs) + len(sf.valueLog)
+	segs, err := segmentFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Files = len(sf.tables) + len(sf.memLogs) + len(sf.valueLog) + len(segs)
 	var m marker
 	hasMarker := false
 	if sf.marker != nil {
@@ -153,7 +157,7 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 					continue
 				}
 				r.Events++
-				ev, err := decodeStored(seq, v)
+				ev, err := s.segs.decode(seq, v)
 				if err != nil {
 					r.add(err)
 					continue

@@ -192,7 +192,7 @@ func (s *Store) Get(seq uint64) (*domain.Event, error) {
 	var ev *domain.Event
 	err := s.view("reading an event", func(txn *badger.Txn) error {
 		var err error
-		ev, err = readEvent(txn, seq)
+		ev, err = s.readEvent(txn, seq)
 		return err
 	})
 	return ev, err
@@ -200,7 +200,7 @@ func (s *Store) Get(seq uint64) (*domain.Event, error) {
 
 // readEvent reads the committed event seq in txn; a missing one means the
 // store is damaged.
-func readEvent(txn *badger.Txn, seq uint64) (*domain.Event, error) {
+func (s *Store) readEvent(txn *badger.Txn, seq uint64) (*domain.Event, error) {
 	item, err := txn.Get(logKey(seq))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, missingEvents(seq, seq)
@@ -211,7 +211,7 @@ func readEvent(txn *badger.Txn, seq uint64) (*domain.Event, error) {
 	var ev *domain.Event
 	err = item.Value(func(v []byte) error {
 		var derr error
-		ev, derr = decodeStored(seq, copyBytes(v))
+		ev, derr = s.segs.decode(seq, copyBytes(v))
 		return derr
 	})
 	return ev, err
@@ -433,7 +433,14 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 	for i, r := range reqs {
 		for j, ev := range r.decoded {
 			ev.Seq = seq
-			if err := s.applyEvent(kv, ev, r.encoded[j], true); err != nil {
+			stored := r.encoded[j]
+			if s.segs.outside(len(stored)) {
+				var err error
+				if stored, err = s.segs.put(seq, stored); err != nil {
+					return outcome{kind: outcomeReqFailed, idx: i, err: err}
+				}
+			}
+			if err := s.applyEvent(kv, ev, stored, true); err != nil {
 				switch {
 				case errors.Is(err, badger.ErrTxnTooBig):
 					return outcome{kind: outcomeTooBig, idx: i, err: err}
@@ -444,6 +451,12 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 				}
 			}
 			seq++
+		}
+	}
+	if s.cfg.syncWrites {
+		// The records the transaction points to are durable before it is.
+		if err := s.segs.sync(); err != nil {
+			return outcome{kind: outcomeGroupFailed, err: err}
 		}
 	}
 	err := txn.Commit()
@@ -519,13 +532,13 @@ func (s *Store) tooLarge(r *appendReq, cause error) error {
 		len(r.events), size, s.db.MaxBatchSize(), s.db.MaxBatchCount()))
 }
 
-// applyEvent writes one event into kv: its log entry (when writeLog), its
+// applyEvent writes one event into kv: its log entry, stored (when writeLog), its
 // index entries, and every projector's writes. A Badger failure is returned
 // as is and recorded in the kv; a projector's failure is returned as a
 // *domain.Error naming the projector.
-func (s *Store) applyEvent(kv kvStore, ev *domain.Event, encoded []byte, writeLog bool) error {
+func (s *Store) applyEvent(kv kvStore, ev *domain.Event, stored []byte, writeLog bool) error {
 	if writeLog {
-		if err := kv.set(logKey(ev.Seq), encoded); err != nil {
+		if err := kv.set(logKey(ev.Seq), stored); err != nil {
 			return err
 		}
 	}

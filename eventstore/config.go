@@ -95,9 +95,11 @@ func (c *config) validate() error {
 }
 
 // WithSyncWrites sets whether every commit is synced to disk before Append
-// returns (Badger's SyncWrites). The default is true: a committed Append
-// survives power loss. With false, a crash of the machine (not of the process)
-// can lose the last commits; the log stays consistent, it just ends earlier.
+// returns (Badger's SyncWrites, and the segment files'). The default is
+// true: a committed Append survives power loss. With false, a crash of the
+// machine (not of the process) can lose the last commits, and a commit kept
+// may point to a segment record the crash lost, which reads as
+// STORE_CORRUPT; a crash of the process loses nothing. Close syncs both.
 func WithSyncWrites(on bool) Option { return func(c *config) { c.syncWrites = on } }
 
 // WithLogger sets the logger of the store. Badger's own log lines go to it
@@ -194,16 +196,17 @@ func WithMemTableSize(bytes int64) Option { return func(c *config) { c.memTableS
 // defaultValueThreshold is WithValueThreshold's default.
 const defaultValueThreshold = 64 << 10
 
-// WithValueThreshold sets the size from which a value (an event with its
-// rows) is written to Badger's value log rather than kept in its tree
-// (Options.ValueThreshold; at most 15% of the memtable). The store's
-// default is 64 KiB: micro-batches are written once, to the value log, and
-// the tree holds keys, indexes and small events, so its flushes and
-// compactions stay small however long the log grows. Badger's own default,
-// 1 MiB, keeps micro-batches of small rows in the tree, whose compactions
-// then held hundreds of MiB on long runs. The value log's space is given
-// back (by vacuum, by value-log GC) a file at a time, once the file is no
-// longer the one being written.
+// WithValueThreshold sets the size from which a log entry (an event with
+// its rows, as stored) is written to a segment file, Badger's tree holding a
+// pointer to it, rather than kept in the tree (Badger's
+// Options.ValueThreshold too; at most 15% of the memtable). The store's
+// default is 64 KiB: micro-batches are written once, to a segment, and the
+// tree holds keys, indexes and small events, so its flushes and compactions
+// stay small however long the log grows. Badger's own default, 1 MiB, keeps
+// micro-batches of small rows in the tree, whose compactions then held
+// hundreds of MiB on long runs. A segment's space is given back by vacuum
+// (see Reclaim) a file at a time. See segments.go for why segments rather
+// than Badger's value log.
 func WithValueThreshold(bytes int64) Option { return func(c *config) { c.valueThreshold = bytes } }
 
 // withBadgerOptions adjusts Badger's options; for tests.

@@ -11,6 +11,10 @@
 // assigns them and groups concurrent Appends into one transaction (group
 // commit), so that with sync writes on a crowd of writers shares one disk sync.
 //
+// Log entries of 64 KiB or more (micro-batches of rows) are kept in segment
+// files beside Badger's, the tree holding a pointer to each: see
+// [WithValueThreshold] and segments.go.
+//
 // Projections (checkpoints, table generations, and whatever extra projectors
 // keep) are caches: [Store.RebuildProjections] drops them and folds the log
 // again, [Store.VerifyProjections] proves the stored ones equal a fresh fold,

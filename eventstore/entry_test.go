@@ -16,7 +16,8 @@ import (
 // TestEntryForms stores events small and large, compressible and not, and
 // reads each back through the log; a large compressible event is stored
 // compressed, in one block or, from two block sizes on, in several, the
-// others as they are.
+// others as they are; an entry from the value threshold up is stored in a
+// segment file, Badger holding a pointer to it.
 func TestEntryForms(t *testing.T) {
 	row := `{"session_id":"s3c6ef362","click_ts":"2025-01-01T00:00:00.014Z"}`
 	rows := []byte(strings.Repeat(row, 1000))
@@ -54,6 +55,13 @@ func TestEntryForms(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			_, pointed := decodePointer(stored)
+			if stored, err = s.segs.entry(seq, stored); err != nil {
+				t.Fatal(err)
+			}
+			if want := s.segs.outside(len(stored)); pointed != want {
+				t.Errorf("an entry of %d bytes stored in a segment: %v, want %v (from %d bytes)", len(stored), pointed, want, s.segs.threshold)
 			}
 			form := stored[0]
 			if !compressed(stored) {

@@ -31,8 +31,9 @@ import (
 //     the store opens (checkTable) and when the block is read, and every
 //     value read from the value log is verified.
 //   - Our own: every event and row payload ends in a CRC-32C (domain's codec),
-//     and the log is read as a run of consecutive seqs, so an entry that
-//     vanished is noticed.
+//     every segment record holds its event's seq, its length and a CRC-32C
+//     (segments.go), and the log is read as a run of consecutive seqs, so an
+//     entry that vanished is noticed.
 //   - This file: before Badger opens a directory, the files it would rewrite
 //     are checked. Badger's open truncates the memtable logs (.mem) and the
 //     last value log (.vlog) at their first bad entry, which is right for a
@@ -311,6 +312,11 @@ func checkFiles(dir string, sf storeFiles, opts badger.Options) (m marker, found
 		}
 		ranges = append(ranges, seqs)
 	}
+	for _, name := range append(slices.Clone(sf.memLogs), sf.valueLog...) {
+		if err := checkLogHeader(filepath.Join(dir, name)); err != nil {
+			return m, found, corruptFile(dir, name, err.Error())
+		}
+	}
 	if gap := uncovered(ranges, m.lastSeq); found && gap.hi > 0 {
 		return m, found, domain.Errorf(domain.CodeStoreCorrupt,
 			"the storage in %s is damaged: no file holds events %d to %d, which it committed (up to seq %d): a file is missing or was cut short", dir, gap.lo, gap.hi, m.lastSeq).
@@ -467,7 +473,7 @@ func corruptionOf(err error) bool {
 	if isDiskFull(err) {
 		return false
 	}
-	for _, s := range []string{"checksum", "does not exist for table", "bad magic", "corrupt", "Unable to find log file", "file with ID", "failed to initialize table", "value log truncate required", "Invalid value pointer", "Encryption key mismatch", "KEYREGISTRY", "key registry", "sanity text"} {
+	for _, s := range []string{"checksum", "does not exist for table", "bad magic", "corrupt", "Unable to find log file", "file with ID", "failed to initialize table", "value log truncate required", "Invalid value pointer", "Encryption key mismatch", "Invalid datakey id", "KEYREGISTRY", "key registry", "sanity text"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -32,11 +32,11 @@ const (
 
 // formatVersion is the version of the storage layout written under
 // metaFormatKey. Version 2 added compressed log entries, version 3 entries
-// compressed in blocks (see entry.go); Open reads the versions before too,
-// and raises an older store it may write to to 3, since an older sluice
-// cannot read the entries written from then on. It refuses any other
-// version.
-const formatVersion = 3
+// compressed in blocks (see entry.go), version 4 large entries in segment
+// files (see segments.go); Open reads the versions before too, and raises
+// an older store it may write to to 4, since an older sluice cannot read
+// the entries written from then on. It refuses any other version.
+const formatVersion = 4
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

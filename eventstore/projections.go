@@ -314,7 +314,7 @@ func (s *Store) rebuild(ctx context.Context) error {
 		var encoded [][]byte
 		err := s.db.View(func(txn *badger.Txn) error {
 			var err error
-			chunk, encoded, err = readLogChunk(txn, from, last, scanChunk, 16<<20)
+			chunk, encoded, err = s.readLogChunk(txn, from, last, scanChunk, 16<<20)
 			return err
 		})
 		if err != nil {
@@ -384,7 +384,7 @@ func (s *Store) replayChunk(events []*domain.Event, encoded [][]byte) error {
 
 // readLogChunk reads decoded events from seq from to seq to, at most n events
 // or about maxBytes bytes of encoded events.
-func readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.Event, [][]byte, error) {
+func (s *Store) readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.Event, [][]byte, error) {
 	var (
 		events  []*domain.Event
 		encoded [][]byte
@@ -408,13 +408,13 @@ func readLogChunk(txn *badger.Txn, from, to uint64, n, maxBytes int) ([]*domain.
 		if err != nil {
 			return nil, nil, err
 		}
-		ev, err := decodeStored(seq, v)
+		ev, err := s.segs.decode(seq, v)
 		if err != nil {
 			return nil, nil, err
 		}
 		events = append(events, ev)
 		encoded = append(encoded, v)
-		size += len(v)
+		size += max(len(v), len(ev.Data)) // a pointer or a compressed entry holds more than it takes
 	}
 	return events, encoded, nil
 }
@@ -451,7 +451,7 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			chunk, encoded, err := readLogChunk(txn, from, last, scanChunk, 16<<20)
+			chunk, encoded, err := s.readLogChunk(txn, from, last, scanChunk, 16<<20)
 			if err != nil {
 				return err
 			}
@@ -559,7 +559,7 @@ func (s *Store) noteExtraIndexEntries(txn *badger.Txn, note func(k []byte, what 
 		if err != nil {
 			return err
 		}
-		ev, err := decodeStored(seq, v)
+		ev, err := s.segs.decode(seq, v)
 		if err != nil {
 			return err
 		}

@@ -145,11 +145,11 @@ func (s *Store) scanRange(ctx context.Context, f *Filter, lo, hi uint64, fn func
 			var err error
 			switch {
 			case byIndex:
-				chunk, next, err = readIndexChunk(txn, f, kind, name, lo, hi)
+				chunk, next, err = s.readIndexChunk(txn, f, kind, name, lo, hi)
 			case len(f.Types) > 1:
-				chunk, next, err = readTypesChunk(txn, f, lo, hi)
+				chunk, next, err = s.readTypesChunk(txn, f, lo, hi)
 			default:
-				chunk, next, err = readFilteredLog(txn, f, lo, hi)
+				chunk, next, err = s.readFilteredLog(txn, f, lo, hi)
 			}
 			return err
 		})
@@ -177,7 +177,7 @@ const logPrefetch = 8
 
 // readFilteredLog walks the log from lo and returns the matching events of
 // one chunk, and the seq to go on from (hi+1 when done).
-func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
+func (s *Store) readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
 	var (
 		out            []*domain.Event
 		size, examined int
@@ -205,7 +205,7 @@ func readFilteredLog(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event
 		}
 		want++
 		examined++
-		n, err := appendMatch(&out, f, seq, item)
+		n, err := s.appendMatch(&out, f, seq, item)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -230,7 +230,7 @@ func missingEvents(lo, hi uint64) error {
 
 // readIndexChunk walks one index from lo and returns the matching events of
 // one chunk, and the seq to go on from (hi+1 when done).
-func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi uint64) ([]*domain.Event, uint64, error) {
+func (s *Store) readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi uint64) ([]*domain.Event, uint64, error) {
 	var (
 		out            []*domain.Event
 		size, examined int
@@ -254,7 +254,7 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 			break
 		}
 		examined++
-		n, err := appendIndexed(&out, txn, f, seq, describeKey(it.Item().KeyCopy(nil)))
+		n, err := s.appendIndexed(&out, txn, f, seq, describeKey(it.Item().KeyCopy(nil)))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -265,7 +265,7 @@ func readIndexChunk(txn *badger.Txn, f *Filter, kind byte, name string, lo, hi u
 
 // appendIndexed appends the event seq an index entry names (entry, for the
 // error of a log that lacks it) when it matches f.
-func appendIndexed(out *[]*domain.Event, txn *badger.Txn, f *Filter, seq uint64, entry string) (int, error) {
+func (s *Store) appendIndexed(out *[]*domain.Event, txn *badger.Txn, f *Filter, seq uint64, entry string) (int, error) {
 	item, err := txn.Get(logKey(seq))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, domain.Errorf(domain.CodeProjectionMismatch, "index entry %s names an event the log does not hold", entry)
@@ -273,14 +273,14 @@ func appendIndexed(out *[]*domain.Event, txn *badger.Txn, f *Filter, seq uint64,
 	if err != nil {
 		return 0, err
 	}
-	return appendMatch(out, f, seq, item)
+	return s.appendMatch(out, f, seq, item)
 }
 
 // readTypesChunk walks the type index of each of f's types from lo, and
 // returns the matching events of one chunk in seq order, and the seq to go
 // on from: the events of a few types are read without reading the log's
 // other events (rows among them).
-func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
+func (s *Store) readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event, uint64, error) {
 	var seqs []uint64
 	upto := hi // every index is read up to here
 	types := slices.Compact(slices.Sorted(slices.Values(f.Types)))
@@ -318,7 +318,7 @@ func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event,
 		if size >= scanMaxBytes {
 			return out, seq, nil
 		}
-		n, err := appendIndexed(&out, txn, f, seq, fmt.Sprintf("of event %d in a type index", seq))
+		n, err := s.appendIndexed(&out, txn, f, seq, fmt.Sprintf("of event %d in a type index", seq))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -329,12 +329,12 @@ func readTypesChunk(txn *badger.Txn, f *Filter, lo, hi uint64) ([]*domain.Event,
 
 // appendMatch decodes the log entry item, of event seq, and appends it to out
 // when it matches f; it returns the bytes it added.
-func appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item) (int, error) {
+func (s *Store) appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item) (int, error) {
 	v, err := item.ValueCopy(nil)
 	if err != nil {
 		return 0, err
 	}
-	ev, err := decodeStored(seq, v)
+	ev, err := s.segs.decode(seq, v)
 	if err != nil {
 		return 0, err
 	}
@@ -342,5 +342,5 @@ func appendMatch(out *[]*domain.Event, f *Filter, seq uint64, item *badger.Item)
 		return 0, nil
 	}
 	*out = append(*out, ev)
-	return max(len(v), len(ev.Data)), nil // a compressed entry holds more than it takes
+	return max(len(v), len(ev.Data)), nil // a pointer or a compressed entry holds more than it takes
 }

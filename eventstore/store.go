@@ -28,6 +28,7 @@ type Store struct {
 	cfg        config
 	log        zerolog.Logger
 	db         *badger.DB
+	segs       *segments    // the files of large log entries (see segments.go)
 	projectors []Projector  // "state" first, then the configured ones
 	space      *spaceGuard  // the free-space guard; used under commitMu
 	marker     *markerFile  // the marker of a writable store; written by the committer and Close
@@ -178,7 +179,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	s.space = newSpaceGuard(dir, s.reserve(), log)
 	// Measure once now: a disk already below the reserve is logged at open.
 	_, _ = s.space.admit(0)
-	if err := s.init(dirState); err != nil {
+	s.segs, err = openSegments(dir, cfg.readOnly, db.Opts().ValueLogFileSize, db.Opts().ValueThreshold)
+	if err == nil {
+		err = s.init(dirState)
+	}
+	if err != nil {
 		if !cfg.readOnly {
 			removeHolder(dir)
 		}
@@ -398,7 +403,9 @@ func (s *Store) Close() error {
 		if !s.cfg.readOnly {
 			removeHolder(s.dir) // before the lock goes with Badger's close
 		}
-		if err := s.db.Close(); err != nil {
+		// The segments are synced before Badger's files, which point to them.
+		s.closeErr = s.segs.close()
+		if err := s.db.Close(); err != nil && s.closeErr == nil {
 			s.closeErr = storeIO(err, "closing the event store")
 		}
 		switch {

@@ -39,7 +39,7 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 		var ev *domain.Event
 		err := s.db.View(func(txn *badger.Txn) error { // not Get: dbMu is held
 			var err error
-			ev, err = readEvent(txn, seq)
+			ev, err = s.readEvent(txn, seq)
 			return err
 		})
 		if err != nil {
@@ -61,7 +61,16 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 		if err != nil {
 			return freed, err
 		}
-		if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(logKey(seq), entryOf(nil, p)) }); err != nil {
+		stored := entryOf(nil, p)
+		if s.segs.outside(len(stored)) {
+			if stored, err = s.segs.put(seq, stored); err == nil {
+				err = s.segs.sync()
+			}
+			if err != nil {
+				return freed, err
+			}
+		}
+		if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(logKey(seq), stored) }); err != nil {
 			return freed, storeIO(err, fmt.Sprintf("removing the rows of event %d", seq))
 		}
 		freed += n
@@ -74,8 +83,9 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 // a mark, whose flush at close leaves level 0 with more than one table (the
 // only condition on which Badger compacts it), then to compact every table
 // into one level, which drops the old versions of the rewritten events and
-// counts what they held in the value logs, and to rewrite the value logs
-// that are mostly stale.
+// counts what they held in the value logs, to rewrite the value logs that
+// are mostly stale, and to do the same for the segment files (see
+// reclaimSegments).
 func Reclaim(ctx context.Context, dir string, opts ...Option) error {
 	s, err := Open(dir, opts...)
 	if err != nil {
@@ -120,7 +130,7 @@ func (s *Store) reclaim(ctx context.Context) error {
 	for ctx.Err() == nil {
 		err := s.db.RunValueLogGC(0.5)
 		if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
-			return nil
+			return s.reclaimSegments(ctx)
 		}
 		if err != nil {
 			return storeIO(err, "rewriting the value logs")
