@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -83,13 +82,6 @@ func RequireProject(load Loader) Loader {
 // SIGTERM exits 143 (128 + 15, as a process killed by it would), so that a
 // supervisor tells a stop it asked for from a Ctrl-C (130) or a success.
 func Main(load Loader) {
-	if os.Getenv("GOGC") == "" {
-		// The process holds large, long-lived state (keyed tables, decoded
-		// micro-batches): collecting at 100% growth spent a quarter of the
-		// CPU of an AUTO CDC run in the collector; 200% halves that for a
-		// third more peak memory. GOGC set in the environment wins.
-		debug.SetGCPercent(200)
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
