@@ -15,7 +15,7 @@ import (
 // Report is what Check found in a store.
 type Report struct {
 	Dir      string
-	Files    int             // Badger's files checked (tables and logs)
+	Files    int             // the store's files: Badger's tables and logs, checked as files, and the segment files, checked record by record as the events are read
 	Events   uint64          // events read and decoded
 	Payloads int             // row payloads decoded
 	Damage   []*domain.Error // every problem found: STORE_CORRUPT, or PROJECTION_MISMATCH

@@ -430,6 +430,8 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 	kv := &txnKV{txn: txn}
 	first := s.LastSeq() + 1
 	seq := first
+	// A try that does not commit takes back the segment records it wrote.
+	mark := s.segs.mark()
 	for i, r := range reqs {
 		for j, ev := range r.decoded {
 			ev.Seq = seq
@@ -437,16 +439,18 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 			if s.segs.outside(len(stored)) {
 				var err error
 				if stored, err = s.segs.put(seq, stored); err != nil {
-					return outcome{kind: outcomeReqFailed, idx: i, err: err}
+					return outcome{kind: outcomeGroupFailed, err: err}
 				}
 			}
 			if err := s.applyEvent(kv, ev, stored, true); err != nil {
 				switch {
 				case errors.Is(err, badger.ErrTxnTooBig):
+					s.segs.rewind(mark)
 					return outcome{kind: outcomeTooBig, idx: i, err: err}
 				case kv.err != nil:
 					return outcome{kind: outcomeGroupFailed, err: storeIO(err, "writing to the event store in "+s.dir)}
 				default:
+					s.segs.rewind(mark)
 					return outcome{kind: outcomeReqFailed, idx: i, err: describeProjectorError(err, j, len(r.decoded))}
 				}
 			}
@@ -465,6 +469,7 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 	}
 	if err != nil {
 		if errors.Is(err, badger.ErrTxnTooBig) && len(reqs) > 0 {
+			s.segs.rewind(mark)
 			return outcome{kind: outcomeTooBig, idx: len(reqs) - 1, err: err}
 		}
 		return outcome{kind: outcomeGroupFailed, err: storeIO(err, "committing to the event store in "+s.dir)}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -25,7 +25,7 @@ import (
 // entry. Badger would write them into its value log through a shared memory
 // map and sync the map: every page is faulted in and copied into, and each
 // sync write-protects it again with a TLB flush on every core. A write and
-// an fdatasync of the same bytes cost about half as much (128 MiB in
+// an fsync of the same bytes cost about half as much (128 MiB in
 // entries of 600 KiB, synced after each: 0.80 s through Badger, 0.35 to
 // 0.46 s into a file with a pointer committed to Badger), and the pages
 // stay out of the process's memory.
@@ -37,15 +37,21 @@ import (
 // followed by the entry. The pointer is the byte entrySegment, then the
 // file's number, the record's offset and the entry's length, as uvarints.
 //
-// A record is written, and its file synced, before the transaction holding
-// its pointer commits, so that a committed pointer always finds its record.
-// A record whose transaction did not commit (a crash, a try that failed) is
-// never pointed at: it only takes space until sluice vacuum reclaims it.
+// With sync writes on (the default), a record is written, and its file
+// synced, before the transaction holding its pointer commits, so that a
+// committed pointer always finds its record. A record whose transaction did
+// not commit (a crash) is never pointed at: it only takes space until sluice
+// vacuum reclaims it; the records of a try that failed (a transaction too
+// large, a projector's refusal) are written over by the next try, or cut
+// off when the store closes.
 // A store open for writing starts a new file at its first large entry, so
 // a file a crash left, whatever its tail holds, is never written again; a
 // file takes no more records once it holds segmentSize bytes. A read checks
 // the record's seq, length and checksum: a missing file, a short one or a
-// record not the event's is STORE_CORRUPT, never another event's bytes.
+// record not the event's is STORE_CORRUPT, never another event's bytes. A
+// read opens the file for itself: the files are many (one an open for
+// writing, at least), and an entry is a micro-batch, so that the open costs
+// little beside the read, and no descriptor outlives it.
 const (
 	entrySegment  = 0xC7 // never an event codec version, nor entryCompressed or entryBlocks
 	segmentHeader = 16
@@ -62,9 +68,6 @@ type segments struct {
 	// segment.
 	size, threshold int64
 
-	mu    sync.Mutex
-	files map[uint64]*os.File // opened for reading, by number
-
 	// The file being written: its number, handle and end; dirty when
 	// written since its last sync. next is the number of the next file.
 	w     *os.File
@@ -76,7 +79,7 @@ type segments struct {
 
 // openSegments lists the segment files in dir to number the next one.
 func openSegments(dir string, readOnly bool, size, threshold int64) (*segments, error) {
-	g := &segments{dir: dir, readOnly: readOnly, size: size, threshold: threshold, files: map[uint64]*os.File{}, next: 1}
+	g := &segments{dir: dir, readOnly: readOnly, size: size, threshold: threshold, next: 1}
 	ids, err := segmentFiles(dir)
 	if err != nil {
 		return nil, err
@@ -102,7 +105,8 @@ func segmentFiles(dir string) ([]uint64, error) {
 			ids = append(ids, id)
 		}
 	}
-	return ids, nil // ReadDir sorts by name, and names are zero-padded numbers
+	slices.Sort(ids) // by number: past 999999 the names are longer
+	return ids, nil
 }
 
 func segmentName(id uint64) string { return fmt.Sprintf("%06d%s", id, segmentExt) }
@@ -118,6 +122,30 @@ func segmentID(name string) (uint64, bool) {
 
 // outside tells whether an entry of n bytes goes to a segment.
 func (g *segments) outside(n int) bool { return int64(n) >= g.threshold }
+
+// segmentMark is where the file being written ends, to go back to.
+type segmentMark struct {
+	file uint64
+	end  int64
+}
+
+// mark is the end of what was written so far: with no file being written,
+// the start of the next one.
+func (g *segments) mark() segmentMark {
+	if g.w == nil {
+		return segmentMark{g.next, 0}
+	}
+	return segmentMark{g.wID, g.wEnd}
+}
+
+// rewind takes back the records written since m, which no transaction
+// points to (a try that failed), when they are in the file m was taken in:
+// the next records are written over them.
+func (g *segments) rewind(m segmentMark) {
+	if g.w != nil && g.wID == m.file {
+		g.wEnd = m.end
+	}
+}
 
 // put writes entry, the log entry of event seq, as a record and returns
 // its pointer. The record is durable once sync returns.
@@ -154,13 +182,15 @@ func (g *segments) startFile() error {
 	if err := g.sync(); err != nil {
 		return err
 	}
-	if g.w != nil {
-		if err := g.w.Close(); err != nil {
-			return storeIO(err, "closing "+g.w.Name())
-		}
+	if w := g.w; w != nil {
 		g.w = nil
+		if err := w.Close(); err != nil {
+			return storeIO(err, "closing "+w.Name())
+		}
 	}
-	path := filepath.Join(g.dir, segmentName(g.next))
+	id := g.next
+	g.next++ // taken, whatever happens next
+	path := filepath.Join(g.dir, segmentName(id))
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return storeIO(err, "creating "+path)
@@ -169,8 +199,7 @@ func (g *segments) startFile() error {
 		_ = f.Close()
 		return storeIO(err, "syncing "+g.dir)
 	}
-	g.w, g.wID, g.wEnd, g.dirty = f, g.next, 0, false
-	g.next++
+	g.w, g.wID, g.wEnd, g.dirty = f, id, 0, false
 	return nil
 }
 
@@ -186,20 +215,21 @@ func (g *segments) sync() error {
 	return nil
 }
 
-// close syncs and closes every file.
+// close cuts the file being written at its end (records taken back by
+// rewind may lie past it), syncs it and closes it.
 func (g *segments) close() error {
-	err := g.sync()
 	if g.w != nil {
-		if cerr := g.w.Close(); err == nil && cerr != nil {
-			err = storeIO(cerr, "closing "+g.w.Name())
+		if err := g.w.Truncate(g.wEnd); err != nil {
+			return storeIO(err, "cutting "+g.w.Name()+" at its end")
 		}
-		g.w = nil
+		g.dirty = true
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for id, f := range g.files {
-		_ = f.Close()
-		delete(g.files, id)
+	err := g.sync()
+	if w := g.w; w != nil {
+		g.w = nil
+		if cerr := w.Close(); err == nil && cerr != nil {
+			err = storeIO(cerr, "closing "+w.Name())
+		}
 	}
 	return err
 }
@@ -235,20 +265,24 @@ func (g *segments) entry(seq uint64, v []byte) ([]byte, error) {
 	if !ok {
 		return nil, damagedEntry(seq, v, errors.New("a malformed segment pointer"))
 	}
+	if p.length > uint64(g.size)+1<<30 { // no record is that large: damage, not a read to try
+		return nil, damagedEntry(seq, v, fmt.Errorf("a segment pointer to %d bytes", p.length))
+	}
 	name := segmentName(p.file)
-	f, err := g.reader(p.file)
+	path := filepath.Join(g.dir, name)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, corruptFile(g.dir, name, fmt.Sprintf("is missing: it holds event %d", seq))
 	}
 	if err != nil {
-		return nil, storeIO(err, "opening "+filepath.Join(g.dir, name))
+		return nil, storeIO(err, "opening "+path)
 	}
-	if p.length > uint64(g.size)+1<<30 { // no record is that large: damage, not a read to try
-		return nil, damagedEntry(seq, v, fmt.Errorf("a segment pointer to %d bytes", p.length))
-	}
+	defer f.Close()
 	buf := make([]byte, segmentHeader+p.length)
-	if _, err := f.ReadAt(buf, int64(p.offset)); err != nil {
-		return nil, corruptFile(g.dir, name, fmt.Sprintf("is cut short: event %d's record at offset %d cannot be read (%v)", seq, p.offset, err))
+	if _, err := f.ReadAt(buf, int64(p.offset)); errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, corruptFile(g.dir, name, fmt.Sprintf("is cut short: event %d's record at offset %d is not all there", seq, p.offset))
+	} else if err != nil {
+		return nil, storeIO(err, "reading "+path)
 	}
 	entry := buf[segmentHeader:]
 	switch {
@@ -258,21 +292,6 @@ func (g *segments) entry(seq uint64, v []byte) ([]byte, error) {
 		return nil, corruptFile(g.dir, name, fmt.Sprintf("holds event %d's record damaged (checksum mismatch at offset %d)", seq, p.offset))
 	}
 	return entry, nil
-}
-
-// reader is segment file id, opened for reading once.
-func (g *segments) reader(id uint64) (*os.File, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if f, ok := g.files[id]; ok {
-		return f, nil
-	}
-	f, err := os.Open(filepath.Join(g.dir, segmentName(id)))
-	if err != nil {
-		return nil, err
-	}
-	g.files[id] = f
-	return f, nil
 }
 
 // decode decodes the stored value v of event seq, resolving a pointer.
@@ -291,10 +310,12 @@ const maxPointer = 1 + 3*binary.MaxVarintLen64
 // to any more (events whose rows were removed, records of transactions that
 // did not commit): a file no entry points to is removed; a file whose
 // records in use take less than half of it has them copied to a new file,
-// the pointers moved there, and is then removed. The store is open for
-// Reclaim alone. A crash at any point leaves every pointer on a whole
-// record: the copies are synced before the pointers move, and the pointers
-// are synced before the old file goes.
+// the pointers moved there, and is then removed. Small files (less than
+// half a file's size, one or more an open for writing) are merged the same
+// way when there are two or more of them. The store is open for Reclaim
+// alone. A crash at any point leaves every pointer on a whole record: the
+// copies are synced before the pointers move, and the pointers are synced
+// before the old file goes.
 func (s *Store) reclaimSegments(ctx context.Context) error {
 	type use struct {
 		seq uint64
@@ -330,20 +351,29 @@ func (s *Store) reclaimSegments(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	sizes := make([]int64, len(ids))
+	small := 0
+	for i, id := range ids {
 		path := filepath.Join(s.dir, segmentName(id))
 		info, err := os.Stat(path)
 		if err != nil {
 			return storeIO(err, "reading "+path)
 		}
+		if sizes[i] = info.Size(); sizes[i] < s.segs.size/2 {
+			small++
+		}
+	}
+	for i, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		path := filepath.Join(s.dir, segmentName(id))
 		var used int64
 		for _, u := range uses[id] {
 			used += segmentHeader + int64(u.ptr.length)
 		}
-		if used*2 >= info.Size() {
+		mostlyUnused := used == 0 || used*2 < sizes[i]
+		if !mostlyUnused && (small < 2 || sizes[i] >= s.segs.size/2) {
 			continue
 		}
 		moved := make(map[uint64][]byte, len(uses[id]))
@@ -362,7 +392,6 @@ func (s *Store) reclaimSegments(ctx context.Context) error {
 		if err := s.movePointers(moved); err != nil {
 			return err
 		}
-		s.segs.forget(id)
 		if err := os.Remove(path); err != nil {
 			return storeIO(err, "removing "+path)
 		}
@@ -404,14 +433,4 @@ func encodePointer(p pointer) []byte {
 	v = binary.AppendUvarint(v, p.file)
 	v = binary.AppendUvarint(v, p.offset)
 	return binary.AppendUvarint(v, p.length)
-}
-
-// forget closes file id's reader, if open, before the file is removed.
-func (g *segments) forget(id uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if f, ok := g.files[id]; ok {
-		_ = f.Close()
-		delete(g.files, id)
-	}
 }

@@ -8,9 +8,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -320,6 +324,125 @@ func TestDecodePointer(t *testing.T) {
 	} {
 		if got, ok := decodePointer(v); ok {
 			t.Errorf("decodePointer(%x) = %v, true", v, got)
+		}
+	}
+}
+
+// TestSegmentFilesInOrder checks that segment files are listed by number,
+// not by name, past the six digits of their names.
+func TestSegmentFilesInOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"1000000.seg", "999999.seg", "000002.seg", "000010.seg", "note.txt", "0001.seg"} {
+		writeFile(t, filepath.Join(dir, name), nil)
+	}
+	ids, err := segmentFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{2, 10, 999999, 1000000}; !slices.Equal(ids, want) {
+		t.Errorf("segment files %v, want %v", ids, want)
+	}
+}
+
+// TestFailedTryTakesBackItsRecords commits a group of Appends, half of
+// which a projector refuses, so that the group is tried again without
+// each: the records of the tries that failed are written over, and the
+// segment file holds the records of the committed events alone.
+func TestFailedTryTakesBackItsRecords(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s := openAt(t, dir)
+	release := holdCommitter(t, s)
+	const n = 10
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		e := rowsEvent(t, i, 256<<10)
+		e.Origin.FlowName = fmt.Sprint("f", i) // each flow its first batch, in any order
+		e.Details.BatchCommitted.Flow, e.Details.BatchCommitted.BatchID = e.Origin.FlowName, 0
+		evs := []*domain.Event{e}
+		if i%2 == 1 { // refused: a batch_committed event without its details
+			evs = append(evs, ev(domain.EventBatchCommitted, "f", "t", "u", "no details"))
+		}
+		wg.Go(func() { _, errs[i] = s.Append(context.Background(), evs...) })
+	}
+	release(n)
+	wg.Wait()
+	var want int64
+	for i, err := range errs {
+		if (err != nil) != (i%2 == 1) {
+			t.Fatalf("Append %d: %v", i, err)
+		}
+	}
+	err := s.db.View(func(txn *badger.Txn) error {
+		for seq := uint64(1); seq <= s.LastSeq(); seq++ {
+			item, err := txn.Get(logKey(seq))
+			if err != nil {
+				return err
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if p, ok := decodePointer(v); ok {
+				want += segmentHeader + int64(p.length)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(dir, "000001"+segmentExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() != want || want == 0 {
+		t.Errorf("the segment file holds %d bytes, the committed records %d", info.Size(), want)
+	}
+}
+
+// TestReclaimMergesSmallFiles runs three short writers, each leaving a
+// small segment file, and checks that a reclaim merges them into one whose
+// events read as before.
+func TestReclaimMergesSmallFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	var want [][]byte
+	for i := range 3 {
+		s, err := Open(dir, smallBadger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := rowsEvent(t, i, 200<<10)
+		mustAppend(t, s, e)
+		want = append(want, e.Data)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := segmentsOf(t, dir); len(got) != 3 {
+		t.Fatalf("segment files %v, want three", got)
+	}
+	if err := Reclaim(context.Background(), dir, smallBadger()); err != nil {
+		t.Fatal(err)
+	}
+	if got := segmentsOf(t, dir); len(got) != 1 {
+		t.Errorf("segment files %v after reclaim, want one", got)
+	}
+	s, err := Open(dir, WithReadOnly(), smallBadger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, data := range want {
+		e, err := s.Get(uint64(i + 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(e.Data, data) {
+			t.Errorf("event %d reads otherwise after the merge", i+1)
 		}
 	}
 }

@@ -187,6 +187,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		if !cfg.readOnly {
 			removeHolder(dir)
 		}
+		if s.segs != nil {
+			_ = s.segs.close()
+		}
 		cerr := db.Close()
 		if cerr != nil {
 			log.Error().Err(cerr).Msg("closing badger after a failed open")
