@@ -296,6 +296,32 @@ func (b *Batch) Select(keep []int) *Batch {
 	return &Batch{Schema: b.Schema, Columns: cols, rows: len(keep)}
 }
 
+// Extend appends the rows of more to b, in b's own columns (in place where
+// they have room), and reports true, when every batch of more has b's
+// schema; otherwise it changes nothing and reports false (Concat joins
+// batches of different schemas). It is for a caller that owns b, as a
+// decoder owns the parts it decoded: any slice that shares b's columns'
+// arrays may see them written.
+func (b *Batch) Extend(more ...*Batch) bool {
+	for _, m := range more {
+		if !m.Schema.Equal(b.Schema) || len(m.Columns) != len(b.Columns) {
+			return false
+		}
+		for j, c := range m.Columns {
+			if c.Kind != b.Columns[j].Kind {
+				return false
+			}
+		}
+	}
+	for _, m := range more {
+		for j, c := range m.Columns {
+			appendColumn(b.Columns[j], c, m.Len())
+		}
+		b.rows += m.Len()
+	}
+	return true
+}
+
 // Concat joins batches into one. Columns are matched by name; the result has
 // every column of every batch, in order of first appearance. A column missing
 // from a batch is NULL there (and so nullable), and a column that is bigint in

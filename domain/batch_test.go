@@ -383,6 +383,51 @@ func TestConcatByPosition(t *testing.T) {
 	}
 }
 
+// TestBatchExtend checks that Extend appends rows of the same schema in
+// place, as Concat would join them, and leaves a batch of another schema
+// to Concat, changing nothing.
+func TestBatchExtend(t *testing.T) {
+	xs := NewSchema(Field{Name: "x", Type: TypeInt64, Nullable: true}, Field{Name: "s", Type: TypeString, Nullable: true})
+	tests := []struct {
+		name string
+		more []*Batch
+		ok   bool
+	}{
+		{"same schema", []*Batch{batchOfRows(t, xs, []Value{Int(3), String("c")})}, true},
+		{"NULLs where the first has none", []*Batch{batchOfRows(t, xs, []Value{Null(), String("c")}, []Value{Int(4), Null()})}, true},
+		{"several", []*Batch{batchOfRows(t, xs, []Value{Int(3), String("c")}), batchOfRows(t, xs), batchOfRows(t, xs, []Value{Int(5), String("e")})}, true},
+		{"another column", []*Batch{batchOfRows(t, NewSchema(Field{Name: "x", Type: TypeInt64, Nullable: true}), []Value{Int(3)})}, false},
+		{"another type", []*Batch{batchOfRows(t, NewSchema(Field{Name: "x", Type: TypeFloat64, Nullable: true}, Field{Name: "s", Type: TypeString, Nullable: true}), []Value{Float(3), String("c")})}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBatch(xs, 8)
+			for _, r := range [][]Value{{Int(1), String("a")}, {Int(2), String("b")}} {
+				if err := b.AppendRow(r...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := fmt.Sprint(b.Rows())
+			want, err := Concat(append([]*Batch{b}, tc.more...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.Extend(tc.more...); got != tc.ok {
+				t.Fatalf("Extend = %v, want %v", got, tc.ok)
+			}
+			if !tc.ok {
+				if got := fmt.Sprint(b.Rows()); got != before {
+					t.Errorf("a refused Extend changed the batch: %s, was %s", got, before)
+				}
+				return
+			}
+			if got, w := fmt.Sprint(b.Rows()), fmt.Sprint(want.Rows()); got != w || b.Len() != want.Len() {
+				t.Errorf("extended to %s (%d rows), Concat gives %s (%d)", got, b.Len(), w, want.Len())
+			}
+		})
+	}
+}
+
 func TestDataQualityAdd(t *testing.T) {
 	total := &DataQuality{}
 	for i := 0; i < 3; i++ {

@@ -659,7 +659,7 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 			if len(pieces) < 2 {
 				t.Fatalf("%d pieces: the test needs several", len(pieces))
 			}
-			want, werr := src.decode(pieces)
+			want, werr := src.decode(pieces, 1)
 			if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 				t.Fatalf("errors differ: parallel %v, one decoding %v", gerr, werr)
 			}

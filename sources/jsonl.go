@@ -18,7 +18,6 @@ import (
 // after b.lineBase lines).
 func decodeJSONLines(b *builder, data string) error {
 	var r domain.JSONObjectReader
-	b.reserve(strings.Count(data, "\n") + 1)
 	return eachLine(data, func(line int, text string) error {
 		text = strings.TrimRight(text, "\r")
 		if blankLine(text) {
@@ -109,6 +108,7 @@ func decodeJSONDocument(b *builder, data string) error {
 // naming it.
 func DecodeJSONLines(data string, schema domain.Schema) (*domain.Batch, error) {
 	b := newBuilder(&schema, false)
+	b.reserve(strings.Count(data, "\n") + 1)
 	if err := decodeJSONLines(b, data); err != nil {
 		return nil, err
 	}
