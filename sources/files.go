@@ -942,6 +942,10 @@ type piece struct {
 	f        fileSlice
 	data     string
 	lineBase int // lines of the file before data
+	// breaks is how many line breaks data holds, when counted is set (as
+	// cutting a slice into pieces counts them)
+	breaks  int
+	counted bool
 }
 
 // pieceSize is the size above which a slice of JSON lines or text is cut
@@ -1011,8 +1015,9 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 				n = pieceSize + i + 1
 			}
 		}
-		out = append(out, piece{f: f, data: data[:n], lineBase: line})
-		line += strings.Count(data[:n], "\n")
+		breaks := strings.Count(data[:n], "\n")
+		out = append(out, piece{f: f, data: data[:n], lineBase: line, breaks: breaks, counted: true})
+		line += breaks
 		data = data[n:]
 	}
 	return out, nil
@@ -1052,7 +1057,10 @@ func (s *fileSource) decode(pieces []piece, room float64) (*domain.Batch, error)
 	b.parseDate, b.parseTimestamp = s.opts.ParseDate, s.opts.ParseTimestamp
 	lines := 0
 	for _, p := range pieces {
-		lines += strings.Count(p.data, "\n") + 1
+		if !p.counted {
+			p.breaks = strings.Count(p.data, "\n")
+		}
+		lines += p.breaks + 1
 	}
 	b.reserve(int(float64(lines) * room)) // once: growing the columns piece by piece copies them over and over
 	var meta []domain.Value               // with Metadata: one per row
