@@ -2,43 +2,23 @@ package kafka_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/internal/killtest"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/sinks/kafka"
 	"github.com/sluicehq/sluice/sources"
 )
-
-// killAfter kills its own process (SIGKILL) once the Kafka sink committed
-// batch killAt's transaction: between Kafka's commit and sluice's.
-type killAfter struct {
-	inner  *kafka.Sink
-	killAt int64
-}
-
-func (k killAfter) Deliver(ctx context.Context, b domain.SinkBatch) error {
-	if err := k.inner.Deliver(ctx, b); err != nil {
-		return err
-	}
-	if b.BatchID == k.killAt {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {}
-	}
-	return nil
-}
 
 // TestChildPipeline is the process TestKillBetweenKafkaAndCommit kills: it
 // runs only when that test starts it.
@@ -60,7 +40,7 @@ func TestChildPipeline(t *testing.T) {
 	p := pipeline.New("kill")
 	p.CreateStreamingTable("events")
 	p.AppendFlow("events", pipeline.StreamFrom(sources.Files(filepath.Join(dir, "in"), sources.FileOptions{Format: "json", MaxFilesPerTrigger: 1})), pipeline.Name("ingest"))
-	p.CreateSink("out", "kafka", killAfter{inner: inner, killAt: killAt}, nil)
+	p.CreateSink("out", "kafka", killtest.KillAfter{Sink: inner, At: killAt}, nil)
 	p.AppendFlow("out", pipeline.ReadStream("events").Map(domain.NewSchema(
 		domain.Field{Name: "key", Type: domain.TypeString}, domain.Field{Name: "value", Type: domain.TypeString}),
 		func(r pipeline.Row) ([]domain.Value, error) {
@@ -85,31 +65,12 @@ func TestKillBetweenKafkaAndCommit(t *testing.T) {
 	defer c.Close()
 	dir := t.TempDir()
 	const files, perFile = 4, 25
-	if err := os.MkdirAll(filepath.Join(dir, "in"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for f := range files {
-		var b strings.Builder
-		for i := range perFile {
-			fmt.Fprintf(&b, `{"id": %d}`+"\n", f*perFile+i)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "in", fmt.Sprintf("%d.json", f)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	killtest.WriteJSONFiles(t, dir, files, perFile, func(id int) string { return fmt.Sprintf(`{"id": %d}`, id) })
 	child := func(killAt int) error {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestChildPipeline$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "SLUICE_KAFKA_CHILD_DIR="+dir, "SLUICE_KAFKA_CHILD_KILL_AT="+strconv.Itoa(killAt),
+		return killtest.RunChild("TestChildPipeline", "SLUICE_KAFKA_CHILD_DIR="+dir, "SLUICE_KAFKA_CHILD_KILL_AT="+strconv.Itoa(killAt),
 			"SLUICE_KAFKA_CHILD_BROKERS="+strings.Join(c.ListenAddrs(), ","))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, out)
-		}
-		return nil
 	}
-	err = child(1)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+	if err := child(1); !killtest.Killed(err) {
 		t.Fatalf("the child was to be killed after batch 1: %v", err)
 	}
 	if keys := committed(t, c.ListenAddrs(), "out", 2*perFile, false); len(keys) != 2*perFile {

@@ -2,42 +2,21 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/internal/killtest"
 	"github.com/sluicehq/sluice/internal/pgtest"
 	"github.com/sluicehq/sluice/pipeline"
 	"github.com/sluicehq/sluice/processors"
 	"github.com/sluicehq/sluice/sinks/postgres"
 	"github.com/sluicehq/sluice/sources"
 )
-
-// killAfter is a sink that kills its own process (SIGKILL) once the Postgres
-// sink committed batch killAt: between the database's commit and sluice's.
-type killAfter struct {
-	inner  *postgres.Sink
-	killAt int64
-}
-
-func (k killAfter) Deliver(ctx context.Context, b domain.SinkBatch) error {
-	if err := k.inner.Deliver(ctx, b); err != nil {
-		return err
-	}
-	if b.BatchID == k.killAt {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // the signal comes
-	}
-	return nil
-}
 
 // TestChildPipeline is the process TestKillBetweenSinkAndCommit kills: it
 // runs only when that test starts it.
@@ -59,7 +38,7 @@ func TestChildPipeline(t *testing.T) {
 	p := pipeline.New("kill")
 	p.CreateStreamingTable("events")
 	p.AppendFlow("events", pipeline.StreamFrom(sources.Files(filepath.Join(dir, "in"), sources.FileOptions{Format: "json", MaxFilesPerTrigger: 1})), pipeline.Name("ingest"))
-	p.CreateSink("pg", "postgres", killAfter{inner: inner, killAt: killAt}, nil)
+	p.CreateSink("pg", "postgres", killtest.KillAfter{Sink: inner, At: killAt}, nil)
 	p.AppendFlow("pg", pipeline.ReadStream("events"), pipeline.Name("to_pg"))
 	res, err := p.Run(context.Background(), store, processors.Options{Limit: domain.ReadLimit{MaxRows: 25}}) // a batch a file, into the sink too
 	if err != nil || res.State != domain.UpdateCompleted {
@@ -75,33 +54,15 @@ func TestKillBetweenSinkAndCommit(t *testing.T) {
 	schema, conn := testSchema(t)
 	dir := t.TempDir()
 	const files, perFile = 4, 25
-	for f := range files {
-		var b strings.Builder
-		for i := range perFile {
-			fmt.Fprintf(&b, `{"id": %d, "name": "n%d"}`+"\n", f*perFile+i, i)
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "in"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "in", fmt.Sprintf("%d.json", f)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	killtest.WriteJSONFiles(t, dir, files, perFile, func(id int) string { return fmt.Sprintf(`{"id": %d, "name": "n%d"}`, id, id%perFile) })
 	child := func(killAt int) error {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestChildPipeline$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "SLUICE_PG_CHILD_DIR="+dir, "SLUICE_PG_CHILD_KILL_AT="+strconv.Itoa(killAt), "SLUICE_PG_CHILD_TABLE="+schema+".events")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, out)
-		}
-		return nil
+		return killtest.RunChild("TestChildPipeline", "SLUICE_PG_CHILD_DIR="+dir, "SLUICE_PG_CHILD_KILL_AT="+strconv.Itoa(killAt), "SLUICE_PG_CHILD_TABLE="+schema+".events")
 	}
 	count := func() (rows, distinct int) {
 		_ = conn.QueryRow(context.Background(), "SELECT count(*), count(DISTINCT id) FROM "+schema+".events").Scan(&rows, &distinct)
 		return rows, distinct
 	}
-	err := child(1)
-	if ws, ok := exitStatus(err); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+	if err := child(1); !killtest.Killed(err) {
 		t.Fatalf("the child was to be killed after batch 1: %v", err)
 	}
 	if rows, _ := count(); rows != 2*perFile {
@@ -113,13 +74,4 @@ func TestKillBetweenSinkAndCommit(t *testing.T) {
 	if rows, distinct := count(); rows != files*perFile || distinct != rows {
 		t.Errorf("Postgres holds %d rows (%d distinct), want each of the %d once", rows, distinct, files*perFile)
 	}
-}
-
-func exitStatus(err error) (syscall.WaitStatus, bool) {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return 0, false
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ws, ok
 }
