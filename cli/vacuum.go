@@ -71,9 +71,7 @@ itself: it cannot run beside sluice run.`,
 			if dryRun {
 				verb = "would remove"
 			}
-			var batches int
 			for _, v := range done {
-				batches += v.Batches
 				if v.Batches == 0 {
 					fmt.Fprintf(a.stdout, "%-24s nothing to remove (retention %s)\n", v.Table, v.Retention)
 					continue
@@ -81,15 +79,17 @@ itself: it cannot run beside sluice run.`,
 				fmt.Fprintf(a.stdout, "%-24s %s %s in %d %s of generation(s) %s (%s of rows; retention %s)\n", v.Table, verb,
 					plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), byteSize(v.Bytes), v.Retention)
 			}
-			if dryRun || batches == 0 {
+			if dryRun {
 				return nil
 			}
 			// The space of what was rewritten is reclaimed by a compaction
 			// of the store as reopened: Badger keeps the old versions of
-			// values until the store that wrote them closes.
+			// values until the store that wrote them closes. It runs when
+			// nothing was removed too: it gives back what an earlier
+			// vacuum could not, and merges the small segment files.
 			if err := eventstore.Reclaim(a.ctx, proj.Storage, eventstore.WithLogger(a.logger())); err != nil {
 				// The rows are gone already; only their space waits.
-				fmt.Fprintf(a.stderr, "the rows above were removed, but their space is not given back yet: run sluice vacuum again to compact the storage\n")
+				fmt.Fprintf(a.stderr, "the storage is not compacted yet (the rows above, if any, are removed): run sluice vacuum again to compact it\n")
 				return fail(ExitFailed, err)
 			}
 			fmt.Fprintf(a.stdout, "storage %s: %s before, %s after\n", proj.Storage, byteSize(before), byteSize(dirSize(proj.Storage)))

@@ -68,10 +68,9 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 // own. Errors, all *domain.Error:
 //   - COMMIT_TOO_LARGE: the events and their projection writes do not fit in
 //     one Badger transaction (about 15% of Badger's memtable, 16 MiB unless
-//     set with WithMemTableSize, counting values under 1 MiB, or 15% of a
-//     smaller memtable, in full and larger ones, kept in the value log, by
-//     their pointer). An Append is never split: append fewer or smaller
-//     events.
+//     set with WithMemTableSize, counting log entries under the value
+//     threshold in full and larger ones, kept in segment files, by their
+//     pointer). An Append is never split: append fewer or smaller events.
 //   - a projector's error when a projector refused one of the events: nothing
 //     of this Append is committed; other Appends of the group are. The
 //     built-in "state" projector refuses, with INVALID_DEFINITION, the

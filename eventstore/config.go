@@ -26,7 +26,8 @@ type config struct {
 
 	// memTableSize is Badger's memtable size; 0 leaves Badger's defaults.
 	memTableSize int64
-	// valueThreshold is the size from which values go to the value log.
+	// valueThreshold is the size from which log entries go to segment files
+	// (and other values to Badger's value log).
 	valueThreshold int64
 	// minFree is the free-space reserve of the disk guard when minFreeSet;
 	// otherwise the reserve is defaultMinFree of Badger's memtable size.
@@ -188,9 +189,10 @@ func WithMinFreeBytes(n int64) Option {
 // files from it: level-0 tables are memtable-sized, base-level tables are
 // 1/32 of it (at least 256 KiB; 2 MiB for 64 MiB memtables, as Badger's
 // default), the base level holds five of them, value-log files are
-// max(4 × memtable, 16 MiB) (instead of Badger's 1 GiB), and values go to the
-// value log from min(WithValueThreshold, 15% of the memtable) up (Badger
-// refuses a larger threshold). An event must be smaller than a value-log file.
+// max(4 × memtable, 16 MiB) (instead of Badger's 1 GiB), as are segment
+// files, and log entries go to segment files (other values to the value
+// log) from min(WithValueThreshold, 15% of the memtable) up (Badger refuses
+// a larger threshold). An event must be smaller than a value-log file.
 func WithMemTableSize(bytes int64) Option { return func(c *config) { c.memTableSize = bytes } }
 
 // defaultValueThreshold is WithValueThreshold's default.

@@ -187,8 +187,8 @@ func TestWithMemTableSize(t *testing.T) {
 		t.Errorf("badger options: memtable %d, base table %d, base level %d, value log file %d, value threshold %d",
 			o.MemTableSize, o.BaseTableSize, o.BaseLevelSize, o.ValueLogFileSize, o.ValueThreshold)
 	}
-	// A value above the threshold goes to the value log; it still commits
-	// and reads back.
+	// An event above the threshold goes to a segment file; it still
+	// commits and reads back.
 	e := ev(domain.EventPlanningInformation, "f", "", "", "big")
 	e.Data = make([]byte, 400<<10)
 	for i := range e.Data {
@@ -295,8 +295,8 @@ func TestFmtBytes(t *testing.T) {
 	}
 }
 
-// By default micro-batches of more than 64 KiB go to the value log, so that
-// Badger's tree stays small however long the log grows.
+// By default micro-batches of more than 64 KiB go out of Badger's tree (to
+// segment files), so that the tree stays small however long the log grows.
 func TestValueThreshold(t *testing.T) {
 	for _, c := range []struct {
 		opts []Option
@@ -308,8 +308,8 @@ func TestValueThreshold(t *testing.T) {
 		{[]Option{withBadgerOptions(nil), WithValueThreshold(4 << 20), WithMemTableSize(4 << 20)}, 15 * (4 << 20) / 100},
 	} {
 		s := openTest(t, c.opts...)
-		if got := s.db.Opts().ValueThreshold; got != c.want {
-			t.Errorf("value threshold %d, want %d", got, c.want)
+		if got := s.db.Opts().ValueThreshold; got != c.want || s.segs.threshold != c.want {
+			t.Errorf("value threshold %d, segments' %d, want %d", got, s.segs.threshold, c.want)
 		}
 	}
 	_, err := Open(t.TempDir(), WithValueThreshold(-1))

@@ -74,9 +74,9 @@ func TestFaultInjection(t *testing.T) {
 	}
 }
 
-// buildDamageable writes a store with tables, memtable logs and value logs
-// (events with row payloads from 1 KiB to 400 KiB, so that some go to the
-// value log), and returns its directory and every committed event encoded.
+// buildDamageable writes a store with tables, memtable logs, value logs and
+// segment files (events with row payloads from 1 KiB to 400 KiB, so that
+// some go to a segment), and returns its directory and every committed event encoded.
 // A killed store is a copy of the directory taken while the store is open, as
 // a SIGKILL leaves it.
 func buildDamageable(t *testing.T, killed bool) (string, map[uint64][]byte) {

@@ -139,7 +139,7 @@ func (b *builder) addColumn(f domain.Field) *colBuilder {
 // so that they do not grow step by step (a decoder knows about how many rows
 // a file has: its lines).
 func (b *builder) reserve(n int) {
-	b.capHint = b.rows + n
+	b.capHint = max(b.capHint, b.rows+n) // a piece's reserve does not undo the batch's
 	for _, c := range b.cols {
 		c.capHint = b.capHint
 		if c.col.Kind != domain.KindNull {

@@ -899,15 +899,16 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 		parts := make([]*domain.Batch, len(runs))
 		errs := make([]error, len(runs))
 		var wg sync.WaitGroup
+		total := linesOf(pieces)
 		for i, run := range runs {
-			// The first part makes room for the others' rows, which
-			// it takes in its own columns when the parts agree on
-			// their schema: no third copy of the rows.
-			room := 1.0
+			// The first part makes room for every part's rows, which it
+			// takes in its own columns when the parts agree on their
+			// schema: no third copy of the rows.
+			rows := linesOf(run)
 			if i == 0 {
-				room = float64(bytesOf(pieces)) / float64(bytesOf(run)) * 1.02
+				rows = total
 			}
-			wg.Go(func() { parts[i], errs[i] = s.decode(run, room) })
+			wg.Go(func() { parts[i], errs[i] = s.decode(run, rows) })
 		}
 		wg.Wait()
 		if errors.Join(errs...) == nil {
@@ -919,22 +920,29 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 			if !out.Extend(parts[1:]...) {
 				var err error
 				if out, err = domain.Concat(parts...); err != nil {
-					return s.decode(pieces, 1) // decoded in one builder, the types widen as they must
+					return s.decode(pieces, linesOf(pieces)) // decoded in one builder, the types widen as they must
 				}
 			}
 			out.Rescued, out.Malformed = rescued, malformed
 			return out, nil
 		}
 	}
-	return s.decode(pieces, 1)
+	return s.decode(pieces, linesOf(pieces))
 }
 
-func bytesOf(pieces []piece) int {
-	n := 0
-	for _, p := range pieces {
-		n += len(p.data)
+// linesOf is how many lines pieces hold (what a line-based decoder makes
+// room for), counting, once, the line breaks of the pieces not counted
+// when they were cut.
+func linesOf(pieces []piece) int {
+	lines := 0
+	for i := range pieces {
+		p := &pieces[i]
+		if !p.counted {
+			p.breaks, p.counted = strings.Count(p.data, "\n"), true
+		}
+		lines += p.breaks + 1
 	}
-	return max(n, 1)
+	return lines
 }
 
 // piece is a run of whole lines (records) of a slice, read, to decode.
@@ -1046,8 +1054,8 @@ func splitRuns(pieces []piece, n int) [][]piece {
 }
 
 // decode decodes pieces in order into one batch, its columns with room for
-// room times the rows the pieces hold.
-func (s *fileSource) decode(pieces []piece, room float64) (*domain.Batch, error) {
+// rows rows.
+func (s *fileSource) decode(pieces []piece, rows int) (*domain.Batch, error) {
 	schema := s.opts.Schema
 	if schema == nil && s.opts.Format == "text" {
 		schema = &textSchema // even when no file has a line
@@ -1055,15 +1063,8 @@ func (s *fileSource) decode(pieces []piece, room float64) (*domain.Batch, error)
 	b := newBuilderFor(schema, s.opts.badPolicy(), s.opts.RescuedDataColumn)
 	b.failOnNewColumns = s.opts.FailOnNewColumns
 	b.parseDate, b.parseTimestamp = s.opts.ParseDate, s.opts.ParseTimestamp
-	lines := 0
-	for _, p := range pieces {
-		if !p.counted {
-			p.breaks = strings.Count(p.data, "\n")
-		}
-		lines += p.breaks + 1
-	}
-	b.reserve(int(float64(lines) * room)) // once: growing the columns piece by piece copies them over and over
-	var meta []domain.Value               // with Metadata: one per row
+	b.reserve(rows)         // once: growing the columns piece by piece copies them over and over
+	var meta []domain.Value // with Metadata: one per row
 	for _, p := range pieces {
 		b.currentFile = filepath.Join(s.dir, filepath.FromSlash(p.f.Path))
 		b.lineBase = p.lineBase
@@ -1247,7 +1248,7 @@ func SampleSchemas(ctx context.Context, dir string, opts FileOptions, maxFiles i
 		if err != nil {
 			return nil, err
 		}
-		batch, err := s.decode(pieces, 1)
+		batch, err := s.decode(pieces, linesOf(pieces))
 		if err != nil {
 			return nil, err
 		}

@@ -632,11 +632,25 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 			fmt.Fprintf(&sb, `{"id": "text %d", "amount": null, "name": "n%d"}`+"\n", i, i)
 		}
 	}
+	// The same schema in every part: the first part takes the others' rows
+	// in place (NULLs only in the second part, a rescued record there, the
+	// file's metadata).
+	var same strings.Builder
+	for i := range 60000 {
+		if i < 30000 {
+			fmt.Fprintf(&same, `{"id": %d, "name": "n%d"}`+"\n", i, i)
+		} else {
+			fmt.Fprintf(&same, `{"id": %d, "name": null}`+"\n", i)
+		}
+	}
+	same.WriteString("{not json\n")
+	declared := domain.NewSchema(domain.Field{Name: "id", Type: domain.TypeInt64, Nullable: true}, domain.Field{Name: "name", Type: domain.TypeString, Nullable: true})
 	for _, tt := range []struct {
 		name string
 		data string
 		opts FileOptions
 	}{
+		{"same schema", same.String(), FileOptions{Format: "json", Schema: &declared, RescueBadRecords: true, Metadata: true}},
 		{"types", sb.String(), FileOptions{Format: "json"}},
 		{"rescued", sb.String() + "{not json\n" + `{"id": 1}` + "\n", FileOptions{Format: "json", RescueBadRecords: true}},
 		{"bad record", `{"id": 1}` + "\n" + sb.String() + "{not json\n", FileOptions{Format: "json"}},
@@ -659,12 +673,16 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 			if len(pieces) < 2 {
 				t.Fatalf("%d pieces: the test needs several", len(pieces))
 			}
-			want, werr := src.decode(pieces, 1)
+			want, werr := src.decode(pieces, linesOf(pieces))
 			if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 				t.Fatalf("errors differ: parallel %v, one decoding %v", gerr, werr)
 			}
 			if gerr == nil && dump(got) != dump(want) {
 				t.Errorf("the parallel decoding differs from one decoding")
+			}
+			// room for the rows, give or take the allocator's rounding
+			if lines := linesOf(pieces); gerr == nil && cap(got.Columns[0].Strs)+cap(got.Columns[0].Ints) > lines+lines/16 {
+				t.Errorf("the batch's first column has room for %d rows, of %d lines", cap(got.Columns[0].Strs)+cap(got.Columns[0].Ints), lines)
 			}
 		})
 	}
