@@ -434,12 +434,9 @@ func (s *Store) tryCommit(reqs []*appendReq) outcome {
 	for i, r := range reqs {
 		for j, ev := range r.decoded {
 			ev.Seq = seq
-			stored := r.encoded[j]
-			if s.segs.outside(len(stored)) {
-				var err error
-				if stored, err = s.segs.put(seq, stored); err != nil {
-					return outcome{kind: outcomeGroupFailed, err: err}
-				}
+			stored, err := s.segs.stored(seq, r.encoded[j])
+			if err != nil {
+				return outcome{kind: outcomeGroupFailed, err: err}
 			}
 			if err := s.applyEvent(kv, ev, stored, true); err != nil {
 				switch {

@@ -120,8 +120,15 @@ func segmentID(name string) (uint64, bool) {
 	return id, err == nil && id > 0
 }
 
-// outside tells whether an entry of n bytes goes to a segment.
-func (g *segments) outside(n int) bool { return int64(n) >= g.threshold }
+// stored is what Badger's log key holds for entry, the log entry of event
+// seq: the entry itself, or from the threshold up the pointer to the record
+// put writes of it.
+func (g *segments) stored(seq uint64, entry []byte) ([]byte, error) {
+	if int64(len(entry)) < g.threshold {
+		return entry, nil
+	}
+	return g.put(seq, entry)
+}
 
 // segmentMark is where the file being written ends, to go back to.
 type segmentMark struct {

@@ -61,14 +61,12 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 		if err != nil {
 			return freed, err
 		}
-		stored := entryOf(nil, p)
-		if s.segs.outside(len(stored)) {
-			if stored, err = s.segs.put(seq, stored); err == nil {
-				err = s.segs.sync()
-			}
-			if err != nil {
-				return freed, err
-			}
+		stored, err := s.segs.stored(seq, entryOf(nil, p))
+		if err == nil {
+			err = s.segs.sync()
+		}
+		if err != nil {
+			return freed, err
 		}
 		if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(logKey(seq), stored) }); err != nil {
 			return freed, storeIO(err, fmt.Sprintf("removing the rows of event %d", seq))

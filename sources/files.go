@@ -930,16 +930,11 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	return s.decode(pieces, linesOf(pieces))
 }
 
-// linesOf is how many lines pieces hold (what a line-based decoder makes
-// room for), counting, once, the line breaks of the pieces not counted
-// when they were cut.
+// linesOf is how many lines pieces hold: what a line-based decoder makes
+// room for.
 func linesOf(pieces []piece) int {
 	lines := 0
-	for i := range pieces {
-		p := &pieces[i]
-		if !p.counted {
-			p.breaks, p.counted = strings.Count(p.data, "\n"), true
-		}
+	for _, p := range pieces {
 		lines += p.breaks + 1
 	}
 	return lines
@@ -950,10 +945,7 @@ type piece struct {
 	f        fileSlice
 	data     string
 	lineBase int // lines of the file before data
-	// breaks is how many line breaks data holds, when counted is set (as
-	// cutting a slice into pieces counts them)
-	breaks  int
-	counted bool
+	breaks   int // the line breaks data holds, counted when the piece is cut
 }
 
 // pieceSize is the size above which a slice of JSON lines or text is cut
@@ -1000,7 +992,7 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 		data = strings.TrimPrefix(data, utf8BOM) // a mark of the encoding, not text
 	}
 	if s.opts.Format == "json" && s.opts.MultiLine {
-		return []piece{{f: f, data: data, lineBase: int(f.Line)}}, nil
+		return []piece{{f: f, data: data, lineBase: int(f.Line), breaks: strings.Count(data, "\n")}}, nil
 	}
 	if s.opts.Format == "csv" {
 		p := piece{f: f, data: data, lineBase: int(f.Line)}
@@ -1012,6 +1004,7 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 			}
 			p.data, p.lineBase = head+data, p.lineBase-lines
 		}
+		p.breaks = strings.Count(p.data, "\n")
 		return []piece{p}, nil
 	}
 	var out []piece
@@ -1024,7 +1017,7 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 			}
 		}
 		breaks := strings.Count(data[:n], "\n")
-		out = append(out, piece{f: f, data: data[:n], lineBase: line, breaks: breaks, counted: true})
+		out = append(out, piece{f: f, data: data[:n], lineBase: line, breaks: breaks})
 		line += breaks
 		data = data[n:]
 	}
