@@ -144,7 +144,9 @@ func nodeAny(n *JSONNode) any {
 // the compact form of a tree reads back as the same tree.
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":[true,null,{"c":"d"}],"a":2.50}`, `[1e400,-0,"\ud83d\ude00","\ud800x"]`,
-		"\"\xff\"", `{"k":"\u00e9\n"}`, ` 12 `, `{"a":{}}`, `[[[]]]`, `-1.5E-3`, `"\/"`} {
+		"\"\xff\"", `{"k":"\u00e9\n"}`, ` 12 `, `{"a":{}}`, `[[[]]]`, `-1.5E-3`, `"\/"`,
+		`{"a long key":"a long value with \"quotes\" and \\ in it","b":"0123456789abcdef"}`,
+		"{\"sixteen bytes ok\":\"seven b\xc3\xa9 after\"}", "\"eight by\ttab\"", "\"1234567\x7f\x80\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -153,6 +155,7 @@ func FuzzParseJSON(f *testing.F) {
 			t.Fatalf("ParseJSON(%q) = %v; encoding/json says valid %v", s, err, valid)
 		}
 		var r JSONObjectReader
+		_ = r.Read(`{"left":"over","from":1.5,"the":{"last":"line"},"x":"y"}`) // what a reused reader holds
 		flatErr := r.Read(s)
 		if (flatErr == nil) != (err == nil && n.Kind == JSONObject) {
 			t.Fatalf("Read(%q) = %v; ParseJSON = %v", s, flatErr, err)
