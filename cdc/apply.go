@@ -203,6 +203,12 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		clear(touched)
 		s.touched = touched[:0]
 	}()
+	// A key's winning change is held as its row's index (entry.pend) and
+	// settled, its row encoded and kept, once the batch is done: a key
+	// changes many times in a batch, most changes losing to a later one.
+	// A truncate reads every key's sequence, and a NULL filled from the row
+	// before needs that row, so then each change settles at once.
+	deferred := len(ignoreIdx) == 0
 	var truncSeqs []domain.Value
 	touch := func(e *entry, existed bool) {
 		if e.stamp != s.stamp {
@@ -210,12 +216,14 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			e.stamp = s.stamp
 		}
 	}
-	nStored := len(c.stored)
 	keyCols := s.keyColumns(c.stored)
 	for _, i := range order {
 		seq := c.seq.Value(i)
 		if isTrue(c.trunc, i) {
 			if s.floor.IsNull() || domain.Compare(seq, s.floor) > 0 {
+				for _, t := range touched {
+					s.settle(t.e, c, ignoreIdx)
+				}
 				seq = own(seq)
 				truncSeqs = append(truncSeqs, seq)
 				if err := s.truncate(seq, touch); err != nil {
@@ -231,36 +239,33 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		if !s.floor.IsNull() && domain.Compare(seq, s.floor) < 0 {
 			continue // older than a truncate that came after it
 		}
-		del := isTrue(c.del, i)
 		e, err := s.entryAt(key, keyCols, i)
 		if err != nil {
 			return err
 		}
-		cmp := 1
-		if e != nil {
-			if cmp = domain.Compare(seq, e.seq); cmp < 0 {
-				continue // older than what the key holds
-			}
-		}
-		var r row
-		if !del {
-			r = s.encodeAt(c.stored, nStored, i)
-			if e != nil && e.row != "" && len(ignoreIdx) > 0 {
-				r = s.fillNulls(r, e.row, ignoreIdx)
-			}
-		}
-		if e != nil && cmp == 0 && e.row == r {
-			continue // an exact duplicate
-		}
-		if e == nil {
+		switch {
+		case e == nil:
 			id := string(key)
 			e = &entry{id: id, key: keyValues(keyCols, i)}
 			s.one[id] = e
 			touch(e, false)
-		} else {
+		case e.pend > 0: // against the batch's change that leads
+			j := e.pend - 1
+			cmp := domain.Compare(seq, c.seq.Value(j))
+			if cmp < 0 || cmp == 0 && s.rowOf(c, i, nil, nil) == s.rowOf(c, j, nil, nil) {
+				continue // older, or an exact duplicate
+			}
+		default:
+			cmp := domain.Compare(seq, e.seq)
+			if cmp < 0 || cmp == 0 && s.rowOf(c, i, e, ignoreIdx) == e.row {
+				continue // older, or an exact duplicate
+			}
 			touch(e, true)
 		}
-		e.seq, e.row, e.gone = own(seq), r, false
+		e.pend = i + 1
+		if !deferred {
+			s.settle(e, c, ignoreIdx)
+		}
 	}
 	for _, seq := range truncSeqs {
 		s.noteSeq(seq)
@@ -268,6 +273,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	}
 	for _, t := range touched {
 		e := t.e
+		s.settle(e, c, ignoreIdx)
 		hadRow := t.existed && t.row != "" && !t.gone
 		if !e.gone {
 			s.rehashEntry(e)
@@ -296,6 +302,29 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		s.noteSeq(e.seq)
 	}
 	return nil
+}
+
+// rowOf is the row change i leaves its key with: none for a delete; the
+// stored columns, with the NULLs of the columns ignoreIdx filled from e's
+// row when e has one.
+func (s *State) rowOf(c changeCols, i int, e *entry, ignoreIdx []int) row {
+	if isTrue(c.del, i) {
+		return ""
+	}
+	r := s.encodeAt(c.stored, len(c.stored), i)
+	if e != nil && e.row != "" && len(ignoreIdx) > 0 {
+		r = s.fillNulls(r, e.row, ignoreIdx)
+	}
+	return r
+}
+
+// settle makes the change an entry holds as pending its sequence and row.
+func (s *State) settle(e *entry, c changeCols, ignoreIdx []int) {
+	if e.pend == 0 {
+		return
+	}
+	i := e.pend - 1
+	e.seq, e.row, e.gone, e.pend = own(c.seq.Value(i)), s.rowOf(c, i, e, ignoreIdx), false, 0
 }
 
 // fillNulls returns r with the NULLs of the columns idx taken from prev.

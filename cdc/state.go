@@ -56,6 +56,7 @@ type entry struct {
 	gcAt  int64  // a tombstone's collection measure (see gcMeasure)
 	stamp uint64 // the batch that last touched it
 	gone  bool   // removed by a truncate in the batch that touched it
+	pend  int    // 1 + the row of the batch's change that leads, not yet settled; 0 for none
 }
 
 // New returns the empty state of a table whose changes info describes and
