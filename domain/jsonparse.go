@@ -541,6 +541,24 @@ func (p *jsonScanner) numberForm() (integer bool, err error) {
 // else a double (±Inf beyond the range of a double), given as its bits.
 func (p *jsonScanner) number() (Kind, int64, error) {
 	start := p.pos
+	// Most numbers are short integers: read in one pass.
+	i, neg := p.pos, p.s[p.pos] == '-'
+	if neg {
+		i++
+	}
+	var n int64
+	digits := i
+	for ; i < len(p.s) && i-digits < 19 && p.s[i] >= '0' && p.s[i] <= '9'; i++ {
+		n = n*10 + int64(p.s[i]-'0')
+	}
+	if d := i - digits; d > 0 && d < 19 && (d == 1 || p.s[digits] != '0') &&
+		(i == len(p.s) || p.s[i] != '.' && p.s[i] != 'e' && p.s[i] != 'E' && (p.s[i] < '0' || p.s[i] > '9')) {
+		p.pos = i
+		if neg {
+			n = -n
+		}
+		return KindInt64, n, nil
+	}
 	integer, err := p.numberForm()
 	if err != nil {
 		return 0, 0, err
