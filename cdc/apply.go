@@ -66,7 +66,6 @@ func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.
 	}
 	s.stamp++
 	res := &Result{}
-	s.startDelta(c.n)
 	if s.info.SCDType == 2 {
 		err = s.apply2(c, order, ignoreIdx, res)
 	} else {
@@ -172,7 +171,8 @@ func (s *State) endDelta(seq domain.Value, op int64) {
 	s.delta[n+1].Ints = append(s.delta[n+1].Ints, op)
 }
 
-// startDelta makes the delta's columns, with room for capacity changes.
+// startDelta makes the delta's columns, with room for capacity changes:
+// one for each key the batch touched (and each truncate).
 func (s *State) startDelta(capacity int) {
 	schema := s.DeltaSchema()
 	s.delta = make([]*domain.Column, len(schema.Fields))
@@ -267,6 +267,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			s.settle(e, c, ignoreIdx)
 		}
 	}
+	s.startDelta(len(truncSeqs) + len(touched))
 	for _, seq := range truncSeqs {
 		s.noteSeq(seq)
 		s.appendDelta(nil, seq, domain.ChangeTruncate)

@@ -198,6 +198,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			h.forget() // an exact duplicate: not the batch's change
 		}
 	}
+	s.startDelta(len(pend))
 	for _, p := range pend {
 		at := p.pos // where it was put, unless a later change of the key in the batch went before it
 		if at >= len(p.h.changes) || p.h.changes[at].seqKey() != p.seq {
