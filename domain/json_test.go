@@ -146,7 +146,8 @@ func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":[true,null,{"c":"d"}],"a":2.50}`, `[1e400,-0,"\ud83d\ude00","\ud800x"]`,
 		"\"\xff\"", `{"k":"\u00e9\n"}`, ` 12 `, `{"a":{}}`, `[[[]]]`, `-1.5E-3`, `"\/"`,
 		`{"a long key":"a long value with \"quotes\" and \\ in it","b":"0123456789abcdef"}`,
-		"{\"sixteen bytes ok\":\"seven b\xc3\xa9 after\"}", "\"eight by\ttab\"", "\"1234567\x7f\x80\""} {
+		"{\"sixteen bytes ok\":\"seven b\xc3\xa9 after\"}", "\"eight by\ttab\"", "\"1234567\x7f\x80\"",
+		`{"left":"x","from":2,"the":3}`, `{"le\u0066t":1,"fro\"m":2}`, `{"left":1,"from\n":2}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -154,43 +155,24 @@ func FuzzParseJSON(f *testing.F) {
 		if valid := json.Valid([]byte(s)); valid != (err == nil) {
 			t.Fatalf("ParseJSON(%q) = %v; encoding/json says valid %v", s, err, valid)
 		}
+		// A reader is reused: it holds another object's keys, then the
+		// same object's.
 		var r JSONObjectReader
-		_ = r.Read(`{"left":"over","from":1.5,"the":{"last":"line"},"x":"y"}`) // what a reused reader holds
-		flatErr := r.Read(s)
-		if (flatErr == nil) != (err == nil && n.Kind == JSONObject) {
-			t.Fatalf("Read(%q) = %v; ParseJSON = %v", s, flatErr, err)
+		_ = r.Read(`{"left":"over","from":1.5,"the":{"last":"line"},"x":"y","a":"b"}`)
+		for range 2 {
+			flatErr := r.Read(s)
+			if (flatErr == nil) != (err == nil && n.Kind == JSONObject) {
+				t.Fatalf("Read(%q) = %v; ParseJSON = %v", s, flatErr, err)
+			}
+			if err == nil && flatErr == nil {
+				checkFlat(t, s, n, r.Fields)
+			}
 		}
 		if err != nil {
 			return
 		}
 		if diff := cmp.Diff(standard(t, s), nodeAny(n)); diff != "" {
 			t.Fatalf("ParseJSON(%q) differs from encoding/json (-want +got):\n%s", s, diff)
-		}
-		if flatErr == nil {
-			for i, fld := range r.Fields {
-				it := n.Items[i]
-				if fld.Key != n.Keys[i] {
-					t.Fatalf("%q: key %d is %q flat, %q in the tree", s, i, fld.Key, n.Keys[i])
-				}
-				v, _ := fld.Value()
-				switch it.Kind {
-				case JSONArray, JSONObject:
-					if fld.Kind != KindString || fld.Text != it.Raw {
-						t.Fatalf("%q: nested %q read flat as %v", s, it.Raw, v)
-					}
-				case JSONNumber:
-					n, intErr := strconv.ParseInt(it.Text, 10, 64)
-					f, _ := strconv.ParseFloat(it.Text, 64)
-					if fld.Kind == KindInt64 && (intErr != nil || n != fld.Num) ||
-						fld.Kind == KindFloat64 && (intErr == nil && it.IsInt() || math.Float64bits(f) != uint64(fld.Num)) {
-						t.Fatalf("%q: %s read flat as %v", s, it.Text, v)
-					}
-				default:
-					if want := nodeAny(it); !cmp.Equal(want, flatAny(v)) {
-						t.Fatalf("%q: %s read flat as %v", s, it.Raw, v)
-					}
-				}
-			}
 		}
 		compact := n.AppendCompact(nil)
 		again, err := ParseJSON(string(compact))
@@ -366,6 +348,38 @@ func utf8Valid(s string) string {
 		i += n
 	}
 	return string(b)
+}
+
+// checkFlat checks the fields the flat reader read from s against the tree.
+func checkFlat(t *testing.T, s string, n *JSONNode, fields []JSONField) {
+	t.Helper()
+	if len(fields) != len(n.Keys) {
+		t.Fatalf("%q: %d fields flat, %d in the tree", s, len(fields), len(n.Keys))
+	}
+	for i, fld := range fields {
+		it := n.Items[i]
+		if fld.Key != n.Keys[i] {
+			t.Fatalf("%q: key %d is %q flat, %q in the tree", s, i, fld.Key, n.Keys[i])
+		}
+		v, _ := fld.Value()
+		switch it.Kind {
+		case JSONArray, JSONObject:
+			if fld.Kind != KindString || fld.Text != it.Raw {
+				t.Fatalf("%q: nested %q read flat as %v", s, it.Raw, v)
+			}
+		case JSONNumber:
+			x, intErr := strconv.ParseInt(it.Text, 10, 64)
+			f, _ := strconv.ParseFloat(it.Text, 64)
+			if fld.Kind == KindInt64 && (intErr != nil || x != fld.Num) ||
+				fld.Kind == KindFloat64 && (intErr == nil && it.IsInt() || math.Float64bits(f) != uint64(fld.Num)) {
+				t.Fatalf("%q: %s read flat as %v", s, it.Text, v)
+			}
+		default:
+			if want := nodeAny(it); !cmp.Equal(want, flatAny(v)) {
+				t.Fatalf("%q: %s read flat as %v", s, it.Raw, v)
+			}
+		}
+	}
 }
 
 // FuzzAppendJSON: every value of every type is written as JSON that

@@ -31,9 +31,10 @@ func (e *JSONError) Error() string { return fmt.Sprintf("column %d: %s", e.Offse
 // JSONField is one key of an object read by JSONObjectReader and its value,
 // unboxed: an object or an array is a string of its JSON text.
 type JSONField struct {
-	Key  string
-	Kind Kind  // KindNull, KindBool, KindInt64, KindFloat64 or KindString
-	Num  int64 // a boolean (0 or 1), a bigint, or a double's bits
+	Key      string
+	plainKey bool  // Key is its text as written between the quotes
+	Kind     Kind  // KindNull, KindBool, KindInt64, KindFloat64 or KindString
+	Num      int64 // a boolean (0 or 1), a bigint, or a double's bits
 	// Text is a string's value, or a number's text where it differs from
 	// how the number prints (doubles, -0).
 	Text string
@@ -103,18 +104,21 @@ func (r *JSONObjectReader) Read(s string) error {
 			if p.pos >= len(p.s) || p.s[p.pos] != '"' {
 				return p.fail("expected a quoted key")
 			}
-			key, err := p.str()
-			if err != nil {
-				return err
+			f := r.next()
+			if !p.sameKey(f) {
+				key, err := p.str()
+				if err != nil {
+					return err
+				}
+				f.Key, f.plainKey = key, p.plain
 			}
+			key := f.Key
 			p.skipSpace()
 			if p.pos >= len(p.s) || p.s[p.pos] != ':' {
 				return p.fail("expected ':' after key %q", key)
 			}
 			p.pos++
 			p.skipSpace()
-			f := r.next()
-			f.Key = key
 			if err := p.field(f); err != nil {
 				return err
 			}
@@ -136,7 +140,22 @@ func (r *JSONObjectReader) Read(s string) error {
 	return p.end()
 }
 
-// next is the next field of Fields, cleared. A field is reused in place,
+// sameKey moves past the quoted key at p.pos when it is written as f's
+// key, the same field of the object read before, was: lines of JSON
+// mostly repeat their keys in order, and a key so matched is read with
+// one comparison, and kept as the string already read.
+func (p *jsonScanner) sameKey(f *JSONField) bool {
+	k := f.Key
+	end := p.pos + 1 + len(k)
+	if !f.plainKey || end >= len(p.s) || p.s[end] != '"' || p.s[p.pos+1:end] != k {
+		return false
+	}
+	p.pos = end + 1
+	return true
+}
+
+// next is the next field of Fields, cleared but for its key, which
+// sameKey compares with the next key read. A field is reused in place,
 // its members set one by one rather than the field copied in whole: a
 // copy of a struct holding strings goes through the garbage collector's
 // bulk write barrier while it marks, which costs more, at every field of
@@ -249,9 +268,10 @@ func (n *JSONNode) AppendCompact(b []byte) []byte {
 
 // jsonScanner walks JSON text.
 type jsonScanner struct {
-	s   string
-	pos int
-	buf []byte // scratch for strings with escapes
+	s     string
+	pos   int
+	buf   []byte // scratch for strings with escapes
+	plain bool   // the last string read is its text as written (ASCII, no escapes)
 }
 
 var errJSONNumber = errors.New("malformed number")
@@ -614,11 +634,12 @@ func (p *jsonScanner) str() (string, error) {
 		case c == '"':
 			s := p.s[start:p.pos]
 			p.pos++
-			if !ascii {
+			if p.plain = ascii; !ascii {
 				s = ValidUTF8(s)
 			}
 			return s, nil
 		case c == '\\':
+			p.plain = false
 			return p.escapedStr(start)
 		case c < 0x20:
 			return "", p.fail("control character %q in a string", c)
