@@ -246,7 +246,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 		switch {
 		case e == nil:
 			id := string(key)
-			e = &entry{id: id, key: keyValues(keyCols, i)}
+			e = &entry{id: id}
 			s.one[id] = e
 			touch(e, false)
 		case e.pend > 0: // against the batch's change that leads
@@ -292,7 +292,7 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 			if hadRow {
 				res.Deleted++
 			}
-			s.appendDelta(keyRow(len(s.stored.Fields), s.keyIdx, e.key), e.seq, domain.ChangeDelete)
+			s.appendDelta(s.keyRow(e.id), e.seq, domain.ChangeDelete)
 			s.bury(e, now)
 		default:
 			if !hadRow || t.row != e.row {
@@ -339,11 +339,11 @@ func (s *State) fillNulls(r, prev row, idx []int) row {
 	return row(s.encode(vals))
 }
 
-// keyRow is a row of the stored columns holding only the key.
-func keyRow(n int, keyIdx []int, key []domain.Value) []domain.Value {
-	row := make([]domain.Value, n)
-	for k, j := range keyIdx {
-		row[j] = key[k]
+// keyRow is a row of the stored columns holding only the key id.
+func (s *State) keyRow(id string) []domain.Value {
+	row := make([]domain.Value, len(s.stored.Fields))
+	for k, v := range s.keyOf(id) {
+		row[s.keyIdx[k]] = v
 	}
 	return row
 }
@@ -351,7 +351,7 @@ func keyRow(n int, keyIdx []int, key []domain.Value) []domain.Value {
 // bury records a tombstone for collection.
 func (s *State) bury(e *entry, now time.Time) {
 	e.gcAt = s.gcMeasure(e.seq, now)
-	heap.Push(&s.tombs, tomb{at: e.gcAt, id: e.id, key: e.key})
+	heap.Push(&s.tombs, tomb{at: e.gcAt, id: e.id})
 }
 
 // truncate removes every key whose sequence is older than seq, and makes

@@ -2,10 +2,12 @@ package cdc
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql"
 )
 
 // This file is where a State's keys live: in its maps while they fit its
@@ -124,14 +126,14 @@ func (s *State) thaw(order string) ([]byte, error) {
 // eachEntry calls fn with every SCD 1 entry in key order. The spilled ones
 // are decoded for the call and stay in the spill: fn must not change them.
 func (s *State) eachEntry(fn func(*entry) error) error {
-	hot := sortedByKey(s.one, func(e *entry) []domain.Value { return e.key })
+	hot := sortedByKey(s, s.one)
 	return s.merge(len(hot), func(i int) string { return hot[i].order }, func(i int) error { return fn(s.one[hot[i].id]) },
 		func(v []byte) error { return fn(decodeEntry(v)) })
 }
 
 // eachHistory is eachEntry for SCD 2 histories.
 func (s *State) eachHistory(fn func(*history) error) error {
-	hot := sortedByKey(s.two, func(h *history) []domain.Value { return h.key })
+	hot := sortedByKey(s, s.two)
 	return s.merge(len(hot), func(i int) string { return hot[i].order }, func(i int) error { return fn(s.two[hot[i].id]) },
 		func(v []byte) error { return fn(decodeHistory(v)) })
 }
@@ -168,13 +170,27 @@ type keyOrder struct{ order, id string }
 
 // sortedByKey returns the ids of a map of the state's keys in the order of
 // their values, with their order keys.
-func sortedByKey[T any](m map[string]T, keyOf func(T) []domain.Value) []keyOrder {
+func sortedByKey[T any](s *State, m map[string]T) []keyOrder {
 	out := make([]keyOrder, 0, len(m))
-	for id, v := range m {
-		out = append(out, keyOrder{orderKey(keyOf(v)), id})
+	for id := range m {
+		out = append(out, keyOrder{orderKey(s.keyOf(id)), id})
 	}
 	slices.SortFunc(out, func(a, b keyOrder) int { return strings.Compare(a.order, b.order) })
 	return out
+}
+
+// keyOf is the key values of an id: a key is kept only as its id (the
+// key's row key, see sql.AppendRowKey), which the state decodes in the
+// rare places it needs the values (a delete's row, the order of keys, a
+// key's place in the spill). The values are the ones the key was first
+// seen with, but for a double's -0.0 (0.0) and NaNs (one NaN), which are
+// one key.
+func (s *State) keyOf(id string) []domain.Value {
+	vals, err := sql.DecodeRowKey(id, s.keyTypes)
+	if err != nil {
+		panic(fmt.Sprintf("cdc: a key id of the state does not decode as keys of types %v: %v", s.keyTypes, err)) // the state encoded it
+	}
+	return vals
 }
 
 // spillOver ends a micro-batch: it drops from the spill the keys brought
@@ -192,14 +208,14 @@ func (s *State) spillOver() error {
 			if s.InMemory() <= keep {
 				break
 			}
-			puts[orderKey(e.key)] = encodeEntry(e)
+			puts[orderKey(s.keyOf(id))] = encodeEntry(e)
 			delete(s.one, id)
 		}
 		for id, h := range s.two {
 			if s.InMemory() <= keep {
 				break
 			}
-			puts[orderKey(h.key)] = encodeHistory(h)
+			puts[orderKey(s.keyOf(id))] = encodeHistory(h)
 			delete(s.two, id)
 		}
 	}
@@ -230,13 +246,13 @@ func (s *State) spillOver() error {
 func (s *State) bytesPerKey() int64 {
 	var sum, n int64
 	for _, e := range s.one {
-		sum += 160 + int64(len(e.id)+len(e.row)+len(appendValue(s.rowBuf[:0], e.seq))) + valuesSize(e.key)
+		sum += 160 + int64(2*len(e.id)+len(e.row)+len(appendValue(s.rowBuf[:0], e.seq)))
 		if n++; n == 64 {
 			break
 		}
 	}
 	for _, h := range s.two {
-		sum += 200 + int64(len(h.id)) + valuesSize(h.key)
+		sum += 200 + int64(2*len(h.id))
 		for _, c := range h.changes {
 			sum += 32 + int64(len(c.data))
 		}
@@ -250,25 +266,15 @@ func (s *State) bytesPerKey() int64 {
 	return max(sum/n, 1)
 }
 
-func valuesSize(vals []domain.Value) int64 {
-	n := int64(24 * len(vals))
-	for _, v := range vals {
-		n += int64(len(appendValue(nil, v)))
-	}
-	return n
-}
-
 // An entry in the spill: its id, fingerprint hash and tombstone measure,
-// its key values, its sequence, then its row. A history: its id, key
-// values, and its changes (each a delete flag, its sequence key's length,
-// and its data).
+// its sequence, then its row. A history: its id and its changes (each a
+// delete flag, its sequence key's length, and its data).
 
 func encodeEntry(e *entry) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(e.id)))
 	b = append(b, e.id...)
 	b = binary.LittleEndian.AppendUint64(b, e.hash)
 	b = binary.LittleEndian.AppendUint64(b, uint64(e.gcAt))
-	b = appendValues(b, e.key)
 	b = appendValue(b, e.seq)
 	return append(b, e.row...)
 }
@@ -279,8 +285,7 @@ func decodeEntry(v []byte) *entry {
 	var p int
 	e.id, p = readString(s, 0)
 	e.hash, e.gcAt = le64(s[p:]), int64(le64(s[p+8:]))
-	e.key, p = readValues(s, p+16)
-	e.seq, p = decodeValue(s, p)
+	e.seq, p = decodeValue(s, p+16)
 	e.row = row(s[p:])
 	return e
 }
@@ -288,7 +293,6 @@ func decodeEntry(v []byte) *entry {
 func encodeHistory(h *history) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(h.id)))
 	b = append(b, h.id...)
-	b = appendValues(b, h.key)
 	b = binary.AppendUvarint(b, uint64(len(h.changes)))
 	for _, c := range h.changes {
 		if c.del {
@@ -308,7 +312,6 @@ func decodeHistory(v []byte) *history {
 	h := &history{}
 	var p int
 	h.id, p = readString(s, 0)
-	h.key, p = readValues(s, p)
 	n, w := uvarint(s[p:])
 	p += w
 	h.changes = make([]change, n)
@@ -321,24 +324,6 @@ func decodeHistory(v []byte) *history {
 		h.changes[i] = change{data: data, seqLen: int32(k), del: del}
 	}
 	return h
-}
-
-func appendValues(b []byte, vals []domain.Value) []byte {
-	b = binary.AppendUvarint(b, uint64(len(vals)))
-	for _, v := range vals {
-		b = appendValue(b, v)
-	}
-	return b
-}
-
-func readValues(s string, p int) ([]domain.Value, int) {
-	n, w := uvarint(s[p:])
-	p += w
-	vals := make([]domain.Value, n)
-	for i := range vals {
-		vals[i], p = decodeValue(s, p)
-	}
-	return vals, p
 }
 
 func readString(s string, p int) (string, int) {

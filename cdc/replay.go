@@ -80,7 +80,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 			}
 			if h == nil {
 				id := string(key)
-				h = &history{id: id, key: keyValues(keyCols, i)}
+				h = &history{id: id}
 				s.two[id] = h
 			}
 			if out != nil && h.stamp != s.stamp {
@@ -96,7 +96,7 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 		}
 		if e == nil {
 			id := string(key)
-			e = &entry{id: id, key: keyValues(keyCols, i)}
+			e = &entry{id: id}
 			s.one[id] = e
 		}
 		before := e.row

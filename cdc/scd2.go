@@ -14,8 +14,7 @@ import (
 // versions, is what lets a late change be spliced in exactly where it
 // belongs: the history is always the one the sorted changes give.
 type history struct {
-	id      string // the encoded key: its key in the state's map
-	key     []domain.Value
+	id      string // the encoded key: its key in the state's map (see keyOf)
 	changes []change
 	stamp   uint64
 	// batchFirst and batchMore are the sequence keys the batch stamped
@@ -187,7 +186,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		}
 		if h == nil {
 			id := string(key)
-			h = &history{id: id, key: keyValues(keyCols, i)}
+			h = &history{id: id}
 			s.two[id] = h
 		}
 		first := h.firstInBatch(s.stamp, ch.seqKey())
@@ -211,7 +210,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		seq := s.seqValue(p.seq)
 		if final.del {
 			res.Deleted++
-			s.appendDelta(keyRow(nStored, s.keyIdx, p.h.key), seq, domain.ChangeDelete)
+			s.appendDelta(s.keyRow(p.h.id), seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
 			s.appendDeltaRow(final.row(), seq)

@@ -51,17 +51,17 @@ func (s *State) SnapshotChanges(snap *domain.Batch, version domain.Value) (*doma
 		}
 	}
 	// the keys the snapshot lacks, in key order
-	lacking := func(id string, key []domain.Value, cur row) error {
+	lacking := func(id string, cur row) error {
 		if seen[id] || cur == "" {
 			return nil
 		}
-		return emit(keyRow(n, s.keyIdx, key), true)
+		return emit(s.keyRow(id), true)
 	}
 	var err error
 	if s.info.SCDType == 2 {
-		err = s.eachHistory(func(h *history) error { return lacking(h.id, h.key, h.current()) })
+		err = s.eachHistory(func(h *history) error { return lacking(h.id, h.current()) })
 	} else {
-		err = s.eachEntry(func(e *entry) error { return lacking(e.id, e.key, e.row) })
+		err = s.eachEntry(func(e *entry) error { return lacking(e.id, e.row) })
 	}
 	if err != nil {
 		return nil, err

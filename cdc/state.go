@@ -21,6 +21,7 @@ type State struct {
 	info     domain.ChangeInfo
 	stored   domain.Schema // the columns the flow stores, in table order
 	keyIdx   []int         // the keys among stored
+	keyTypes []domain.Type // their types
 	trackIdx []int         // SCD 2: the tracked columns among stored
 
 	one map[string]*entry   // SCD 1
@@ -48,9 +49,8 @@ type State struct {
 
 // entry is an SCD 1 key's state.
 type entry struct {
-	id    string // the encoded key: its key in the state's map
+	id    string // the encoded key: its key in the state's map (see keyOf)
 	hash  uint64 // its part of the fingerprint
-	key   []domain.Value
 	seq   domain.Value
 	row   row    // empty: the key was deleted (a tombstone)
 	gcAt  int64  // a tombstone's collection measure (see gcMeasure)
@@ -131,8 +131,21 @@ func (s *State) setStored(stored domain.Schema) error {
 			trackIdx = t.Resolve(stored.Names())
 		}
 	}
+	keyTypes := make([]domain.Type, len(keyIdx))
+	for k, j := range keyIdx {
+		keyTypes[k] = stored.Fields[j].Type
+	}
 	old := s.stored
-	s.stored, s.keyIdx, s.trackIdx = stored, keyIdx, trackIdx
+	if len(old.Fields) > 0 {
+		for k, t := range s.keyTypes {
+			if keyDrifts(t, keyTypes[k]) {
+				// the keys held are encoded as values of the old type
+				return domain.Errorf(domain.CodeCDCKeyDrift, "key column %s is of type %s in this batch and %s in the table", s.info.Keys[k], keyTypes[k], t).
+					WithHint("a key's type cannot change: run a full refresh of the table (sluice run --full-refresh TABLE), or cast the key to its type in the flow's query").WithNames(s.info.Keys[k])
+			}
+		}
+	}
+	s.stored, s.keyIdx, s.keyTypes, s.trackIdx = stored, keyIdx, keyTypes, trackIdx
 	if len(old.Fields) == 0 || old.Equal(stored) {
 		return nil
 	}
@@ -203,6 +216,17 @@ func (s *State) setStored(stored domain.Schema) error {
 		return err
 	}
 	return s.cold.write(puts, nil)
+}
+
+// keyDrifts reports whether the keys of a column of type b would be
+// encoded otherwise than those of type a (a bigint widened to a double is;
+// an int widened to a bigint is not).
+func keyDrifts(a, b domain.Type) bool {
+	switch a.Kind {
+	case domain.KindDecimal, domain.KindList, domain.KindStruct, domain.KindMap:
+		return !a.Equal(b)
+	}
+	return a.Kind != b.Kind
 }
 
 func indexes(stored domain.Schema, names []string, what string) ([]int, error) {
@@ -396,7 +420,7 @@ func (s *State) collect(now time.Time) error {
 		e := s.one[t.id]
 		if e == nil && s.spilled > 0 {
 			var err error
-			if e, err = s.thawEntry(orderKey(t.key)); err != nil {
+			if e, err = s.thawEntry(orderKey(s.keyOf(t.id))); err != nil {
 				return err
 			}
 		}
@@ -409,9 +433,8 @@ func (s *State) collect(now time.Time) error {
 }
 
 type tomb struct {
-	at  int64
-	id  string
-	key []domain.Value
+	at int64
+	id string
 }
 
 type tombHeap []tomb

@@ -150,12 +150,20 @@ func (a *histogramAcc) xValue(x float64) domain.Value {
 
 // intOfKind is the value of kind k (bigint, date or timestamp) whose
 // integer is i.
+// intOfKind is the value of kind k (one of the kinds a column keeps as
+// integers) whose integer is i.
 func intOfKind(k domain.Kind, i int64) domain.Value {
 	switch k {
+	case domain.KindBool:
+		return domain.Bool(i != 0)
 	case domain.KindDate:
 		return domain.DateDays(i)
 	case domain.KindTimestamp:
 		return domain.TimestampMicros(i)
+	case domain.KindYearMonthInterval:
+		return domain.YearMonthInterval(i)
+	case domain.KindDayTimeInterval:
+		return domain.DayTimeInterval(i)
 	}
 	return domain.Int(i)
 }

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -218,6 +220,172 @@ func AppendRowKey(buf []byte, cols []*domain.Column, i int) []byte {
 		buf = appendKey(buf, c, i)
 	}
 	return buf
+}
+
+// DecodeRowKey reads the values of a row key AppendRowKey wrote of columns
+// of the given types: the values back, but for a float's -0.0 (0.0) and
+// NaNs (one NaN), which the key does not tell apart. Bytes that are no such
+// key are an error.
+func DecodeRowKey(key string, types []domain.Type) ([]domain.Value, error) {
+	out := make([]domain.Value, len(types))
+	d := rowKeyDecoder{s: key}
+	for i, t := range types {
+		switch d.byte() {
+		case 0:
+			continue // NULL
+		case 1:
+		default:
+			return nil, errBadRowKey
+		}
+		switch t.Kind {
+		case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
+			out[i] = d.int(t.Kind)
+		case domain.KindFloat64:
+			out[i] = d.float()
+		case domain.KindString, domain.KindBytes:
+			out[i] = textOfKind(t.Kind, d.text())
+		default:
+			if out[i] = d.value(t, 0); out[i].IsNull() {
+				d.bad = true // a NULL is written as one
+			}
+		}
+		if d.bad {
+			return nil, errBadRowKey
+		}
+	}
+	if d.bad || len(d.s) > 0 {
+		return nil, errBadRowKey
+	}
+	return out, nil
+}
+
+var errBadRowKey = errors.New("not a row key")
+
+// rowKeyDecoder reads a row key from the front of s; bad is set, and
+// zeros read, once s runs short or holds what no key does.
+type rowKeyDecoder struct {
+	s   string
+	bad bool
+}
+
+// take reads n bytes; "" when fewer are left.
+func (d *rowKeyDecoder) take(n int) string {
+	if n > len(d.s) {
+		d.bad, d.s = true, ""
+		return ""
+	}
+	out := d.s[:n]
+	d.s = d.s[n:]
+	return out
+}
+
+func (d *rowKeyDecoder) byte() byte {
+	if b := d.take(1); b != "" {
+		return b[0]
+	}
+	return 0xFF // no key's byte
+}
+
+func (d *rowKeyDecoder) u64() uint64 {
+	if b := d.take(8); b != "" {
+		return binary.LittleEndian.Uint64([]byte(b))
+	}
+	return 0
+}
+
+// int reads an integer of a kind kept as one (a boolean 0 or 1).
+func (d *rowKeyDecoder) int(k domain.Kind) domain.Value {
+	x := d.u64()
+	if k == domain.KindBool && x > 1 {
+		d.bad = true
+	}
+	return intOfKind(k, int64(x))
+}
+
+// float reads a double as keys write it: 0.0 for -0.0, one NaN.
+func (d *rowKeyDecoder) float() domain.Value {
+	bits := d.u64()
+	f := math.Float64frombits(bits)
+	if normalFloatBits(f) != bits {
+		d.bad = true
+	}
+	return domain.Float(f)
+}
+
+// uvarint reads a length, refusing one longer than what is left.
+func (d *rowKeyDecoder) uvarint() int {
+	n, k := binary.Uvarint([]byte(d.s[:min(len(d.s), binary.MaxVarintLen64)]))
+	var canon [binary.MaxVarintLen64]byte
+	if k <= 0 || n > uint64(len(d.s)-k) || binary.PutUvarint(canon[:], n) != k { // one way to write each length
+		d.bad, d.s = true, ""
+		return 0
+	}
+	d.s = d.s[k:]
+	return int(n)
+}
+
+func (d *rowKeyDecoder) text() string { return d.take(d.uvarint()) }
+
+// value reads what appendValueKey wrote of a value of type t, nested depth
+// deep.
+func (d *rowKeyDecoder) value(t domain.Type, depth int) domain.Value {
+	k := domain.Kind(d.byte())
+	if d.bad || depth > 64 || k != t.Kind && k != domain.KindNull {
+		d.bad = true
+		return domain.Null()
+	}
+	switch k {
+	case domain.KindNull:
+		return domain.Null()
+	case domain.KindFloat64:
+		return d.float()
+	case domain.KindDecimal:
+		hi, lo := d.u64(), d.u64()
+		return domain.Decimal(domain.Int128{Hi: int64(hi), Lo: lo}, t.Precision, t.Scale)
+	case domain.KindString, domain.KindBytes:
+		return textOfKind(k, d.text())
+	case domain.KindList, domain.KindStruct, domain.KindMap:
+		n := d.uvarint() // an item takes a byte at least: n is bounded by what is left
+		if d.bad {
+			return domain.Null()
+		}
+		items := make([]domain.Value, 0, n)
+		for i := 0; i < n && !d.bad; i++ {
+			items = append(items, d.value(itemType(t, i), depth+1))
+		}
+		switch k {
+		case domain.KindList:
+			return domain.List(items...)
+		case domain.KindStruct:
+			return domain.Struct(items...)
+		}
+		return domain.Map(items...)
+	case domain.KindBool, domain.KindInt64, domain.KindDate, domain.KindTimestamp, domain.KindYearMonthInterval, domain.KindDayTimeInterval:
+		return d.int(k)
+	}
+	d.bad = true
+	return domain.Null()
+}
+
+// itemType is the type of item i of a nested value of type t: a struct's
+// field, an array's element, a map's entry (a struct of key and value).
+func itemType(t domain.Type, i int) domain.Type {
+	switch {
+	case t.Kind == domain.KindStruct && i < len(t.Fields):
+		return t.Fields[i].Type
+	case t.Kind == domain.KindMap && t.Key != nil && t.Elem != nil:
+		return domain.StructOf(domain.Field{Name: "key", Type: *t.Key}, domain.Field{Name: "value", Type: *t.Elem})
+	case t.Kind == domain.KindList && t.Elem != nil:
+		return *t.Elem
+	}
+	return domain.Type{}
+}
+
+func textOfKind(k domain.Kind, s string) domain.Value {
+	if k == domain.KindBytes {
+		return domain.Bytes([]byte(s))
+	}
+	return domain.String(s)
 }
 
 func anyNullKey(cols []*domain.Column, i int) bool {
