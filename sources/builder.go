@@ -256,12 +256,16 @@ func (b *builder) columnAt(i int, name string) *colBuilder {
 	return c
 }
 
-// appendScalar appends a value of the column's kind, the common case,
-// without building a domain.Value: num holds a boolean, a bigint or a
+// appendScalar appends a value of the column's kind, or a NULL, the
+// common cases, without building a domain.Value: num holds a boolean, a bigint or a
 // double's bits, str a string or a number's text as written. It reports
 // false, having done nothing, when put must do the work: another kind, a
 // repeated key, no such column.
 func (b *builder) appendScalar(c *colBuilder, kind domain.Kind, num int64, str string) bool {
+	if kind == domain.KindNull && c != nil && b.declared != nil && c.field.Nullable && !jsonTyped(c.field.Type) && c.col.Len() == b.rows {
+		c.appendNull() // a NULL in a declared scalar column that takes one: what put would do
+		return true
+	}
 	if c == nil || kind != c.col.Kind || c.field.Type.Bits != 0 || c.field.Type.Variant {
 		return false // narrow types (int, float) are checked by put
 	}
