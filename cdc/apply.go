@@ -339,12 +339,17 @@ func (s *State) fillNulls(r, prev row, idx []int) row {
 	return row(s.encode(vals))
 }
 
-// keyRow is a row of the stored columns holding only the key id.
+// keyRow is a row of the stored columns holding only the key id, valid
+// until the next call.
 func (s *State) keyRow(id string) []domain.Value {
-	row := make([]domain.Value, len(s.stored.Fields))
+	row := s.keyRowBuf[:0]
+	for range s.stored.Fields {
+		row = append(row, domain.Null())
+	}
 	for k, v := range s.keyOf(id) {
 		row[s.keyIdx[k]] = v
 	}
+	s.keyRowBuf = row
 	return row
 }
 

@@ -16,23 +16,21 @@ import (
 type history struct {
 	id      string // the encoded key: its key in the state's map (see keyOf)
 	changes []change
-	stamp   uint64
-	// batchFirst and batchMore are the sequence keys the batch stamped
-	// noted changed (Apply), the first apart since most batches change a
-	// key once; before, the versions before the batch stamped stamp
-	// (Replay with a feed).
-	noted      uint64
-	batchFirst string
-	batchMore  []string
-	before     []version
+	// before is the versions before the batch stamped stamp (Replay with a
+	// feed).
+	stamp  uint64
+	before []version
 }
 
 // change is one change of an SCD 2 key, in one string: its sequence key
-// (seqKey, see appendSeqKey), then its row (none for a delete).
+// (seqKey, see appendSeqKey), then its row (none for a delete); with the
+// stamp of the batch that put it (Apply's; 0 for none), which tells the
+// batch's first change of a sequence from a later one.
 type change struct {
 	data   string
 	seqLen int32
 	del    bool
+	stamp  uint64
 }
 
 func (c change) seqKey() string { return c.data[:c.seqLen] }
@@ -131,7 +129,9 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 		pos = sort.Search(n, func(j int) bool { return h.changes[j].seqKey() >= k })
 	}
 	if !c.del && len(ignoreIdx) > 0 && pos > 0 && !h.changes[pos-1].del {
-		c = s.makeChange(k, s.fillNulls(c.row(), h.changes[pos-1].row(), ignoreIdx), false)
+		filled := s.makeChange(k, s.fillNulls(c.row(), h.changes[pos-1].row(), ignoreIdx), false)
+		filled.stamp = c.stamp
+		c = filled
 	}
 	if pos < n && h.changes[pos].seqKey() == k {
 		old := h.changes[pos]
@@ -180,6 +180,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			return s.nullKey(c, i, null)
 		}
 		ch := s.changeAt(c.stored, nStored, i, c.seq.Value(i), isTrue(c.del, i))
+		ch.stamp = s.stamp
 		h, err := s.historyAt(key, keyCols, i)
 		if err != nil {
 			return err
@@ -189,12 +190,10 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			h = &history{id: id}
 			s.two[id] = h
 		}
-		first := h.firstInBatch(s.stamp, ch.seqKey())
-		orig, pos, had, changed := s.put(h, ch, ignoreIdx)
-		if first && changed {
+		// A change of a sequence the batch already changed is not the
+		// batch's first: its pend has the change it replaced.
+		if orig, pos, had, changed := s.put(h, ch, ignoreIdx); changed && (!had || orig.stamp != s.stamp) {
 			pend = append(pend, pending2{h: h, seq: ch.seqKey(), pos: pos, orig: orig, had: had})
-		} else if first {
-			h.forget() // an exact duplicate: not the batch's change
 		}
 	}
 	s.startDelta(len(pend))
@@ -218,34 +217,6 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		s.noteSeq(seq)
 	}
 	return nil
-}
-
-// firstInBatch reports whether the batch stamped stamp had not yet changed
-// the key's change at sequence key k, and notes that it has.
-func (h *history) firstInBatch(stamp uint64, k string) bool {
-	if h.noted != stamp {
-		h.noted, h.batchFirst, h.batchMore = stamp, k, h.batchMore[:0]
-		return true
-	}
-	if h.batchFirst == k {
-		return false
-	}
-	for _, x := range h.batchMore {
-		if x == k {
-			return false
-		}
-	}
-	h.batchMore = append(h.batchMore, k)
-	return true
-}
-
-// forget takes back what firstInBatch just noted.
-func (h *history) forget() {
-	if n := len(h.batchMore); n > 0 {
-		h.batchMore = h.batchMore[:n-1]
-		return
-	}
-	h.noted = 0 // none of this batch noted: the next is the first
 }
 
 // find returns the index of the change of sequence key k, which h holds.

@@ -37,14 +37,15 @@ type State struct {
 	spilled  int             // the keys in cold
 	thawed   map[string]bool // the order keys brought back from cold in this micro-batch
 
-	stamp   uint64 // counts the batches folded; marks what a batch touched
-	sum     uint64 // the keys' hashes (see Fingerprint)
-	keyBuf  []byte
-	rowBuf  []byte
-	touched []touched1       // what apply1 touches, reused from batch to batch
-	pend    []pending2       // what apply2 changes, reused from batch to batch
-	delta   []*domain.Column // the columns of the delta Apply is making
-	va, vb  []domain.Value   // two decoded rows, for comparing
+	stamp     uint64 // counts the batches folded; marks what a batch touched
+	sum       uint64 // the keys' hashes (see Fingerprint)
+	keyBuf    []byte
+	rowBuf    []byte
+	touched   []touched1       // what apply1 touches, reused from batch to batch
+	pend      []pending2       // what apply2 changes, reused from batch to batch
+	delta     []*domain.Column // the columns of the delta Apply is making
+	va, vb    []domain.Value   // two decoded rows, for comparing
+	keyRowBuf []domain.Value   // keyRow's
 }
 
 // entry is an SCD 1 key's state.
