@@ -153,23 +153,24 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 	return change{}, pos, false, true
 }
 
-// pending2 is a (key, sequence) a batch changed, with the change it
-// replaced: what the batch records is the last change of each.
+// pending2 is a (key, sequence) a batch changed, first by its row row:
+// what the batch records is the last change of each. orig indexes the
+// change it replaced in the batch's origs; -1 for none.
 type pending2 struct {
-	h    *history
-	seq  string // its sequence key
-	pos  int    // where it was put among the key's changes
-	orig change
-	had  bool
+	h         *history
+	seq       string // its sequence key
+	pos       int32  // where it was put among the key's changes
+	row, orig int32
 }
 
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
 	nStored := len(c.stored)
 	keyCols := s.keyColumns(c.stored)
-	pend := s.pend[:0]
-	defer func() { // kept for the next batch, so that it grows once; emptied, so that it keeps no history alive
+	pend, origs := s.pend[:0], s.origs[:0]
+	defer func() { // kept for the next batch, so that they grow once; emptied, so that they keep no history alive
 		clear(pend)
-		s.pend = pend[:0]
+		clear(origs)
+		s.pend, s.origs = pend[:0], origs[:0]
 	}()
 	for _, i := range order {
 		if isTrue(c.trunc, i) {
@@ -193,20 +194,25 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		// A change of a sequence the batch already changed is not the
 		// batch's first: its pend has the change it replaced.
 		if orig, pos, had, changed := s.put(h, ch, ignoreIdx); changed && (!had || orig.stamp != s.stamp) {
-			pend = append(pend, pending2{h: h, seq: ch.seqKey(), pos: pos, orig: orig, had: had})
+			p := pending2{h: h, seq: ch.seqKey(), pos: int32(pos), row: int32(i), orig: -1}
+			if had {
+				p.orig = int32(len(origs))
+				origs = append(origs, orig)
+			}
+			pend = append(pend, p)
 		}
 	}
 	s.startDelta(len(pend))
 	for _, p := range pend {
-		at := p.pos // where it was put, unless a later change of the key in the batch went before it
+		at := int(p.pos) // where it was put, unless a later change of the key in the batch went before it
 		if at >= len(p.h.changes) || p.h.changes[at].seqKey() != p.seq {
 			at = s.find(p.h, p.seq)
 		}
 		final := p.h.changes[at]
-		if p.had && final.del == p.orig.del && final.data == p.orig.data {
+		if p.orig >= 0 && final.del == origs[p.orig].del && final.data == origs[p.orig].data {
 			continue // the batch changed it and changed it back
 		}
-		seq := s.seqValue(p.seq)
+		seq := c.seq.Value(int(p.row)) // the batch's, as the sequence key
 		if final.del {
 			res.Deleted++
 			s.appendDelta(s.keyRow(p.h.id), seq, domain.ChangeDelete)

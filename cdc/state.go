@@ -43,6 +43,7 @@ type State struct {
 	rowBuf    []byte
 	touched   []touched1       // what apply1 touches, reused from batch to batch
 	pend      []pending2       // what apply2 changes, reused from batch to batch
+	origs     []change         // the changes those replaced
 	delta     []*domain.Column // the columns of the delta Apply is making
 	va, vb    []domain.Value   // two decoded rows, for comparing
 	keyRowBuf []domain.Value   // keyRow's
@@ -454,6 +455,6 @@ func (h *tombHeap) Pop() any {
 // noteSeq keeps the greatest recorded sequence.
 func (s *State) noteSeq(seq domain.Value) {
 	if s.maxSeq.IsNull() || domain.Compare(seq, s.maxSeq) > 0 {
-		s.maxSeq = seq
+		s.maxSeq = own(seq) // it may be a batch's
 	}
 }
