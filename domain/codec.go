@@ -345,18 +345,26 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 				}
 				e.byte1(byte(x))
 			}
+		// the loops of the common kinds keep the buffer in a local: the
+		// hot path of every commit of rows
 		case KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
+			b := e.b
 			for _, x := range c.Ints[:n] {
-				e.varint(x)
+				b = binary.AppendVarint(b, x)
 			}
+			e.b = b
 		case KindFloat64:
+			b := e.b
 			for _, x := range c.Floats[:n] {
-				e.u64(math.Float64bits(x))
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 			}
+			e.b = b
 		case KindString, KindBytes:
+			b := e.b
 			for _, s := range c.Strs[:n] {
-				e.str(s)
+				b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
 			}
+			e.b = b
 		case KindNull, KindList, KindStruct, KindMap, KindDecimal:
 			t := b.Schema.Fields[j].Type
 			for _, v := range c.Values[:n] {
