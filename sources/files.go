@@ -627,6 +627,11 @@ func (s *fileSource) open(path string) (*os.File, error) {
 // scanChunk is how much of a file planning reads at a time.
 const scanChunk = 1 << 20
 
+// scanBuffers are the buffers planning reads into, a chunk each: planning
+// reads every byte of a micro-batch, and a fresh MiB to clear for each one
+// costs more than the scan.
+var scanBuffers = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
+
 // cut finds where the micro-batch's slice of f from off ends: after as many
 // whole records as the budget allows (at least one), and, when the file has
 // settled, after its last line even without a line break. It returns the
@@ -639,7 +644,9 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 	defer fh.Close()
 	sc := s.csvScanner(s.opts.Format == "csv" && s.opts.Header && off == 0) // the first record names the columns
 	end = off
-	buf := make([]byte, scanChunk)
+	bp := scanBuffers.Get().(*[]byte)
+	defer scanBuffers.Put(bp)
+	buf := *bp
 	for pos := off; pos < f.size; {
 		n := min(int64(len(buf)), f.size-pos)
 		if _, err := fh.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
