@@ -221,14 +221,32 @@ func (s *State) setStored(stored domain.Schema) error {
 }
 
 // keyDrifts reports whether the keys of a column of type b would be
-// encoded otherwise than those of type a (a bigint widened to a double is;
-// an int widened to a bigint is not).
+// encoded otherwise than those of type a (see sql.AppendRowKey): another
+// kind (a bigint widened to a double), another decimal scale, nested
+// values of other items. An int widened to a bigint, or a decimal to more
+// digits at its scale, keeps its keys.
 func keyDrifts(a, b domain.Type) bool {
-	switch a.Kind {
-	case domain.KindDecimal, domain.KindList, domain.KindStruct, domain.KindMap:
-		return !a.Equal(b)
+	if a.Kind != b.Kind {
+		return true
 	}
-	return a.Kind != b.Kind
+	switch a.Kind {
+	case domain.KindDecimal:
+		return a.Scale != b.Scale
+	case domain.KindList:
+		return a.Elem == nil || b.Elem == nil || keyDrifts(*a.Elem, *b.Elem)
+	case domain.KindMap:
+		return a.Key == nil || b.Key == nil || a.Elem == nil || b.Elem == nil || keyDrifts(*a.Key, *b.Key) || keyDrifts(*a.Elem, *b.Elem)
+	case domain.KindStruct:
+		if len(a.Fields) != len(b.Fields) {
+			return true
+		}
+		for i := range a.Fields {
+			if keyDrifts(a.Fields[i].Type, b.Fields[i].Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func indexes(stored domain.Schema, names []string, what string) ([]int, error) {

@@ -649,8 +649,14 @@ func (s *fileSource) cut(f fileInfo, off int64, b *budget, settled bool) (end, r
 	buf := *bp
 	for pos := off; pos < f.size; {
 		n := min(int64(len(buf)), f.size-pos)
-		if _, err := fh.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
+		m, err := fh.ReadAt(buf[:n], pos)
+		if err != nil && !errors.Is(err, io.EOF) {
 			return 0, 0, 0, domain.Wrap(domain.CodeFileUnreadable, err, f.path).AsRetriable()
+		}
+		if int64(m) < n { // the rest of the buffer is another chunk's: never scanned
+			full := filepath.Join(s.dir, filepath.FromSlash(f.path))
+			return 0, 0, 0, domain.Errorf(domain.CodeFileUnreadable, "file %s has %d bytes, fewer than the %d it had when listed", full, pos+int64(m), f.size).
+				WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full).AsRetriable() // listed again, it is planned by its size then
 		}
 		for p := buf[:n]; len(p) > 0; {
 			i, isRow, ok := sc.next(p)

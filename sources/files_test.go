@@ -779,3 +779,25 @@ func TestRowsKeepNoInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFileShrunk: a file shorter, when planning reads it, than when it
+// was listed is FILE_UNREADABLE, whatever the buffer planning reads into
+// held before (planning's buffers are reused).
+func TestPlanFileShrunk(t *testing.T) {
+	dir := t.TempDir()
+	lines := strings.Repeat(`{"id": 1}`+"\n", 20000)
+	path := writeFile(t, dir, "a.json", lines, baseTime)
+	src := newFiles(t, dir, FileOptions{Format: "json"}).(*fileSource)
+	listed := fileInfo{path: "a.json", size: int64(len(lines)), mtime: baseTime}
+	b := &budget{}
+	if _, _, _, err := src.cut(listed, 0, b, true); err != nil { // fills a buffer with line breaks
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err := src.cut(listed, 0, &budget{}, true)
+	if domain.CodeOf(err) != domain.CodeFileUnreadable {
+		t.Fatalf("planning a shrunk file: %v, want %s", err, domain.CodeFileUnreadable)
+	}
+}
