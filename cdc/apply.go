@@ -206,8 +206,9 @@ func (s *State) apply1(c changeCols, order []int, ignoreIdx []int, now time.Time
 	// A key's winning change is held as its row's index (entry.pend) and
 	// settled, its row encoded and kept, once the batch is done: a key
 	// changes many times in a batch, most changes losing to a later one.
-	// A truncate reads every key's sequence, and a NULL filled from the row
-	// before needs that row, so then each change settles at once.
+	// A truncate reads every key's sequence: the keys pending settle before
+	// it. A NULL filled from the row before needs that row: with NULLs to
+	// fill, each change settles at once.
 	deferred := len(ignoreIdx) == 0
 	var truncSeqs []domain.Value
 	touch := func(e *entry, existed bool) {
