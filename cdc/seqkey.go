@@ -113,7 +113,7 @@ func decodeSeqKey(s string, p int, t domain.Type) (domain.Value, int) {
 				continue
 			}
 			var x domain.Value
-			x, p = decodeSeqKey(s, p+1, elemType(t, i))
+			x, p = decodeSeqKey(s, p+1, t.Item(i))
 			items = append(items, x)
 		}
 		p++
@@ -137,18 +137,6 @@ func decodeSeqKey(s string, p int, t domain.Type) (domain.Value, int) {
 		return domain.DayTimeInterval(x), p + 8
 	}
 	return domain.Int(x), p + 8
-}
-
-// elemType is the type of a nested value's i-th element: a struct's field,
-// an array's element, a map's entry.
-func elemType(t domain.Type, i int) domain.Type {
-	switch t.Kind {
-	case domain.KindStruct:
-		return t.Fields[i].Type
-	case domain.KindMap:
-		return domain.StructOf(domain.Field{Name: "key", Type: *t.Key}, domain.Field{Name: "value", Type: *t.Elem})
-	}
-	return *t.Elem
 }
 
 func be64(s string) uint64 {

@@ -57,6 +57,21 @@ func ListOf(elem Type) Type { return Type{Kind: KindList, Elem: &elem} }
 // MapOf is the type of maps from key to value.
 func MapOf(key, value Type) Type { return Type{Kind: KindMap, Key: &key, Elem: &value} }
 
+// Item is the type of item i of a nested value of type t, as the value
+// holds its items: a struct's field, an array's element, a map's entry (a
+// struct of key and value); the zero Type where t has no such item.
+func (t Type) Item(i int) Type {
+	switch {
+	case t.Kind == KindStruct && i >= 0 && i < len(t.Fields):
+		return t.Fields[i].Type
+	case t.Kind == KindMap && t.Key != nil && t.Elem != nil:
+		return StructOf(Field{Name: "key", Type: *t.Key}, Field{Name: "value", Type: *t.Elem})
+	case t.Kind == KindList && t.Elem != nil:
+		return *t.Elem
+	}
+	return Type{}
+}
+
 // StructOf is the type of structs with the given fields.
 func StructOf(fields ...Field) Type { return Type{Kind: KindStruct, Fields: fields} }
 

@@ -351,7 +351,7 @@ func (d *rowKeyDecoder) value(t domain.Type, depth int) domain.Value {
 		}
 		items := make([]domain.Value, 0, n)
 		for i := 0; i < n && !d.bad; i++ {
-			items = append(items, d.value(itemType(t, i), depth+1))
+			items = append(items, d.value(t.Item(i), depth+1))
 		}
 		switch k {
 		case domain.KindList:
@@ -365,20 +365,6 @@ func (d *rowKeyDecoder) value(t domain.Type, depth int) domain.Value {
 	}
 	d.bad = true
 	return domain.Null()
-}
-
-// itemType is the type of item i of a nested value of type t: a struct's
-// field, an array's element, a map's entry (a struct of key and value).
-func itemType(t domain.Type, i int) domain.Type {
-	switch {
-	case t.Kind == domain.KindStruct && i < len(t.Fields):
-		return t.Fields[i].Type
-	case t.Kind == domain.KindMap && t.Key != nil && t.Elem != nil:
-		return domain.StructOf(domain.Field{Name: "key", Type: *t.Key}, domain.Field{Name: "value", Type: *t.Elem})
-	case t.Kind == domain.KindList && t.Elem != nil:
-		return *t.Elem
-	}
-	return domain.Type{}
 }
 
 func textOfKind(k domain.Kind, s string) domain.Value {
