@@ -141,6 +141,7 @@ func (s *scheduler) runFlowAttempts(ctx context.Context, f *domain.Flow) (domain
 	for _, side := range f.Query.Side {
 		r.in.sides = append(r.in.sides, u.sourceOf(side))
 	}
+	defer u.stopReading(f.Query)
 	if err := u.append(ctx, u.flowProgress(f, domain.FlowStarting, "", nil)); err != nil {
 		return domain.FlowFailed, err
 	}
@@ -465,7 +466,11 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		}
 		return false, err
 	}
-	if !recompute && r.target.Type != domain.SinkDataset {
+	// A flow whose readers have yet to take half of what is held for them
+	// reads on when its commit is done, not ahead: a batch read ahead
+	// would find no room to be held, and its readers would take it from
+	// the log, decoded again, while they fall further behind.
+	if !recompute && r.target.Type != domain.SinkDataset && !u.committed.behind(f.Target) {
 		r.prefetch(ctx, info.Generation, info.End)
 	}
 	if err := r.commit(ctx, *info, rows, quality); err != nil {

@@ -35,6 +35,16 @@ func (u *update) sourceOf(in domain.Input) domain.Source {
 	return in.Source
 }
 
+// stopReading uncounts the streams of a flow's query over the pipeline's
+// tables, once the flow has ended (see sourceOf).
+func (u *update) stopReading(q *domain.Query) {
+	for _, in := range append([]domain.Input{q.Input}, q.Side...) {
+		if in.Dataset != "" && in.Streaming {
+			u.committed.dropReader(in.Dataset)
+		}
+	}
+}
+
 // flowInputs is what a flow reads: its query's main input and its side
 // inputs. The read step of a micro-batch reads them all, one batch each;
 // the transform step makes the query's rows of them.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -63,8 +62,11 @@ type tableSource struct {
 // streams that read a table while its writers run (see the scheduler's
 // leaders): such a stream takes them from memory rather than decoding what
 // was just encoded. A batch is let go once every stream of the update that
-// reads its table has read it, or when the held batches pass heldMaxBytes
-// (the oldest first); a stream reads the batches let go from the log.
+// reads its table has read it. A batch that would take the held batches
+// past heldMaxBytes is not held: a stream reads it from the log. Memory
+// keeps the batches the streams read next: when a writer runs ahead of its
+// readers, letting the oldest go instead would make them read every batch
+// from the log, each let go just before they come to it.
 type updateBatches struct {
 	mu      sync.Mutex
 	since   uint64 // the log's last seq when the update started: the list holds what came after
@@ -78,9 +80,8 @@ type updateBatches struct {
 	maxListed int
 
 	held    map[heldKey]*heldRows
-	order   []heldKey // the keys of held, oldest first, and some let go since
-	heldSz  int       // the held rows' size in memory (memorySize)
-	maxHeld int       // the bound of heldSz: heldMaxBytes
+	heldSz  int // the held rows' size in memory (memorySize)
+	maxHeld int // the bound of heldSz: heldMaxBytes
 }
 
 // batchRef is a committed batch. Its fields never change once listed, so
@@ -145,6 +146,19 @@ func (c *updateBatches) addReader(table string) {
 	c.readers[table]++
 }
 
+// dropReader uncounts a stream of table that reads no more in this update
+// (its flow ended): the batches every stream left has read are let go.
+func (c *updateBatches) dropReader(table string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readers[table]--
+	for k, h := range c.held {
+		if k.table == table && h.reads >= c.readers[table] {
+			c.letGo(k)
+		}
+	}
+}
+
 // add records a committed batch, holding its rows (when not nil) for the
 // update's streams that read its table.
 func (c *updateBatches) add(table string, ref batchRef, rows *domain.Batch) {
@@ -165,16 +179,23 @@ func (c *updateBatches) add(table string, ref batchRef, rows *domain.Batch) {
 	}
 	k := heldKey{table: table, seq: ref.seq}
 	h := &heldRows{batch: rows, size: memorySize(rows)}
+	if c.heldSz+h.size > c.maxHeld {
+		return
+	}
 	c.held[k] = h
-	c.order = append(c.order, k)
 	c.heldSz += h.size
-	for c.heldSz > c.maxHeld && len(c.order) > 0 { // the oldest go first
-		c.letGo(c.order[0])
-		c.order = c.order[1:]
+}
+
+// behind reports whether table has streams reading it and memory holds
+// more than half of what it may for the streams of the update: then the
+// table's writer should not read ahead.
+func (c *updateBatches) behind(table string) bool {
+	if c == nil {
+		return false
 	}
-	if len(c.order) > 2*len(c.held)+64 { // drop the keys let go on reading
-		c.order = slices.DeleteFunc(c.order, func(k heldKey) bool { return c.held[k] == nil })
-	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readers[table] > 0 && c.heldSz > c.maxHeld/2
 }
 
 func (c *updateBatches) letGo(k heldKey) {

@@ -232,25 +232,54 @@ func TestHandOff(t *testing.T) {
 		t.Error("a range ending at a batch not listed yet is taken from memory")
 	}
 
-	// Past the bound, the oldest batches are let go.
+	// Past the bound, the newest batches are not held: memory keeps those
+	// the reader comes to first.
 	c = newUpdateBatches(10)
 	c.addReader("a")
 	c.maxHeld = 2*memorySize(rows(0)) + 1
 	for seq := uint64(11); seq <= 14; seq++ {
 		c.add("a", ref(seq), rows(int64(seq)))
 	}
-	if got, _ := parts(t, c, 10, 14); !reflect.DeepEqual(got, []part{{11, 12, nil}, {13, 13, []int64{13}}, {14, 14, []int64{14}}}) {
-		t.Errorf("over the bound: %v, want 11 and 12 from the log in one range", got)
+	if c.heldSz > c.maxHeld {
+		t.Errorf("%d bytes held, over the bound of %d", c.heldSz, c.maxHeld)
+	}
+	if got, _ := parts(t, c, 10, 12); !reflect.DeepEqual(got, []part{{11, 11, []int64{11}}, {12, 12, []int64{12}}}) {
+		t.Errorf("under the bound: %v, want 11 and 12 from memory", got)
+	}
+	c.add("a", ref(15), rows(15)) // the reader made room
+	if got, _ := parts(t, c, 12, 15); !reflect.DeepEqual(got, []part{{13, 14, nil}, {15, 15, []int64{15}}}) {
+		t.Errorf("over the bound: %v, want 13 and 14 from the log in one range, then 15 from memory", got)
 	}
 	if c.heldSz != 0 || len(c.held) != 0 {
 		t.Errorf("%d bytes in %d batches held after the reader read them all", c.heldSz, len(c.held))
 	}
-	for seq := uint64(15); seq < 300; seq++ { // read as they come: the list of held keys stays short
-		c.add("a", ref(seq), rows(int64(seq)))
-		parts(t, c, seq-1, seq)
+
+	// A writer is behind its readers once memory holds more than half of
+	// what it may for them.
+	c = newUpdateBatches(10)
+	c.maxHeld = 3 * memorySize(rows(0))
+	c.add("a", ref(11), rows(11))
+	if c.behind("a") {
+		t.Error("a table nobody reads has its writer behind")
 	}
-	if len(c.order) > 100 {
-		t.Errorf("%d keys listed for %d batches held", len(c.order), len(c.held))
+	c.addReader("a")
+	c.addReader("a")
+	c.add("a", ref(12), rows(12))
+	if c.behind("a") {
+		t.Error("one batch of three held, and the writer is behind")
+	}
+	c.add("a", ref(13), rows(13))
+	if !c.behind("a") {
+		t.Error("two batches of three held, and the writer is not behind")
+	}
+	// A stream that reads no more lets go what the others have read.
+	parts(t, c, 11, 13)
+	if len(c.held) != 2 {
+		t.Fatalf("%d batches held after one of two readers took them, want 2", len(c.held))
+	}
+	c.dropReader("a")
+	if len(c.held) != 0 || c.heldSz != 0 {
+		t.Errorf("%d batches (%d bytes) held after the reader that had not read them stopped", len(c.held), c.heldSz)
 	}
 
 	// AUTO CDC changes are folded from the log with the table's history.
