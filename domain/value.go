@@ -110,6 +110,37 @@ func (v Value) Fields() []Value   { return v.l }
 // Entries returns a map's entries, each a struct of the key and the value.
 func (v Value) Entries() []Value { return v.l }
 
+// OwnStrings copies the text of vals, at every depth, into one allocation
+// of their own, in place. A decoder's values share the bytes it read:
+// owning their text lets those bytes go (or be unmapped) while the values
+// live on.
+func OwnStrings(vals []Value) {
+	var all strings.Builder
+	var write func([]Value)
+	write = func(vs []Value) {
+		for i := range vs {
+			all.WriteString(vs[i].s)
+			write(vs[i].l)
+		}
+	}
+	write(vals)
+	if all.Len() == 0 {
+		return
+	}
+	owned, at := all.String(), 0
+	// The same walk again, handing out the copies: a list shared by two
+	// values is met twice, its text copied twice, in the same order.
+	var take func([]Value)
+	take = func(vs []Value) {
+		for i := range vs {
+			n := len(vs[i].s)
+			vs[i].s, at = owned[at:at+n], at+n
+			take(vs[i].l)
+		}
+	}
+	take(vals)
+}
+
 // IsNested reports whether values of kind k live in a Column's Values
 // (arrays, structs, maps), where a NULL may be a NULL Value without a mark.
 func (k Kind) IsNested() bool { return k == KindList || k == KindStruct || k == KindMap }

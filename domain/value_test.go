@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Floats with particular bits, for identity tests.
@@ -523,4 +525,50 @@ func TestTypeAndSchemaEqual(t *testing.T) {
 	if !s.Equal(NewSchema(s.Fields...)) || s.Equal(NewSchema(s.Fields[0])) {
 		t.Error("Schema.Equal is wrong")
 	}
+}
+
+// TestOwnStrings: the text of values, at every depth, no longer shares the
+// bytes it was cut from, and reads the same; a list two values share is
+// owned for both.
+func TestOwnStrings(t *testing.T) {
+	read := "alpha beta gamma delta key value"
+	shared := []Value{String(read[17:22]), Null()}
+	for _, tt := range []struct {
+		name string
+		vals []Value
+	}{
+		{"none", nil},
+		{"no text", []Value{Int(1), Null(), Struct(Int(2))}},
+		{"flat", []Value{String(read[0:5]), Bytes([]byte("b")), String("")}},
+		{"nested", []Value{Struct(String(read[6:10]), List(String(read[11:16]), Null())), Map(MapEntry(String(read[23:26]), String(read[27:])))}},
+		{"shared list", []Value{Struct(shared...), List(shared...)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := render(tt.vals)
+			OwnStrings(tt.vals)
+			if got := render(tt.vals); got != want {
+				t.Errorf("owned: %s, want %s", got, want)
+			}
+			lo := uintptr(unsafe.Pointer(unsafe.StringData(read)))
+			var check func([]Value)
+			check = func(vs []Value) {
+				for _, v := range vs {
+					if p := uintptr(unsafe.Pointer(unsafe.StringData(v.s))); v.s != "" && p >= lo && p < lo+uintptr(len(read)) {
+						t.Errorf("%q still shares the bytes it was cut from", v.s)
+					}
+					check(v.l)
+				}
+			}
+			check(tt.vals)
+		})
+	}
+}
+
+func render(vals []Value) string {
+	var b strings.Builder
+	for _, v := range vals {
+		b.WriteString(v.String())
+		b.WriteByte(';')
+	}
+	return b.String()
 }

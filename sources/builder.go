@@ -667,8 +667,12 @@ func (b *builder) batch() (*domain.Batch, error) {
 		fields = append(fields, domain.Field{Name: b.rescueAs, Type: domain.TypeString, Nullable: true})
 		cols = append(cols, b.rescued)
 	}
+	for i := range fields {
+		fields[i] = ownField(fields[i])
+	}
 	for _, c := range cols {
 		ownStrings(c)
+		domain.OwnStrings(c.Values)
 	}
 	if len(cols) == 0 { // rows without columns ({} lines): keep their count
 		out := domain.NewBatch(domain.NewSchema(), 0)
@@ -684,9 +688,11 @@ func (b *builder) batch() (*domain.Batch, error) {
 // allocation of their own. A source's strings are parts of the bytes it
 // read (a file's piece, a message): without the copy, a row kept anywhere
 // (a micro-batch waiting for its reader, a filter's survivors) would keep
-// all of those bytes, with their syntax, names and rows filtered out. The
-// strings inside nested values (structs, arrays, maps) are not copied: they
-// still share the bytes read, which costs memory, never correctness.
+// all of those bytes, with their syntax, names and rows filtered out, and
+// a file's bytes, read mapped, are gone once read. The strings inside
+// nested values are copied by domain.OwnStrings, the names of the columns
+// (keys of the records, when inferred) by ownField: nothing of a batch
+// shares the bytes read.
 func ownStrings(c *domain.Column) {
 	if c.Kind != domain.KindString && c.Kind != domain.KindBytes {
 		return
@@ -705,6 +711,34 @@ func ownStrings(c *domain.Column) {
 		c.Strs[i] = owned[at : at+len(s)]
 		at += len(s)
 	}
+}
+
+// ownField is f with its names, and those of its type's fields, copied.
+func ownField(f domain.Field) domain.Field {
+	f.Name, f.Comment = strings.Clone(f.Name), strings.Clone(f.Comment)
+	f.Type = ownType(f.Type)
+	return f
+}
+
+// ownType is t with the names of its fields, at every depth, copied; t's
+// own parts are left as they are, as other schemas may share them.
+func ownType(t domain.Type) domain.Type {
+	if t.Key != nil {
+		k := ownType(*t.Key)
+		t.Key = &k
+	}
+	if t.Elem != nil {
+		e := ownType(*t.Elem)
+		t.Elem = &e
+	}
+	if t.Fields != nil {
+		fields := make([]domain.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = ownField(f)
+		}
+		t.Fields = fields
+	}
+	return t
 }
 
 // convert is the package's convert, with the source's date and timestamp

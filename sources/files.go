@@ -888,6 +888,11 @@ func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err err
 // one decoding settles (a column of numbers in one run and of text in the
 // next), or a run fail, the micro-batch is decoded again in one run, so that
 // the result (or the error) is always the one of a single decoding.
+//
+// The slices' bytes are mapped, not read (see mapped), and unmapped before
+// Read returns: the batch owns all it holds (see ownStrings), and a fault
+// reading them (the file shrank under the mapping) is a FILE_UNREADABLE
+// error.
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {
 		return nil, s.invalid
@@ -896,17 +901,45 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	if err != nil {
 		return nil, err
 	}
+	maps := []mapped{}
+	defer func() {
+		for _, m := range maps {
+			m.unmap()
+		}
+	}()
+	var out *domain.Batch
+	err = s.guarded(&maps, func() (err error) {
+		out, err = s.readSlices(ctx, off.Files, &maps)
+		return err
+	})
+	return out, err
+}
+
+// readSlices reads and decodes slices, mapping them into maps.
+func (s *fileSource) readSlices(ctx context.Context, files []fileSlice, maps *[]mapped) (*domain.Batch, error) {
 	var pieces []piece
-	for _, f := range off.Files {
+	for _, f := range files {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		ps, err := s.readPieces(f)
+		ps, err := s.readPieces(f, maps)
 		if err != nil {
 			return nil, err
 		}
 		pieces = append(pieces, ps...)
 	}
+	out, err := s.decodeRuns(pieces, maps)
+	if err != nil && len(*maps) > 0 {
+		// An error may quote the bytes it failed on: it is made again from
+		// a copy, as the mapped bytes go.
+		return s.decode(copyPieces(pieces), linesOf(pieces))
+	}
+	return out, err
+}
+
+// decodeRuns decodes the pieces on every processor (see Read); maps are
+// the mappings their bytes may be in.
+func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, error) {
 	runs := splitRuns(pieces, runtime.GOMAXPROCS(0))
 	if len(runs) > 1 {
 		parts := make([]*domain.Batch, len(runs))
@@ -921,7 +954,12 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 			if i == 0 {
 				rows = total
 			}
-			wg.Go(func() { parts[i], errs[i] = s.decode(run, rows) })
+			wg.Go(func() {
+				errs[i] = s.guarded(maps, func() (err error) {
+					parts[i], err = s.decode(run, rows)
+					return err
+				})
+			})
 		}
 		wg.Wait()
 		if errors.Join(errs...) == nil {
@@ -967,8 +1005,10 @@ const pieceSize = 1 << 20
 
 // readPieces reads the bytes of a slice (of a line-based file) and cuts them
 // into pieces at line breaks; a CSV slice stays whole (a line break may be
-// inside a quoted field), and a Parquet slice is read when decoded.
-func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
+// inside a quoted field), and a Parquet slice is read when decoded. Into
+// maps, when not nil, the slice is mapped rather than read (see mapped),
+// and its mapping added, for the caller to unmap.
+func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
 	if s.opts.Format == "parquet" {
 		return []piece{{f: f}}, nil
 	}
@@ -991,12 +1031,22 @@ func (s *fileSource) readPieces(f fileSlice) ([]piece, error) {
 				WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
 		}
 	}
-	buf := make([]byte, f.End-f.Start)
-	if _, err := fh.ReadAt(buf, f.Start); err != nil {
-		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", full, err, f.End).
-			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+	var buf []byte
+	if maps != nil {
+		if m, ok := mapSlice(fh, f.Start, f.End); ok {
+			*maps = append(*maps, m)
+			buf = m.bytes(f.Start)
+		}
 	}
-	// The bytes are never written again: the rows' strings may share them.
+	if buf == nil {
+		buf = make([]byte, f.End-f.Start)
+		if _, err := fh.ReadAt(buf, f.Start); err != nil {
+			return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", full, err, f.End).
+				WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
+		}
+	}
+	// The bytes are never written again: the rows' strings may share them
+	// while the micro-batch is decoded.
 	data := unsafe.String(unsafe.SliceData(buf), len(buf))
 	if s.opts.Encoding == "latin1" {
 		data = latin1ToUTF8(buf)
@@ -1250,7 +1300,7 @@ func SampleSchemas(ctx context.Context, dir string, opts FileOptions, maxFiles i
 		if !ok {
 			continue
 		}
-		pieces, err := s.readPieces(slice)
+		pieces, err := s.readPieces(slice, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -666,7 +666,7 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 			}
 			got, gerr := src.Read(context.Background(), nil, end)
 			off := offsetOf(t, end)
-			pieces, err := src.readPieces(off.Files[0])
+			pieces, err := src.readPieces(off.Files[0], nil)
 			if err != nil {
 				t.Fatal(err)
 			}
