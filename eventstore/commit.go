@@ -67,7 +67,7 @@ func (r *appendReq) finish(seqs []uint64, err error) {
 // goroutine (see WithMaxGroup); each Append still succeeds or fails on its
 // own. Errors, all *domain.Error:
 //   - COMMIT_TOO_LARGE: the events and their projection writes do not fit in
-//     one Badger transaction (about 15% of Badger's memtable, 16 MiB unless
+//     one Badger transaction (about 15% of Badger's memtable, 8 MiB unless
 //     set with WithMemTableSize, counting log entries under the value
 //     threshold in full and larger ones, kept in segment files, by their
 //     pointer). An Append is never split: append fewer or smaller events.

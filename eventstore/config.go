@@ -52,7 +52,11 @@ const (
 
 // defaultMemTableSize is the store's memtable size unless set: Badger's own
 // default (64 MiB) keeps up to five memtable arenas of that size in the heap.
-const defaultMemTableSize = 16 << 20
+// The memtable holds the log's keys and small values only (a micro-batch's
+// rows go to segment files), and each arena counts in full towards the heap
+// the garbage collector lets grow: 8 MiB took 12–20 MiB off the peak of a
+// deduplicating pipeline, at the same speed.
+const defaultMemTableSize = 8 << 20
 
 func defaultConfig() config {
 	return config{
@@ -78,7 +82,7 @@ func (c *config) validate() error {
 	if c.memTableSize != 0 && (c.memTableSize < minMemTableSize || c.memTableSize > maxMemTableSize) {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithMemTableSize(%d): the memtable size must be between %s and %s",
 			c.memTableSize, fmtBytes(minMemTableSize), fmtBytes(maxMemTableSize)).
-			WithHint("use a size in that range, or leave the default (16 MiB)")
+			WithHint("use a size in that range, or leave the default (8 MiB)")
 	}
 	if c.valueThreshold < 0 {
 		return domain.Errorf(domain.CodeInvalidDefinition, "WithValueThreshold(%d): the threshold cannot be negative", c.valueThreshold).
@@ -159,8 +163,8 @@ func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
 // middle of a commit or of a memtable flush. Refusing to write while there is
 // still room keeps the store committing whole transactions or nothing.
 //
-// The default is twice Badger's memtable size plus 16 MiB (48 MiB with the
-// default 16 MiB memtable; see WithMemTableSize): the mapping of the current
+// The default is twice Badger's memtable size plus 16 MiB (32 MiB with the
+// default 8 MiB memtable; see WithMemTableSize): the mapping of the current
 // memtable must be able to fill up to the memtable size, flushing it then
 // writes a level-0 table of up to that size again before the .mem file is
 // deleted, and the 16 MiB cover the manifest, the discard file, value-log
@@ -176,7 +180,7 @@ func WithMinFreeBytes(n int64) Option {
 }
 
 // WithMemTableSize sets the size of Badger's memtables (Options.MemTableSize;
-// the store's default is 16 MiB, Badger's own 64 MiB), for small disks,
+// the store's default is 8 MiB, Badger's own 64 MiB), for small disks,
 // small machines, tests, and large transactions. It
 // must be between 1 MiB and 1 GiB. Badger keeps up to five memtables in memory
 // and maps a .mem file of twice the size for each, so this is the main knob on

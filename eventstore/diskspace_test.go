@@ -146,7 +146,7 @@ func TestMinFreeBytesDefault(t *testing.T) {
 		opts []Option
 		want int64
 	}{
-		{"store default", []Option{withBadgerOptions(nil)}, 2*16<<20 + 16<<20},
+		{"store default", []Option{withBadgerOptions(nil)}, 2*8<<20 + 16<<20},
 		{"test memtables", nil, 2*8<<20 + 16<<20}, // smallBadger: 8 MiB
 		{"WithMemTableSize", []Option{withBadgerOptions(nil), WithMemTableSize(4 << 20)}, 24 << 20},
 		{"WithMinFreeBytes", []Option{WithMinFreeBytes(5 << 20)}, 5 << 20},
