@@ -364,3 +364,47 @@ func TestNewRefusesBadSpecs(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryRoom: a key changing again in the batch it changed in grows
+// its history's room in large steps; a fold of the log (unstamped changes)
+// and a key changed once per batch grow it as append does.
+func TestHistoryRoom(t *testing.T) {
+	info := domain.ChangeInfo{SCDType: 2, Keys: []string{"id"}, SequenceType: domain.TypeInt64}
+	now := time.Unix(1_700_000_000, 0)
+	s, err := New(info, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Apply(batchOf(t, []genChange{{key: 1, seq: 1, name: "a"}, {key: 1, seq: 2, name: "b"}, {key: 2, seq: 1, name: "a"}}), nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(batchOf(t, []genChange{{key: 2, seq: 2, name: "b"}}), nil, now); err != nil {
+		t.Fatal(err)
+	}
+	room := func(s *State, key int64) int {
+		for _, h := range s.two {
+			if s.keyOf(h.id)[0].AsInt() == key {
+				return cap(h.changes)
+			}
+		}
+		t.Fatalf("no history of key %d", key)
+		return 0
+	}
+	if got := room(s, 1); got < 8 {
+		t.Errorf("a key changed twice in a batch has room for %d changes, want at least 8", got)
+	}
+	if got := room(s, 2); got > 2 {
+		t.Errorf("a key changed once a batch has room for %d changes, want 2", got)
+	}
+	folded, err := New(info, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := folded.Replay(res.Delta, now, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := room(folded, 1); got > 2 {
+		t.Errorf("a fold of the log gives two changes room for %d, want 2", got)
+	}
+}

@@ -143,11 +143,13 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 		return old, pos, true, true
 	}
 	s.sum += s.hashChange(id, c)
-	if n == cap(h.changes) && n > 0 && h.changes[n-1].stamp == c.stamp {
+	if n == cap(h.changes) && n > 0 && c.stamp != 0 && h.changes[n-1].stamp == c.stamp {
 		// A key changing again in the batch it last changed in (its
 		// changes close together in the stream, as a CDC source's are)
 		// is likely to change more: its room grows in larger steps than
 		// append's first ones, one allocation and copy instead of three.
+		// (A fold of the log puts unstamped changes: they grow as append
+		// grows them.)
 		h.changes = append(make([]change, 0, max(2*n, 8)), h.changes...)
 	}
 	if pos == n {

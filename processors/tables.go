@@ -80,8 +80,9 @@ type updateBatches struct {
 	maxListed int
 
 	held    map[heldKey]*heldRows
-	heldSz  int // the held rows' size in memory (memorySize)
-	maxHeld int // the bound of heldSz: heldMaxBytes
+	heldSz  int            // the held rows' size in memory (memorySize)
+	heldBy  map[string]int // heldSz by table
+	maxHeld int            // the bound of heldSz: heldMaxBytes
 }
 
 // batchRef is a committed batch. Its fields never change once listed, so
@@ -114,7 +115,7 @@ const heldMaxBytes = 32 << 20
 
 func newUpdateBatches(since uint64) *updateBatches {
 	return &updateBatches{since: since, tables: map[string][]batchRef{}, readers: map[string]int{},
-		floor: map[string]uint64{}, maxListed: maxListed, held: map[heldKey]*heldRows{}, maxHeld: heldMaxBytes}
+		floor: map[string]uint64{}, maxListed: maxListed, held: map[heldKey]*heldRows{}, heldBy: map[string]int{}, maxHeld: heldMaxBytes}
 }
 
 // maxListed bounds a table's list of committed batches (40 bytes each).
@@ -147,7 +148,9 @@ func (c *updateBatches) addReader(table string) {
 }
 
 // dropReader uncounts a stream of table that reads no more in this update
-// (its flow ended): the batches every stream left has read are let go.
+// (its flow ended). Reads are counted, not who read: a held batch read as
+// many times as there are streams left is let go, and a stream left that
+// had not read it reads it from the log.
 func (c *updateBatches) dropReader(table string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -184,23 +187,25 @@ func (c *updateBatches) add(table string, ref batchRef, rows *domain.Batch) {
 	}
 	c.held[k] = h
 	c.heldSz += h.size
+	c.heldBy[table] += h.size
 }
 
-// behind reports whether table has streams reading it and memory holds
-// more than half of what it may for the streams of the update: then the
-// table's writer should not read ahead.
+// behind reports whether the streams reading table have yet to take more
+// of its batches than half of what memory may hold: then the table's
+// writer should not read ahead.
 func (c *updateBatches) behind(table string) bool {
 	if c == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.readers[table] > 0 && c.heldSz > c.maxHeld/2
+	return c.readers[table] > 0 && c.heldBy[table] > c.maxHeld/2
 }
 
 func (c *updateBatches) letGo(k heldKey) {
 	if h := c.held[k]; h != nil {
 		c.heldSz -= h.size
+		c.heldBy[k.table] -= h.size
 		delete(c.held, k)
 	}
 }
@@ -255,6 +260,7 @@ func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPa
 		// so every batch of the table before to is listed once to is; a
 		// range planned from the log may end at a batch not listed yet.
 		if j := sort.Search(len(refs), func(j int) bool { return refs[j].seq >= to }); j == len(refs) || refs[j].seq != to {
+			c.passed(table, from, to)
 			return nil, false, nil
 		}
 	}
@@ -263,12 +269,16 @@ func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPa
 	for ; i < len(refs) && refs[i].seq <= to; i++ {
 		ref := refs[i]
 		if ref.changes {
+			c.passed(table, from, to)
 			return nil, false, nil
 		}
+		k := heldKey{table: table, seq: ref.seq}
 		if ref.gen != gen || ref.empty {
+			if c.held[k] != nil {
+				taken = append(taken, k) // gone past: the stream does not come back for it
+			}
 			continue
 		}
-		k := heldKey{table: table, seq: ref.seq}
 		h := c.held[k]
 		if h == nil {
 			fromLog(ref.seq, ref.seq)
@@ -283,12 +293,30 @@ func (c *updateBatches) take(table string, from, to uint64, gen int64) ([]heldPa
 		taken = append(taken, k)
 	}
 	for _, k := range taken {
-		h := c.held[k]
-		if h.reads++; h.reads >= c.readers[table] {
+		c.read(k)
+	}
+	return parts, true, nil
+}
+
+// read counts a read of the held batch k, letting it go once every
+// reader has read it.
+func (c *updateBatches) read(k heldKey) {
+	if h := c.held[k]; h != nil {
+		if h.reads++; h.reads >= c.readers[k.table] {
 			c.letGo(k)
 		}
 	}
-	return parts, true, nil
+}
+
+// passed counts as read the batches of table held in (from, to], a range
+// a stream reads from the log: it does not come back for them, and they
+// must not stay held for it.
+func (c *updateBatches) passed(table string, from, to uint64) {
+	for k := range c.held {
+		if k.table == table && k.seq > from && k.seq <= to {
+			c.read(k)
+		}
+	}
 }
 
 // heldPart is a part of a range of a table's batches: the rows of one

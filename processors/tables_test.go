@@ -282,6 +282,31 @@ func TestHandOff(t *testing.T) {
 		t.Errorf("%d batches (%d bytes) held after the reader that had not read them stopped", len(c.held), c.heldSz)
 	}
 
+	// A stream that reads a range from the log goes past the batches held
+	// in it: they do not stay held for it.
+	c = newUpdateBatches(10)
+	c.addReader("a")
+	c.addReader("b")
+	c.add("a", ref(11), rows(11))
+	c.add("a", ref(12), rows(12))
+	c.add("a", batchRef{seq: 13, gen: 0, rows: 1}, rows(13)) // of another generation
+	if _, ok := parts(t, c, 10, 14); ok {
+		t.Fatal("a range ending at a batch not listed yet is taken from memory")
+	}
+	if c.held[heldKey{"a", 11}] != nil || c.held[heldKey{"a", 12}] != nil {
+		t.Error("batches a stream read from the log stay held")
+	}
+	if got, _ := parts(t, c, 12, 13); len(got) != 0 || len(c.held) != 0 {
+		t.Errorf("a range over a batch of another generation takes %v and leaves %d held, want nothing", got, len(c.held))
+	}
+	// Behind is a table's: a writer whose readers keep up reads ahead.
+	c.maxHeld = 3 * memorySize(rows(0))
+	c.add("a", ref(14), rows(14))
+	c.add("a", ref(15), rows(15))
+	if !c.behind("a") || c.behind("b") {
+		t.Errorf("behind: a %v (two of three held), b %v (none held), want true and false", c.behind("a"), c.behind("b"))
+	}
+
 	// AUTO CDC changes are folded from the log with the table's history.
 	c.add("a", batchRef{seq: 300, gen: 1, rows: 1, changes: true}, rows(1))
 	if _, ok := parts(t, c, 299, 300); ok {
