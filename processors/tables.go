@@ -62,11 +62,12 @@ type tableSource struct {
 // streams that read a table while its writers run (see the scheduler's
 // leaders): such a stream takes them from memory rather than decoding what
 // was just encoded. A batch is let go once every stream of the update that
-// reads its table has read it. A batch that would take the held batches
-// past heldMaxBytes is not held: a stream reads it from the log. Memory
-// keeps the batches the streams read next: when a writer runs ahead of its
-// readers, letting the oldest go instead would make them read every batch
-// from the log, each let go just before they come to it.
+// reads its table has read it, or gone past it (read its range from the
+// log, or skipped it as of another generation). A batch that would take
+// the held batches past heldMaxBytes is not held: a stream reads it from
+// the log. Memory keeps the batches the streams read next: when a writer
+// runs ahead of its readers, letting the oldest go instead would make them
+// read every batch from the log, each let go just before they come to it.
 type updateBatches struct {
 	mu      sync.Mutex
 	since   uint64 // the log's last seq when the update started: the list holds what came after
