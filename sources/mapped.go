@@ -15,7 +15,7 @@ import (
 // they are, instead of a copy into fresh memory, which costs more than the
 // decoding on machines where touching new memory is dear. Nothing decoded
 // may keep the mapped bytes (see ownStrings), and reading them faults if the
-// file shrinks under the mapping: Read turns that into an error (faulted).
+// file shrinks under the mapping: Read turns that into an error (guarded).
 type mapped struct {
 	mem  []byte // the mapping, from a page boundary
 	base int64  // the file offset mem starts at
