@@ -29,15 +29,9 @@ func TestIgnoreNullUpdates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				b := domain.NewBatch(changeSchema(), 2)
-				for _, r := range [][]domain.Value{
-					{domain.Int(1), domain.String("ann"), domain.String("oslo"), domain.Int(1), domain.Bool(false), domain.Bool(false)},
-					{domain.Int(1), domain.Null(), domain.Null(), domain.Int(2), domain.Bool(false), domain.Bool(false)},
-				} {
-					if err := b.AppendRow(r...); err != nil {
-						t.Fatal(err)
-					}
-				}
+				b := changeRows(t,
+					[]domain.Value{domain.Int(1), domain.String("ann"), domain.String("oslo"), domain.Int(1), domain.Bool(false), domain.Bool(false)},
+					[]domain.Value{domain.Int(1), domain.Null(), domain.Null(), domain.Int(2), domain.Bool(false), domain.Bool(false)})
 				if _, err := s.Apply(b, tc.ignore, time.Unix(0, 0)); err != nil {
 					t.Fatal(err)
 				}
@@ -62,17 +56,11 @@ func TestOneDeltaRowPerSequence(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				b := domain.NewBatch(changeSchema(), 4)
-				for _, r := range [][]domain.Value{
-					{domain.Int(1), domain.String("ann"), domain.String("oslo"), domain.Int(1), domain.Bool(false), domain.Bool(false)},
-					{domain.Int(1), domain.Null(), domain.String("rome"), domain.Int(2), domain.Bool(false), domain.Bool(false)},
-					{domain.Int(1), domain.Null(), domain.String("rome"), domain.Int(2), domain.Bool(false), domain.Bool(false)},
-					{domain.Int(1), domain.String("bob"), domain.Null(), domain.Int(2), domain.Bool(false), domain.Bool(false)},
-				} {
-					if err := b.AppendRow(r...); err != nil {
-						t.Fatal(err)
-					}
-				}
+				b := changeRows(t,
+					[]domain.Value{domain.Int(1), domain.String("ann"), domain.String("oslo"), domain.Int(1), domain.Bool(false), domain.Bool(false)},
+					[]domain.Value{domain.Int(1), domain.Null(), domain.String("rome"), domain.Int(2), domain.Bool(false), domain.Bool(false)},
+					[]domain.Value{domain.Int(1), domain.Null(), domain.String("rome"), domain.Int(2), domain.Bool(false), domain.Bool(false)},
+					[]domain.Value{domain.Int(1), domain.String("bob"), domain.Null(), domain.Int(2), domain.Bool(false), domain.Bool(false)})
 				res, err := s.Apply(b, ignore, time.Unix(0, 0))
 				if err != nil {
 					t.Fatal(err)
@@ -95,4 +83,17 @@ func TestOneDeltaRowPerSequence(t *testing.T) {
 			})
 		}
 	}
+}
+
+// changeRows is a batch of changes (changeSchema) of the given rows, which
+// may hold NULLs where batchOf's changes cannot.
+func changeRows(t *testing.T, rows ...[]domain.Value) *domain.Batch {
+	t.Helper()
+	b := domain.NewBatch(changeSchema(), len(rows))
+	for _, r := range rows {
+		if err := b.AppendRow(r...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
 }

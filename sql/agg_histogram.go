@@ -148,8 +148,6 @@ func (a *histogramAcc) xValue(x float64) domain.Value {
 	return intOfKind(a.kind, int64(math.Trunc(x)))
 }
 
-// intOfKind is the value of kind k (bigint, date or timestamp) whose
-// integer is i.
 // intOfKind is the value of kind k (one of the kinds a column keeps as
 // integers) whose integer is i.
 func intOfKind(k domain.Kind, i int64) domain.Value {
