@@ -315,7 +315,8 @@ func (s *State) rowOf(c changeCols, i int, e *entry, ignoreIdx []int) row {
 	}
 	r := s.encodeAt(c.stored, len(c.stored), i)
 	if e != nil && e.row != "" && len(ignoreIdx) > 0 {
-		r = s.fillNulls(r, e.row, ignoreIdx)
+		s.rowBuf = fillNulls(s.rowBuf[:0], r, e.row, ignoreIdx)
+		r = row(s.rowBuf)
 	}
 	return r
 }
@@ -329,15 +330,19 @@ func (s *State) settle(e *entry, c changeCols, ignoreIdx []int) {
 	e.seq, e.row, e.gone, e.pend = own(c.seq.Value(i)), s.rowOf(c, i, e, ignoreIdx), false, 0
 }
 
-// fillNulls returns r with the NULLs of the columns idx taken from prev.
-func (s *State) fillNulls(r, prev row, idx []int) row {
+// fillNulls appends to b r with the NULLs of the columns idx taken from
+// prev.
+func fillNulls(b []byte, r, prev row, idx []int) []byte {
 	vals, old := r.values(nil), prev.values(nil)
 	for _, j := range idx {
 		if vals[j].IsNull() {
 			vals[j] = old[j]
 		}
 	}
-	return row(s.encode(vals))
+	for _, v := range vals {
+		b = appendValue(b, v)
+	}
+	return b
 }
 
 // keyRow is a row of the stored columns holding only the key id, valid

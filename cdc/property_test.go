@@ -2,6 +2,7 @@ package cdc
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 	"testing"
@@ -406,5 +407,49 @@ func TestHistoryRoom(t *testing.T) {
 	}
 	if got := room(folded, 1); got > 2 {
 		t.Errorf("a fold of the log gives two changes room for %d, want 2", got)
+	}
+}
+
+// TestPutOnEveryCore: an SCD 2 batch put on every core records the same
+// delta, row for row, and leaves the same state as one put in one
+// goroutine, for random streams split into random batches (with and
+// without ignoring NULL updates).
+func TestPutOnEveryCore(t *testing.T) {
+	defer func(at int) { putInParallelAtLeast = at }(putInParallelAtLeast)
+	for _, ignore := range []*domain.ColumnSet{nil, {Columns: []string{"name"}}} {
+		for trial := 0; trial < 100; trial++ {
+			r := rand.New(rand.NewSource(int64(trial)))
+			stream := genStream(r, 100+r.Intn(400), false)
+			info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64}
+			serial, err := New(info, stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parallel, _ := New(info, stored)
+			now := time.Unix(1_700_000_000, 0)
+			apply := func(s *State, b *domain.Batch, at int) *Result {
+				putInParallelAtLeast = at
+				res, err := s.Apply(b, ignore, now)
+				if err != nil {
+					t.Fatalf("trial %d: %v", trial, err)
+				}
+				return res
+			}
+			for rest := stream; len(rest) > 0; {
+				n := 1 + r.Intn(len(rest))
+				batch := batchOf(t, rest[:n])
+				rest = rest[n:]
+				want, got := apply(serial, batch, math.MaxInt), apply(parallel, batch, 1)
+				if diff := cmp.Diff(want.Delta.Rows(), got.Delta.Rows(), valueCmp); diff != "" {
+					t.Fatalf("trial %d: the delta put on every core differs (-one goroutine +every core):\n%s", trial, diff)
+				}
+				if want.Upserted != got.Upserted || want.Deleted != got.Deleted {
+					t.Fatalf("trial %d: counted %d upserts and %d deletes on every core, %d and %d in one goroutine", trial, got.Upserted, got.Deleted, want.Upserted, want.Deleted)
+				}
+				if serial.Fingerprint() != parallel.Fingerprint() {
+					t.Fatalf("trial %d: the fingerprints differ", trial)
+				}
+			}
+		}
 	}
 }

@@ -87,7 +87,9 @@ func (s *State) Replay(delta *domain.Batch, now time.Time, feed bool) (*domain.B
 				h.stamp, h.before = s.stamp, s.versions(h)
 				touched = append(touched, h)
 			}
-			s.put(h, s.changeAt(cols, n, i, seq, op == domain.ChangeDelete), nil)
+			p := &s.putters[0]
+			s.put(p, h, p.changeAt(cols, n, i, seq, op == domain.ChangeDelete), nil)
+			s.sum, p.sum = s.sum+p.sum, 0
 			continue
 		}
 		e, err := s.entryAt(key, keyCols, i)

@@ -2,6 +2,8 @@ package cdc
 
 import (
 	"sort"
+	"sync"
+	"unsafe"
 
 	"github.com/sluicehq/sluice/domain"
 )
@@ -41,17 +43,28 @@ func (s *State) makeChange(k string, r row, del bool) change {
 	return change{data: k + string(r), seqLen: int32(len(k)), del: del}
 }
 
+// putter is what putting changes into histories writes besides the
+// histories themselves: a buffer, the fingerprint's movement, and the
+// batch's pending changes. apply2 has one per core, each putting the
+// changes of its own keys.
+type putter struct {
+	buf   []byte
+	sum   uint64 // what the changes put moved the fingerprint by (wrapping)
+	pend  []pending2
+	origs []change // the changes those replaced
+}
+
 // changeAt makes the change of row i of a batch: its sequence and, unless
 // it is a delete, its stored columns, encoded in one allocation.
-func (s *State) changeAt(cols []*domain.Column, n, i int, seq domain.Value, del bool) change {
-	b := appendSeqKey(s.rowBuf[:0], seq)
+func (p *putter) changeAt(cols []*domain.Column, n, i int, seq domain.Value, del bool) change {
+	b := appendSeqKey(p.buf[:0], seq)
 	k := len(b)
 	if !del {
 		for j := 0; j < n; j++ {
 			b = appendCell(b, cols[j], i)
 		}
 	}
-	s.rowBuf = b
+	p.buf = b
 	return change{data: string(b), seqLen: int32(k), del: del}
 }
 
@@ -121,7 +134,7 @@ func (s *State) sameTracked(a, b row) bool {
 // inserted at its place, pos. It reports false for an exact duplicate,
 // which changes nothing. ignoreIdx, for an update, fills those columns'
 // NULLs from the change before it.
-func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int, had, changed bool) {
+func (s *State) put(p *putter, h *history, c change, ignoreIdx []int) (orig change, pos int, had, changed bool) {
 	id, k := h.id, c.seqKey()
 	n := len(h.changes)
 	pos = n
@@ -129,7 +142,8 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 		pos = sort.Search(n, func(j int) bool { return h.changes[j].seqKey() >= k })
 	}
 	if !c.del && len(ignoreIdx) > 0 && pos > 0 && !h.changes[pos-1].del {
-		filled := s.makeChange(k, s.fillNulls(c.row(), h.changes[pos-1].row(), ignoreIdx), false)
+		p.buf = fillNulls(p.buf[:0], c.row(), h.changes[pos-1].row(), ignoreIdx)
+		filled := s.makeChange(k, row(p.buf), false)
 		filled.stamp = c.stamp
 		c = filled
 	}
@@ -139,10 +153,10 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 			return old, pos, true, false
 		}
 		h.changes[pos] = c
-		s.sum += s.hashChange(id, c) - s.hashChange(id, old)
+		p.sum += s.hashChange(id, c) - s.hashChange(id, old)
 		return old, pos, true, true
 	}
-	s.sum += s.hashChange(id, c)
+	p.sum += s.hashChange(id, c)
 	if n == cap(h.changes) && n > 0 && c.stamp != 0 && h.changes[n-1].stamp == c.stamp {
 		// A key changing again in the batch it last changed in (its
 		// changes close together in the stream, as a CDC source's are)
@@ -162,24 +176,34 @@ func (s *State) put(h *history, c change, ignoreIdx []int) (orig change, pos int
 	return change{}, pos, false, true
 }
 
-// pending2 is a (key, sequence) a batch changed, first by its row row:
-// what the batch records is the last change of each. orig indexes the
-// change it replaced in the batch's origs; -1 for none.
+// pending2 is a (key, sequence) a batch changed, first by its row row,
+// the nth change of the batch's order: what the batch records is the last
+// change of each. orig indexes the change it replaced in its putter's
+// origs; -1 for none.
 type pending2 struct {
-	h         *history
-	seq       string // its sequence key
-	pos       int32  // where it was put among the key's changes
-	row, orig int32
+	h              *history
+	seq            string // its sequence key
+	pos            int32  // where it was put among the key's changes
+	row, nth, orig int32
 }
 
+// putInParallelAtLeast is the fewest changes a batch puts on every core.
+var putInParallelAtLeast = 4096
+
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
-	nStored := len(c.stored)
 	keyCols := s.keyColumns(c.stored)
-	pend, origs := s.pend[:0], s.origs[:0]
+	// First each change's history, found or made, in order: finding one
+	// may bring it back from the spill, and making one adds to the map.
+	hs := s.hs[:0]
 	defer func() { // kept for the next batch, so that they grow once; emptied, so that they keep no history alive
-		clear(pend)
-		clear(origs)
-		s.pend, s.origs = pend[:0], origs[:0]
+		clear(hs)
+		s.hs = hs[:0]
+		for i := range s.putters {
+			p := &s.putters[i]
+			clear(p.pend)
+			clear(p.origs)
+			p.pend, p.origs = p.pend[:0], p.origs[:0]
+		}
 	}()
 	for _, i := range order {
 		if isTrue(c.trunc, i) {
@@ -189,8 +213,6 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		if null >= 0 {
 			return s.nullKey(c, i, null)
 		}
-		ch := s.changeAt(c.stored, nStored, i, c.seq.Value(i), isTrue(c.del, i))
-		ch.stamp = s.stamp
 		h, err := s.historyAt(key, keyCols, i)
 		if err != nil {
 			return err
@@ -200,26 +222,47 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			h = &history{id: id}
 			s.two[id] = h
 		}
-		// A change of a sequence the batch already changed is not the
-		// batch's first: its pend has the change it replaced.
-		if orig, pos, had, changed := s.put(h, ch, ignoreIdx); changed && (!had || orig.stamp != s.stamp) {
-			p := pending2{h: h, seq: ch.seqKey(), pos: int32(pos), row: int32(i), orig: -1}
-			if had {
-				p.orig = int32(len(origs))
-				origs = append(origs, orig)
-			}
-			pend = append(pend, p)
-		}
+		hs = append(hs, h)
 	}
-	s.startDelta(len(pend))
-	for _, p := range pend {
+	// Then the changes are put, a large batch's on every core: each
+	// putter takes the histories of one part, and puts their changes in
+	// the batch's order, as one putter would.
+	parts := 1
+	if len(order) >= putInParallelAtLeast {
+		parts = len(s.putters)
+	}
+	var wg sync.WaitGroup
+	for part := range parts {
+		wg.Go(func() { s.putPart(&s.putters[part], c, order, hs, part, parts, ignoreIdx) })
+	}
+	wg.Wait()
+	for i := range parts {
+		s.sum += s.putters[i].sum
+		s.putters[i].sum = 0
+	}
+	// Then the delta, in the batch's order: the parts' pending changes
+	// merged by their place in it.
+	var pends [len(s.putters)][]pending2
+	for i := range parts {
+		pends[i] = s.putters[i].pend
+	}
+	s.startDelta(len(pends[0]) + len(pends[1]))
+	for len(pends[0])+len(pends[1]) > 0 {
+		i := 0
+		if len(pends[0]) == 0 || len(pends[1]) > 0 && pends[1][0].nth < pends[0][0].nth {
+			i = 1
+		}
+		p := pends[i][0]
+		pends[i] = pends[i][1:]
 		at := int(p.pos) // where it was put, unless a later change of the key in the batch went before it
 		if at >= len(p.h.changes) || p.h.changes[at].seqKey() != p.seq {
 			at = s.find(p.h, p.seq)
 		}
 		final := p.h.changes[at]
-		if p.orig >= 0 && final.del == origs[p.orig].del && final.data == origs[p.orig].data {
-			continue // the batch changed it and changed it back
+		if p.orig >= 0 {
+			if orig := s.putters[i].origs[p.orig]; final.del == orig.del && final.data == orig.data {
+				continue // the batch changed it and changed it back
+			}
 		}
 		seq := c.seq.Value(int(p.row)) // the batch's, as the sequence key
 		if final.del {
@@ -232,6 +275,39 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		s.noteSeq(seq)
 	}
 	return nil
+}
+
+// putPart puts the batch's changes of the histories of part part of parts
+// (hs holds each change's history, in order's order).
+func (s *State) putPart(p *putter, c changeCols, order []int, hs []*history, part, parts int, ignoreIdx []int) {
+	nStored := len(c.stored)
+	for nth, i := range order {
+		h := hs[nth]
+		if partOf(h, parts) != part {
+			continue
+		}
+		ch := p.changeAt(c.stored, nStored, i, c.seq.Value(i), isTrue(c.del, i))
+		ch.stamp = s.stamp
+		// A change of a sequence the batch already changed is not the
+		// batch's first: its pend has the change it replaced.
+		if orig, pos, had, changed := s.put(p, h, ch, ignoreIdx); changed && (!had || orig.stamp != s.stamp) {
+			pend := pending2{h: h, seq: ch.seqKey(), pos: int32(pos), row: int32(i), nth: int32(nth), orig: -1}
+			if had {
+				pend.orig = int32(len(p.origs))
+				p.origs = append(p.origs, orig)
+			}
+			p.pend = append(p.pend, pend)
+		}
+	}
+}
+
+// partOf is the part of parts that a history is put by: a hash of where it
+// lives, which stays put (the collector does not move objects).
+func partOf(h *history, parts int) int {
+	if parts == 1 {
+		return 0
+	}
+	return int((uint64(uintptr(unsafe.Pointer(h))) * 0x9e3779b97f4a7c15 >> 32) % uint64(parts))
 }
 
 // find returns the index of the change of sequence key k, which h holds.

@@ -42,8 +42,8 @@ type State struct {
 	keyBuf    []byte
 	rowBuf    []byte
 	touched   []touched1       // what apply1 touches, reused from batch to batch
-	pend      []pending2       // what apply2 changes, reused from batch to batch
-	origs     []change         // the changes those replaced
+	hs        []*history       // apply2's histories of a batch's changes, reused from batch to batch
+	putters   [2]putter        // apply2's, one per core
 	delta     []*domain.Column // the columns of the delta Apply is making
 	va, vb    []domain.Value   // two decoded rows, for comparing
 	keyRowBuf []domain.Value   // keyRow's
