@@ -1,11 +1,13 @@
 package cdc
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
 
 	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/sql"
 )
 
 // history is an SCD 2 key's state: its changes in sequence order, one per
@@ -178,13 +180,15 @@ func (s *State) put(p *putter, h *history, c change, ignoreIdx []int) (orig chan
 
 // pending2 is a (key, sequence) a batch changed, first by its row row,
 // the nth change of the batch's order: what the batch records is the last
-// change of each. orig indexes the change it replaced in its putter's
-// origs; -1 for none.
+// change of each, final. orig indexes the change it replaced in its
+// putter's origs; -1 for none.
 type pending2 struct {
 	h              *history
 	seq            string // its sequence key
 	pos            int32  // where it was put among the key's changes
 	row, nth, orig int32
+	final          change
+	changedBack    bool // final is the change it replaced: the batch changed it and changed it back
 }
 
 // putInParallelAtLeast is the fewest changes a batch puts on every core.
@@ -194,6 +198,9 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 	keyCols := s.keyColumns(c.stored)
 	// First each change's history, found or made, in order: finding one
 	// may bring it back from the spill, and making one adds to the map.
+	// A large batch of a state that spilled nothing first looks its keys
+	// up on every core, which only reads the map, and makes the missing
+	// ones after.
 	hs := s.hs[:0]
 	defer func() { // kept for the next batch, so that they grow once; emptied, so that they keep no history alive
 		clear(hs)
@@ -205,9 +212,24 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			p.pend, p.origs = p.pend[:0], p.origs[:0]
 		}
 	}()
-	for _, i := range order {
+	hs = slices.Grow(hs, len(order))[:len(order)]
+	parts := 1
+	if len(order) >= putInParallelAtLeast {
+		parts = len(s.putters)
+	}
+	if parts > 1 && s.spilled == 0 {
+		var wg sync.WaitGroup
+		for part := range parts {
+			wg.Go(func() { s.lookUp(&s.putters[part], c, keyCols, order, hs, part, parts) })
+		}
+		wg.Wait()
+	}
+	for nth, i := range order {
 		if isTrue(c.trunc, i) {
 			return domain.Errorf(domain.CodeCDCInvalidClause, "row %d of the batch is a truncate, which an SCD type 2 table does not take", i+1)
+		}
+		if hs[nth] != nil {
+			continue
 		}
 		key, null := s.keyAt(keyCols, i)
 		if null >= 0 {
@@ -222,15 +244,11 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 			h = &history{id: id}
 			s.two[id] = h
 		}
-		hs = append(hs, h)
+		hs[nth] = h
 	}
 	// Then the changes are put, a large batch's on every core: each
 	// putter takes the histories of one part, and puts their changes in
 	// the batch's order, as one putter would.
-	parts := 1
-	if len(order) >= putInParallelAtLeast {
-		parts = len(s.putters)
-	}
 	var wg sync.WaitGroup
 	for part := range parts {
 		wg.Go(func() { s.putPart(&s.putters[part], c, order, hs, part, parts, ignoreIdx) })
@@ -254,27 +272,36 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		}
 		p := pends[i][0]
 		pends[i] = pends[i][1:]
-		at := int(p.pos) // where it was put, unless a later change of the key in the batch went before it
-		if at >= len(p.h.changes) || p.h.changes[at].seqKey() != p.seq {
-			at = s.find(p.h, p.seq)
-		}
-		final := p.h.changes[at]
-		if p.orig >= 0 {
-			if orig := s.putters[i].origs[p.orig]; final.del == orig.del && final.data == orig.data {
-				continue // the batch changed it and changed it back
-			}
+		if p.changedBack {
+			continue
 		}
 		seq := c.seq.Value(int(p.row)) // the batch's, as the sequence key
-		if final.del {
+		if p.final.del {
 			res.Deleted++
 			s.appendDelta(s.keyRow(p.h.id), seq, domain.ChangeDelete)
 		} else {
 			res.Upserted++
-			s.appendDeltaRow(final.row(), seq)
+			s.appendDeltaRow(p.final.row(), seq)
 		}
 		s.noteSeq(seq)
 	}
 	return nil
+}
+
+// lookUp finds the histories the state holds of part part of parts of the
+// batch's changes (the part-th share of order), into hs; it leaves nil
+// those of keys it does not hold, and those of changes with a NULL key or
+// a truncate, for apply2 to make or refuse.
+func (s *State) lookUp(p *putter, c changeCols, keyCols []*domain.Column, order []int, hs []*history, part, parts int) {
+	lo, hi := len(order)*part/parts, len(order)*(part+1)/parts
+	for nth := lo; nth < hi; nth++ {
+		i := order[nth]
+		if isTrue(c.trunc, i) || anyNull(keyCols, i) {
+			continue
+		}
+		p.buf = sql.AppendRowKey(p.buf[:0], keyCols, i)
+		hs[nth] = s.two[string(p.buf)]
+	}
 }
 
 // putPart puts the batch's changes of the histories of part part of parts
@@ -297,6 +324,19 @@ func (s *State) putPart(p *putter, c changeCols, order []int, hs []*history, par
 				p.origs = append(p.origs, orig)
 			}
 			p.pend = append(p.pend, pend)
+		}
+	}
+	// Then what each pending change became by the end of the batch.
+	for k := range p.pend {
+		pend := &p.pend[k]
+		at := int(pend.pos) // where it was put, unless a later change of the key in the batch went before it
+		if at >= len(pend.h.changes) || pend.h.changes[at].seqKey() != pend.seq {
+			at = s.find(pend.h, pend.seq)
+		}
+		pend.final = pend.h.changes[at]
+		if pend.orig >= 0 {
+			orig := p.origs[pend.orig]
+			pend.changedBack = pend.final.del == orig.del && pend.final.data == orig.data
 		}
 	}
 }

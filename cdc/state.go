@@ -359,6 +359,16 @@ func (s *State) keyAt(key []*domain.Column, i int) ([]byte, int) {
 	return s.keyBuf, -1
 }
 
+// anyNull reports whether row i has a NULL key column.
+func anyNull(key []*domain.Column, i int) bool {
+	for _, c := range key {
+		if c.IsNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
 // keyColumns picks the key columns of a batch's stored columns.
 func (s *State) keyColumns(stored []*domain.Column) []*domain.Column {
 	out := make([]*domain.Column, len(s.keyIdx))
