@@ -33,8 +33,8 @@ type changeCols struct {
 // later batch) wins; an exact duplicate changes nothing. ignore, when set,
 // names the columns whose NULL in an update keeps the stored value.
 //
-// On error the state is left as it was only up to the failing change: the
-// caller must drop the state and fold the log again.
+// On error the state may hold part of the batch: the caller must drop the
+// state and fold the log again.
 func (s *State) Apply(changes *domain.Batch, ignore *domain.ColumnSet, now time.Time) (*Result, error) {
 	c, err := s.columns(changes)
 	if err != nil {

@@ -410,46 +410,117 @@ func TestHistoryRoom(t *testing.T) {
 	}
 }
 
-// TestPutOnEveryCore: an SCD 2 batch put on every core records the same
-// delta, row for row, and leaves the same state as one put in one
-// goroutine, for random streams split into random batches (with and
-// without ignoring NULL updates).
+// TestPutOnEveryCore: an SCD 2 batch put on two goroutines records the
+// same delta, row for row, and leaves the same state as one put in one
+// goroutine, for random streams over a few or many keys split into random
+// batches: with and without ignoring NULL updates (names are NULL at
+// times), with every key in memory or most of them spilled, and with a
+// NULL key somewhere, which both refuse alike.
 func TestPutOnEveryCore(t *testing.T) {
 	defer func(at int) { putInParallelAtLeast = at }(putInParallelAtLeast)
 	for _, ignore := range []*domain.ColumnSet{nil, {Columns: []string{"name"}}} {
-		for trial := 0; trial < 100; trial++ {
-			r := rand.New(rand.NewSource(int64(trial)))
-			stream := genStream(r, 100+r.Intn(400), false)
-			info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64}
-			serial, err := New(info, stored)
-			if err != nil {
-				t.Fatal(err)
+		for _, budget := range []int64{0, 500} {
+			trials := 100
+			if budget > 0 {
+				trials = 10 // a spill is a database opened and removed
 			}
-			parallel, _ := New(info, stored)
-			now := time.Unix(1_700_000_000, 0)
-			apply := func(s *State, b *domain.Batch, at int) *Result {
-				putInParallelAtLeast = at
-				res, err := s.Apply(b, ignore, now)
-				if err != nil {
-					t.Fatalf("trial %d: %v", trial, err)
-				}
-				return res
-			}
-			for rest := stream; len(rest) > 0; {
-				n := 1 + r.Intn(len(rest))
-				batch := batchOf(t, rest[:n])
-				rest = rest[n:]
-				want, got := apply(serial, batch, math.MaxInt), apply(parallel, batch, 1)
-				if diff := cmp.Diff(want.Delta.Rows(), got.Delta.Rows(), valueCmp); diff != "" {
-					t.Fatalf("trial %d: the delta put on every core differs (-one goroutine +every core):\n%s", trial, diff)
-				}
-				if want.Upserted != got.Upserted || want.Deleted != got.Deleted {
-					t.Fatalf("trial %d: counted %d upserts and %d deletes on every core, %d and %d in one goroutine", trial, got.Upserted, got.Deleted, want.Upserted, want.Deleted)
-				}
-				if serial.Fingerprint() != parallel.Fingerprint() {
-					t.Fatalf("trial %d: the fingerprints differ", trial)
-				}
+			for trial := 0; trial < trials; trial++ {
+				testPutOnEveryCore(t, trial, ignore, budget)
 			}
 		}
 	}
+}
+
+func testPutOnEveryCore(t *testing.T, trial int, ignore *domain.ColumnSet, budget int64) {
+	r := rand.New(rand.NewSource(int64(trial)))
+	stream := genStream(r, 100+r.Intn(400), false)
+	keys := []int{8, 500}[r.Intn(2)]
+	for i := range stream {
+		stream[i].key = int64(r.Intn(keys))
+		if r.Intn(4) == 0 {
+			stream[i].name = "" // NULL
+		}
+	}
+	if trial%5 == 4 {
+		stream[r.Intn(len(stream))].key = -1 // NULL
+	}
+	info := domain.ChangeInfo{Keys: []string{"id"}, SCDType: 2, SequenceType: domain.TypeInt64}
+	var states [2]*State
+	for i := range states {
+		s, err := New(info, stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SpillBeyond(budget, t.TempDir())
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		states[i] = s
+	}
+	serial, parallel := states[0], states[1]
+	now := time.Unix(1_700_000_000, 0)
+	for rest := stream; len(rest) > 0; {
+		n := 1 + r.Intn(len(rest))
+		batch := batchWithNulls(t, rest[:n])
+		rest = rest[n:]
+		putInParallelAtLeast = math.MaxInt
+		want, wantErr := serial.Apply(batch, ignore, now)
+		putInParallelAtLeast = 1
+		got, gotErr := parallel.Apply(batch, ignore, now)
+		if wantErr != nil || gotErr != nil {
+			if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
+				t.Fatalf("trial %d: one goroutine fails with %v, two with %v", trial, wantErr, gotErr)
+			}
+			return // a failed batch leaves a state to drop
+		}
+		if diff := cmp.Diff(want.Delta.Rows(), got.Delta.Rows(), valueCmp); diff != "" {
+			t.Fatalf("trial %d: the delta put on two goroutines differs (-one +two):\n%s", trial, diff)
+		}
+		if want.Upserted != got.Upserted || want.Deleted != got.Deleted {
+			t.Fatalf("trial %d: counted %d upserts and %d deletes on two goroutines, %d and %d on one", trial, got.Upserted, got.Deleted, want.Upserted, want.Deleted)
+		}
+		if serial.Fingerprint() != parallel.Fingerprint() {
+			t.Fatalf("trial %d: the fingerprints differ", trial)
+		}
+	}
+	if diff := cmp.Diff(tableRows(t, serial), tableRows(t, parallel), valueCmp); diff != "" {
+		t.Fatalf("trial %d: the tables differ (-one +two):\n%s", trial, diff)
+	}
+}
+
+// batchWithNulls is batchOf with a negative key and an empty name as NULL.
+func batchWithNulls(t testing.TB, cs []genChange) *domain.Batch {
+	t.Helper()
+	b := domain.NewBatch(changeSchema(), len(cs))
+	for _, c := range cs {
+		key, name := domain.Int(c.key), domain.String(c.name)
+		if c.key < 0 {
+			key = domain.Null()
+		}
+		if c.name == "" {
+			name = domain.Null()
+		}
+		if err := b.AppendRow(key, name, domain.String(c.city), domain.Int(c.seq), domain.Bool(c.del), domain.Bool(c.trunc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// TestOnPartsRaisesPanics: a panic on a goroutine of onParts is raised
+// again in its caller, where a flow's recover can fail the micro-batch.
+func TestOnPartsRaisesPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "part 1" {
+			t.Errorf("recovered %v, want the panic of part 1", r)
+		}
+	}()
+	onParts(2, func(part int) {
+		if part == 1 {
+			panic("part 1")
+		}
+	})
+	t.Error("onParts returned after a part panicked")
 }

@@ -47,8 +47,8 @@ func (s *State) makeChange(k string, r row, del bool) change {
 
 // putter is what putting changes into histories writes besides the
 // histories themselves: a buffer, the fingerprint's movement, and the
-// batch's pending changes. apply2 has one per core, each putting the
-// changes of its own keys.
+// batch's pending changes. apply2 has two, each putting the changes of
+// its own keys on a goroutine of its own.
 type putter struct {
 	buf   []byte
 	sum   uint64 // what the changes put moved the fingerprint by (wrapping)
@@ -191,7 +191,8 @@ type pending2 struct {
 	changedBack    bool // final is the change it replaced: the batch changed it and changed it back
 }
 
-// putInParallelAtLeast is the fewest changes a batch puts on every core.
+// putInParallelAtLeast is the fewest changes a batch puts on two
+// goroutines.
 var putInParallelAtLeast = 4096
 
 func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) error {
@@ -199,8 +200,8 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 	// First each change's history, found or made, in order: finding one
 	// may bring it back from the spill, and making one adds to the map.
 	// A large batch of a state that spilled nothing first looks its keys
-	// up on every core, which only reads the map, and makes the missing
-	// ones after.
+	// up on two goroutines, which only read the map, and makes the
+	// missing ones after.
 	hs := s.hs[:0]
 	defer func() { // kept for the next batch, so that they grow once; emptied, so that they keep no history alive
 		clear(hs)
@@ -218,11 +219,7 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		parts = len(s.putters)
 	}
 	if parts > 1 && s.spilled == 0 {
-		var wg sync.WaitGroup
-		for part := range parts {
-			wg.Go(func() { s.lookUp(&s.putters[part], c, keyCols, order, hs, part, parts) })
-		}
-		wg.Wait()
+		onParts(parts, func(part int) { s.lookUp(&s.putters[part], c, keyCols, order, hs, part, parts) })
 	}
 	for nth, i := range order {
 		if isTrue(c.trunc, i) {
@@ -246,14 +243,10 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		}
 		hs[nth] = h
 	}
-	// Then the changes are put, a large batch's on every core: each
+	// Then the changes are put, a large batch's on two goroutines: each
 	// putter takes the histories of one part, and puts their changes in
 	// the batch's order, as one putter would.
-	var wg sync.WaitGroup
-	for part := range parts {
-		wg.Go(func() { s.putPart(&s.putters[part], c, order, hs, part, parts, ignoreIdx) })
-	}
-	wg.Wait()
+	onParts(parts, func(part int) { s.putPart(&s.putters[part], c, order, hs, part, parts, ignoreIdx) })
 	for i := range parts {
 		s.sum += s.putters[i].sum
 		s.putters[i].sum = 0
@@ -286,6 +279,30 @@ func (s *State) apply2(c changeCols, order []int, ignoreIdx []int, res *Result) 
 		s.noteSeq(seq)
 	}
 	return nil
+}
+
+// onParts calls fn for each part of parts, on a goroutine each when there
+// are more than one. A panic in one is raised again here, in the flow's
+// goroutine, whose recover fails the micro-batch rather than the process.
+func onParts(parts int, fn func(part int)) {
+	if parts == 1 {
+		fn(0)
+		return
+	}
+	panics := make([]any, parts)
+	var wg sync.WaitGroup
+	for part := range parts {
+		wg.Go(func() {
+			defer func() { panics[part] = recover() }()
+			fn(part)
+		})
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 }
 
 // lookUp finds the histories the state holds of part part of parts of the

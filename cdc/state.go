@@ -43,7 +43,7 @@ type State struct {
 	rowBuf    []byte
 	touched   []touched1       // what apply1 touches, reused from batch to batch
 	hs        []*history       // apply2's histories of a batch's changes, reused from batch to batch
-	putters   [2]putter        // apply2's, one per core
+	putters   [2]putter        // apply2's, one per goroutine putting changes
 	delta     []*domain.Column // the columns of the delta Apply is making
 	va, vb    []domain.Value   // two decoded rows, for comparing
 	keyRowBuf []domain.Value   // keyRow's
