@@ -313,7 +313,7 @@ func (s *State) lookUp(p *putter, c changeCols, keyCols []*domain.Column, order 
 	lo, hi := len(order)*part/parts, len(order)*(part+1)/parts
 	for nth := lo; nth < hi; nth++ {
 		i := order[nth]
-		if isTrue(c.trunc, i) || anyNull(keyCols, i) {
+		if isTrue(c.trunc, i) || firstNull(keyCols, i) >= 0 {
 			continue
 		}
 		p.buf = sql.AppendRowKey(p.buf[:0], keyCols, i)

@@ -350,23 +350,22 @@ func (s *State) describeKey(key []domain.Value) string {
 // keyAt encodes row i's key (key holds the key columns), or reports the
 // first NULL key column. The bytes are valid until the next call.
 func (s *State) keyAt(key []*domain.Column, i int) ([]byte, int) {
-	for n, c := range key {
-		if c.IsNull(i) {
-			return nil, n
-		}
+	if n := firstNull(key, i); n >= 0 {
+		return nil, n
 	}
 	s.keyBuf = sql.AppendRowKey(s.keyBuf[:0], key, i)
 	return s.keyBuf, -1
 }
 
-// anyNull reports whether row i has a NULL key column.
-func anyNull(key []*domain.Column, i int) bool {
-	for _, c := range key {
+// firstNull is the first of the key columns key that is NULL in row i, or
+// -1.
+func firstNull(key []*domain.Column, i int) int {
+	for n, c := range key {
 		if c.IsNull(i) {
-			return true
+			return n
 		}
 	}
-	return false
+	return -1
 }
 
 // keyColumns picks the key columns of a batch's stored columns.

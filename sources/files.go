@@ -891,7 +891,7 @@ func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err err
 //
 // The slices' bytes are mapped, not read (see mapped), and unmapped before
 // Read returns: the batch owns all it holds (see ownStrings), and a fault
-// reading them (the file shrank under the mapping) is a FILE_UNREADABLE
+// reading them (the file shrank under the mapping) is a FAILED_READ_FILE
 // error.
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {

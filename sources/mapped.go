@@ -48,7 +48,7 @@ func (m mapped) holds(addr uintptr) bool {
 
 // guarded runs fn, which reads the bytes of maps, with a fault reading
 // them (the file shrank under the mapping, or its disk failed) made a
-// retriable FILE_UNREADABLE error. Any other panic goes on.
+// retriable FAILED_READ_FILE error. Any other panic goes on.
 func (s *fileSource) guarded(maps *[]mapped, fn func() error) (err error) {
 	defer s.faulted(maps, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))

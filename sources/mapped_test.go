@@ -75,7 +75,7 @@ func TestReadOwnsItsRows(t *testing.T) {
 }
 
 // TestReadFileShrunkUnderMapping: a file that shrinks while its mapped
-// bytes are decoded is a retriable FILE_UNREADABLE error, not a crash; a
+// bytes are decoded is a retriable FAILED_READ_FILE error, not a crash; a
 // panic of anything else goes on.
 func TestReadFileShrunkUnderMapping(t *testing.T) {
 	dir := t.TempDir()
