@@ -74,10 +74,13 @@ itself: it cannot run beside sluice run.`,
 			for _, v := range done {
 				if v.Batches == 0 {
 					fmt.Fprintf(a.stdout, "%-24s nothing to remove (retention %s)\n", v.Table, v.Retention)
-					continue
+				} else {
+					fmt.Fprintf(a.stdout, "%-24s %s %s in %d %s of generation(s) %s (%s of rows; retention %s)\n", v.Table, verb,
+						plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), byteSize(v.Bytes), v.Retention)
 				}
-				fmt.Fprintf(a.stdout, "%-24s %s %s in %d %s of generation(s) %s (%s of rows; retention %s)\n", v.Table, verb,
-					plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), byteSize(v.Bytes), v.Retention)
+				if v.Kept > 0 {
+					fmt.Fprintf(a.stdout, "%-24s kept %d superseded %s: another table's rows are rows of them\n", v.Table, v.Kept, pluralWord(int64(v.Kept), "batch"))
+				}
 			}
 			if dryRun {
 				return nil

@@ -145,6 +145,10 @@ type Batch struct {
 	// with NULLs). A micro-batch records them in its metrics; transforms do
 	// not carry them.
 	Rescued, Malformed int64
+
+	// origin is where the rows are stored, when they are some of a
+	// table's stored rows (see SetStored).
+	origin *storedOrigin
 }
 
 // NewBatch makes an empty batch for schema with room for capacity rows.
@@ -199,6 +203,7 @@ func (b *Batch) AppendRow(vals ...Value) error {
 	if len(vals) != len(b.Columns) {
 		return fmt.Errorf("row has %d values for %d columns", len(vals), len(b.Columns))
 	}
+	b.origin = nil // the rows are no longer only stored ones
 	for i, v := range vals {
 		if err := b.Columns[i].Append(v); err != nil {
 			// Undo the columns already extended so the batch stays rectangular.
@@ -293,7 +298,11 @@ func (b *Batch) Select(keep []int) *Batch {
 		}
 		cols[j] = nc
 	}
-	return &Batch{Schema: b.Schema, Columns: cols, rows: len(keep)}
+	out := &Batch{Schema: b.Schema, Columns: cols, rows: len(keep)}
+	if b.origin != nil {
+		out.KeepRowsOf(b, keep)
+	}
+	return out
 }
 
 // Extend appends the rows of more to b, in b's own columns (in place where
@@ -313,6 +322,7 @@ func (b *Batch) Extend(more ...*Batch) bool {
 			}
 		}
 	}
+	b.origin = nil // the rows are no longer only stored ones
 	for _, m := range more {
 		for j, c := range m.Columns {
 			appendColumn(b.Columns[j], c, m.Len())
@@ -367,6 +377,7 @@ func Concat(batches ...*Batch) (*Batch, error) {
 		}
 	}
 	out.rows = total
+	out.origin = concatOrigin(parts)
 	return out, nil
 }
 

@@ -305,6 +305,9 @@ type BatchInfo struct {
 	// Changes is set on the batches of an AUTO CDC flow: the batch's data
 	// holds changes to fold, not rows to append.
 	Changes *ChangeInfo `json:"changes,omitempty"`
+	// Selects names the table whose stored rows the batch's rows are: its
+	// data is a Selection of that table's batches, not rows of its own.
+	Selects string `json:"selects,omitempty"`
 }
 
 // SinkBatchDelivered records that a sink acknowledged a batch.

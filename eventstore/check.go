@@ -137,6 +137,7 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 			return err
 		}
 		var chunk []uint64
+		var selections []selectionAt
 		err := s.view("checking the log", func(txn *badger.Txn) error {
 			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: logPrefetch, Prefix: []byte{prefixLog}})
 			defer it.Close()
@@ -162,17 +163,31 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 					r.add(err)
 					continue
 				}
-				if len(ev.Data) > 0 {
-					r.Payloads++
-					if _, err := domain.DecodeBatch(ev.Data); err != nil {
+				if len(ev.Data) == 0 {
+					continue
+				}
+				r.Payloads++
+				if bc := ev.Details.BatchCommitted; bc != nil && bc.Selects != "" {
+					sel, err := domain.DecodeSelection(ev.Data)
+					if err != nil {
 						r.add(domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the row payload of event %d", seq)))
+						continue
 					}
+					sel.Table = bc.Selects
+					selections = append(selections, selectionAt{seq, sel})
+				} else if _, err := domain.DecodeBatch(ev.Data); err != nil {
+					r.add(domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the row payload of event %d", seq)))
 				}
 			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+		for _, at := range selections {
+			if err := s.checkSelection(at); err != nil {
+				r.add(err)
+			}
 		}
 		for _, seq := range chunk {
 			if seq != want {
@@ -186,6 +201,42 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 	}
 	if want <= last {
 		r.add(missingEvents(want, last))
+	}
+	return nil
+}
+
+// selectionAt is a batch stored as a selection of another table's rows,
+// at event seq.
+type selectionAt struct {
+	seq uint64
+	sel domain.Selection
+}
+
+// checkSelection checks that the batches a selection keeps rows of are
+// there before it: batches of its table's own rows, of the rows it counts,
+// not removed.
+func (s *Store) checkSelection(at selectionAt) error {
+	for _, sb := range at.sel.Batches {
+		bad := func(why string) error {
+			return domain.Errorf(domain.CodeStoreCorrupt, "the rows of event %d are rows of the batch of %s at event %d, which %s", at.seq, at.sel.Table, sb.Seq, why).
+				WithHint("restore the store from a backup")
+		}
+		if sb.Seq >= at.seq {
+			return bad("comes after it")
+		}
+		ev, err := s.Get(sb.Seq)
+		if err != nil {
+			return bad("does not read: " + err.Error())
+		}
+		bc := ev.Details.BatchCommitted
+		switch {
+		case ev.Type != domain.EventBatchCommitted || bc == nil || bc.Target != at.sel.Table || bc.Selects != "" || bc.Changes != nil:
+			return bad("is not a batch of its own rows")
+		case bc.RowsRemoved != nil || len(ev.Data) == 0:
+			return bad("has no rows (vacuum removed them)")
+		case bc.NumRows != int64(sb.Rows):
+			return bad(fmt.Sprintf("holds %d rows, not %d", bc.NumRows, sb.Rows))
+		}
 	}
 	return nil
 }

@@ -394,7 +394,7 @@ func (f *changeFeed) scan(ctx context.Context, since, asOf uint64, fn func(*doma
 			if bc.RowsRemoved != nil {
 				return domain.Errorf(domain.CodeRowsVacuumed, "the changes of %s in event %d were removed by vacuum", f.table, ev.Seq).WithNames(f.table)
 			}
-			b, err := domain.DecodeBatch(ev.Data)
+			b, err := rowsOf(f.store, ev)
 			if err != nil {
 				return err
 			}

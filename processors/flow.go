@@ -688,7 +688,13 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		batchEv = ev
 		ev.Message = fmt.Sprintf("Flow %q committed batch %d to %q (%d rows).", f.Name, info.BatchID, f.Target, info.NumRows)
 		ev.Details.BatchCommitted = &info
-		if rows.Len() > 0 || len(rows.Columns) > 0 {
+		if sel, ok := rows.Selection(); ok && rows.Len() > 0 && 2*sel.Len() >= sel.Total() {
+			// Rows of another table's stored rows, at least half of
+			// those they select from: a few bytes a row say which,
+			// and a reader reads them from there.
+			info.Selects = sel.Table
+			ev.Data = domain.EncodeSelection(sel)
+		} else if rows.Len() > 0 || len(rows.Columns) > 0 {
 			data, err := domain.EncodeBatch(rows)
 			if err != nil {
 				return err

@@ -501,7 +501,7 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 			if len(ev.Data) == 0 {
 				return nil
 			}
-			b, err := domain.DecodeBatch(ev.Data)
+			b, err := rowsOf(store, ev)
 			if err != nil {
 				return err
 			}
@@ -518,6 +518,52 @@ func scanBatches(ctx context.Context, store *eventstore.Store, table string, fro
 		return err
 	}
 	return state.Rows(tableChunk, fn)
+}
+
+// rowsOf is the rows of a batch_committed event of a table: its own,
+// decoded, or, when it is a selection of another table's stored rows (see
+// domain.Selection), those rows. Either way the batch notes where its rows
+// are stored, so that a flow keeping some of them commits a selection too.
+func rowsOf(store *eventstore.Store, ev *domain.Event) (*domain.Batch, error) {
+	bc := ev.Details.BatchCommitted
+	if bc.Selects == "" {
+		b, err := domain.DecodeBatch(ev.Data)
+		if err != nil {
+			return nil, err
+		}
+		if bc.Changes == nil {
+			b.SetStored(bc.Target, ev.Seq)
+		}
+		return b, nil
+	}
+	sel, err := domain.DecodeSelection(ev.Data)
+	if err != nil {
+		return nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", bc.Target, ev.Seq))
+	}
+	sel.Table = bc.Selects
+	stored := make([]*domain.Batch, len(sel.Batches))
+	for i, sb := range sel.Batches {
+		src, err := store.Get(sb.Seq)
+		if err != nil {
+			return nil, err
+		}
+		sbc := src.Details.BatchCommitted
+		if src.Type != domain.EventBatchCommitted || sbc == nil || sbc.Target != sel.Table || sbc.Selects != "" || sbc.Changes != nil || sb.Seq >= ev.Seq {
+			return nil, domain.Errorf(domain.CodeStoreCorrupt, "the rows of %s at event %d are rows of the batch of %s at event %d, which is not a batch of its own rows", bc.Target, ev.Seq, sel.Table, sb.Seq).
+				WithHint("run `sluice check` to see what else is damaged; restore the store from a backup").WithNames(bc.Target)
+		}
+		if r := sbc.RowsRemoved; r != nil {
+			return nil, domain.Errorf(domain.CodeRowsVacuumed, "the rows of %s at event %d are rows of the batch of %s at event %d, which vacuum removed at %s",
+				bc.Target, ev.Seq, sel.Table, sb.Seq, r.At.Format(time.RFC3339)).WithNames(bc.Target, sel.Table)
+		}
+		b, err := domain.DecodeBatch(src.Data)
+		if err != nil {
+			return nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", sel.Table, sb.Seq))
+		}
+		b.SetStored(sel.Table, sb.Seq)
+		stored[i] = b
+	}
+	return sel.Rows(stored)
 }
 
 // tableChunk is how many rows of a folded table a reader gets at a time.

@@ -109,6 +109,9 @@ func (u *update) commit(ctx context.Context, rowsOf *domain.Event, rows *domain.
 			var held *domain.Batch
 			if ev == rowsOf {
 				held = rows
+				if bc.Selects == "" && bc.Changes == nil {
+					rows.SetStored(bc.Target, ev.Seq) // its readers keep some of these stored rows
+				}
 			}
 			u.committed.add(bc.Target, ref, held)
 		}

@@ -43,6 +43,9 @@ type Vacuumed struct {
 	Batches     int
 	Rows        int64
 	Bytes       int64 // of encoded rows
+	// Kept counts the superseded batches past retention that stay: rows
+	// another table keeps are still rows of them (see domain.Selection).
+	Kept int
 }
 
 // Vacuum removes the rows of superseded generations of stored tables
@@ -65,6 +68,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		bytes int64
 	}
 	batches := map[string][]batch{}
+	selects := map[uint64][]uint64{} // the stored batches each selection batch keeps rows of
 	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted}},
 		func(ev *domain.Event) error {
 			d := ev.Details
@@ -84,6 +88,15 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			case d.BatchCommitted != nil && len(ev.Data) > 0:
 				bc := d.BatchCommitted
 				batches[bc.Target] = append(batches[bc.Target], batch{ev.Seq, bc.TableGeneration, bc.NumRows, int64(len(ev.Data))})
+				if bc.Selects != "" {
+					sel, err := domain.DecodeSelection(ev.Data)
+					if err != nil {
+						return domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", bc.Target, ev.Seq))
+					}
+					for _, sb := range sel.Batches {
+						selects[ev.Seq] = append(selects[ev.Seq], sb.Seq)
+					}
+				}
 			}
 			return nil
 		})
@@ -97,13 +110,17 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		}
 		sort.Strings(tables)
 	}
-	var out []Vacuumed
+	// What each table would lose, first: a batch whose rows another
+	// table's batch keeps stays while that batch does.
+	removing := map[uint64]bool{}
+	plans := make([]Vacuumed, 0, len(tables))
+	seqsOf := make([][]uint64, 0, len(tables))
 	for _, table := range tables {
 		retention := DefaultRetention
 		if v, ok := props[table][PropRetention]; ok {
 			r, err := ParseRetention(v)
 			if err != nil {
-				return out, domain.Errorf(domain.CodeInvalidParameterValue, "table %q: %s %q: %v", table, PropRetention, v, err).WithNames(table).
+				return nil, domain.Errorf(domain.CodeInvalidParameterValue, "table %q: %s %q: %v", table, PropRetention, v, err).WithNames(table).
 					WithHint("write the retention as Delta does, e.g. 'interval 7 days', or pass --retain")
 			}
 			retention = r
@@ -113,25 +130,51 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		}
 		current, err := store.TableGeneration(table)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		v := Vacuumed{Table: table, Retention: retention}
 		var seqs []uint64
 		for _, b := range batches[table] {
 			at, ok := superseded[table][b.gen]
 			if b.gen >= current || !ok || at.After(now.Add(-retention)) {
 				continue
 			}
+			seqs = append(seqs, b.seq)
+			removing[b.seq] = true
+		}
+		plans = append(plans, Vacuumed{Table: table, Retention: retention})
+		seqsOf = append(seqsOf, seqs)
+	}
+	kept := map[uint64]bool{}
+	for seq, stored := range selects {
+		if !removing[seq] {
+			for _, s := range stored {
+				kept[s] = true
+			}
+		}
+	}
+	var out []Vacuumed
+	for i, v := range plans {
+		info := map[uint64]batch{}
+		for _, b := range batches[v.Table] {
+			info[b.seq] = b
+		}
+		var seqs []uint64
+		for _, seq := range seqsOf[i] {
+			if kept[seq] {
+				v.Kept++
+				continue
+			}
+			b := info[seq]
 			if len(v.Generations) == 0 || v.Generations[len(v.Generations)-1] != b.gen {
 				v.Generations = append(v.Generations, b.gen)
 			}
 			v.Batches++
 			v.Rows += b.rows
 			v.Bytes += b.bytes
-			seqs = append(seqs, b.seq)
+			seqs = append(seqs, seq)
 		}
 		if !opts.DryRun && len(seqs) > 0 {
-			if _, err := store.RemoveRows(ctx, seqs, domain.RowsRemoved{At: now.UTC(), Retention: retention.String()}); err != nil {
+			if _, err := store.RemoveRows(ctx, seqs, domain.RowsRemoved{At: now.UTC(), Retention: v.Retention.String()}); err != nil {
 				return out, err
 			}
 		}

@@ -93,6 +93,7 @@ func gather(b *domain.Batch, sel []int) *domain.Batch {
 		cols[i] = gatherCol(c, sel)
 	}
 	out, _ := domain.BatchOf(b.Schema, cols)
+	out.KeepRowsOf(b, sel) // rows of a table's stored rows stay a selection of them
 	return out
 }
 

@@ -111,7 +111,12 @@ func (o *projectOp) run(rs *runState) (*domain.Batch, error) {
 		}
 		cols[i] = fill(c, b.Len(), o.out.Fields[i].Type.Kind)
 	}
-	return batchOf(o.out, cols, b.Len())
+	out, err := batchOf(o.out, cols, b.Len())
+	if err != nil {
+		return nil, err
+	}
+	out.SameColumnsAs(b) // SELECT * of a table's stored rows is still them
+	return out, nil
 }
 
 // fill makes a column of kind null (a NULL literal) a column of NULLs of

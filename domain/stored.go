@@ -1,0 +1,287 @@
+package domain
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// A batch read from a table remembers which stored batches its rows are,
+// and a batch that only keeps some of them, in their order, remembers which
+// it keeps. A table whose micro-batch is such a batch (a streaming table
+// that filters or deduplicates another, a quarantine's kept rows) commits
+// it as a Selection of the stored rows, a few bytes a row, rather than
+// encoding, compressing and writing every value a second time. Readers get
+// the same rows either way.
+//
+// What makes this safe: batches are never changed in place once built
+// (operators return new batches, or the one they were given); only Select,
+// Concat and KeepRowsOf carry the origin on, and every other way of making
+// a batch starts without one; the methods that do change a batch (Extend,
+// AppendRow) drop it; and a batch whose schema is no longer the stored
+// one's, field for field, is not a selection of them (Selection says so).
+
+// storedOrigin is where a batch's rows are stored.
+type storedOrigin struct {
+	schema  Schema // the stored batches' schema, all alike
+	table   string
+	batches []StoredBatch
+	// keep lists the rows of the stored batches, end to end, that the
+	// batch holds, in ascending order; nil when it holds them all.
+	keep []int
+}
+
+// StoredBatch is a committed batch of a table's own rows: the seq of its
+// batch_committed event and its number of rows.
+type StoredBatch struct {
+	Seq  uint64
+	Rows int
+}
+
+// Selection is a batch's rows as rows of batches stored before it.
+type Selection struct {
+	// Table is the table the stored batches belong to.
+	Table   string
+	Batches []StoredBatch
+	// Keep lists the rows kept, ascending, of the stored batches end to
+	// end; nil keeps every row.
+	Keep []int
+}
+
+// Total is the number of rows of the stored batches, end to end.
+func (s Selection) Total() int {
+	n := 0
+	for _, b := range s.Batches {
+		n += b.Rows
+	}
+	return n
+}
+
+// Len is the number of rows the selection keeps.
+func (s Selection) Len() int {
+	if s.Keep == nil {
+		return s.Total()
+	}
+	return len(s.Keep)
+}
+
+// SetStored notes that b holds exactly the rows of table's batch committed
+// at seq, as stored: what a reader of the table sets on a batch it read or
+// took from memory.
+func (b *Batch) SetStored(table string, seq uint64) {
+	if len(b.Columns) == 0 {
+		b.origin = nil
+		return
+	}
+	b.origin = &storedOrigin{schema: b.Schema, table: table, batches: []StoredBatch{{Seq: seq, Rows: b.Len()}}}
+}
+
+// Selection returns b's rows as a selection of stored rows, when they are
+// one: b's schema is still the stored batches' own.
+func (b *Batch) Selection() (Selection, bool) {
+	o := b.origin
+	if o == nil || len(b.Columns) == 0 || !b.Schema.Equal(o.schema) {
+		return Selection{}, false
+	}
+	return Selection{Table: o.table, Batches: o.batches, Keep: o.keep}, true
+}
+
+// KeepRowsOf notes that b holds the rows keep of src, in that order, so that
+// b is a selection of the rows src is stored as, when src's are stored and
+// keep ascends. For an operator that builds the rows itself.
+func (b *Batch) KeepRowsOf(src *Batch, keep []int) {
+	b.origin = nil
+	o := src.origin
+	if o == nil || len(keep) != b.Len() {
+		return
+	}
+	for i := 1; i < len(keep); i++ {
+		if keep[i] <= keep[i-1] {
+			return
+		}
+	}
+	narrowed := make([]int, len(keep))
+	for i, k := range keep {
+		if k < 0 || k >= src.Len() {
+			return
+		}
+		if o.keep != nil {
+			k = o.keep[k]
+		}
+		narrowed[i] = k
+	}
+	b.origin = &storedOrigin{schema: o.schema, table: o.table, batches: o.batches, keep: narrowed}
+}
+
+// SameColumnsAs notes that b is src under another schema, when b holds
+// src's own columns in src's order: a projection of every column (SELECT
+// *). Whether the schema is still the stored one is for Selection to say.
+func (b *Batch) SameColumnsAs(src *Batch) {
+	b.origin = nil
+	if len(b.Columns) != len(src.Columns) || b.Len() != src.Len() {
+		return
+	}
+	for j, c := range b.Columns {
+		if c != src.Columns[j] {
+			return
+		}
+	}
+	b.origin = src.origin
+}
+
+// concatOrigin is the origin of batches joined end to end, when each has
+// one, of one table and one schema, and they are not the same stored batch
+// twice.
+func concatOrigin(parts []*Batch) *storedOrigin {
+	first := parts[0].origin
+	if first == nil {
+		return nil
+	}
+	out := &storedOrigin{schema: first.schema, table: first.table}
+	all := true
+	last := uint64(0) // the seq of the last stored batch so far
+	for _, p := range parts {
+		o := p.origin
+		if o == nil || o.table != first.table || !o.schema.Equal(first.schema) || !p.Schema.Equal(first.schema) || o.batches[0].Seq <= last {
+			return nil
+		}
+		last = o.batches[len(o.batches)-1].Seq
+		all = all && o.keep == nil
+	}
+	total := 0
+	for _, p := range parts {
+		o := p.origin
+		if !all {
+			if o.keep == nil {
+				for i := range p.Len() {
+					out.keep = append(out.keep, total+i)
+				}
+			} else {
+				for _, k := range o.keep {
+					out.keep = append(out.keep, total+k)
+				}
+			}
+		}
+		for _, sb := range o.batches {
+			total += sb.Rows
+		}
+		out.batches = append(out.batches, o.batches...)
+	}
+	return out
+}
+
+// selectionVersion leads an encoded selection.
+const selectionVersion = 1
+
+// EncodeSelection encodes a selection as a batch_committed event's payload:
+// the version, the number of stored batches, each one's seq and rows, the
+// number of rows kept, then, unless every row is kept, a bitmap of the rows
+// kept (bit i%8 of byte i/8 for row i of the stored batches end to end).
+func EncodeSelection(s Selection) []byte {
+	out := make([]byte, 0, 16+len(s.Batches)*12+len(s.Keep)/4)
+	out = append(out, selectionVersion)
+	out = binary.AppendUvarint(out, uint64(len(s.Batches)))
+	for _, b := range s.Batches {
+		out = binary.AppendUvarint(out, b.Seq)
+		out = binary.AppendUvarint(out, uint64(b.Rows))
+	}
+	out = binary.AppendUvarint(out, uint64(s.Len()))
+	if s.Keep == nil {
+		return out
+	}
+	bitmap := make([]byte, (s.Total()+7)/8)
+	for _, k := range s.Keep {
+		bitmap[k/8] |= 1 << (k % 8)
+	}
+	return append(out, bitmap...)
+}
+
+// maxSelectionRows bounds what a selection may claim, so that a damaged
+// payload cannot ask for a bitmap larger than memory.
+const maxSelectionRows = 1 << 40
+
+// DecodeSelection decodes what EncodeSelection wrote (the table is the
+// event's to give). It never panics on bad input: damage is STORE_CORRUPT.
+func DecodeSelection(p []byte) (Selection, error) {
+	var s Selection
+	bad := func(format string, args ...any) (Selection, error) {
+		return Selection{}, Errorf(CodeStoreCorrupt, "a stored selection of rows: "+format, args...).
+			WithHint("run `sluice check` to see what else is damaged; restore the store from a backup")
+	}
+	if len(p) == 0 || p[0] != selectionVersion {
+		return bad("unknown version")
+	}
+	p = p[1:]
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(p)
+		if n <= 0 {
+			return 0, false
+		}
+		p = p[n:]
+		return v, true
+	}
+	n, ok := next()
+	if !ok || n == 0 || n > uint64(len(p)) {
+		return bad("no stored batches")
+	}
+	total := uint64(0)
+	for range n {
+		seq, ok1 := next()
+		rows, ok2 := next()
+		if !ok1 || !ok2 || seq == 0 || rows == 0 || rows > maxSelectionRows || total+rows > maxSelectionRows {
+			return bad("a stored batch cut short or out of range")
+		}
+		if k := len(s.Batches); k > 0 && seq <= s.Batches[k-1].Seq {
+			return bad("stored batches out of order")
+		}
+		s.Batches = append(s.Batches, StoredBatch{Seq: seq, Rows: int(rows)})
+		total += rows
+	}
+	kept, ok := next()
+	if !ok || kept == 0 || kept > total {
+		return bad("%d rows kept of %d", kept, total)
+	}
+	if len(p) == 0 && kept == total {
+		return s, nil
+	}
+	if uint64(len(p)) != (total+7)/8 {
+		return bad("a bitmap of %d bytes for %d rows", len(p), total)
+	}
+	ones := 0
+	for _, c := range p {
+		ones += bits.OnesCount8(c)
+	}
+	if uint64(ones) != kept || (total%8 != 0 && p[len(p)-1]>>(total%8) != 0) {
+		return bad("the bitmap keeps %d rows, not %d", ones, kept)
+	}
+	s.Keep = make([]int, 0, kept)
+	for i, c := range p {
+		for c != 0 {
+			s.Keep = append(s.Keep, 8*i+bits.TrailingZeros8(c))
+			c &= c - 1
+		}
+	}
+	return s, nil
+}
+
+// Rows is the batch of the selection's rows, given the stored batches'
+// rows (each with its seq noted by SetStored), in order.
+func (s Selection) Rows(stored []*Batch) (*Batch, error) {
+	if len(stored) != len(s.Batches) {
+		return nil, fmt.Errorf("%d stored batches for a selection of %d", len(stored), len(s.Batches))
+	}
+	for i, b := range stored {
+		if b.Len() != s.Batches[i].Rows {
+			return nil, Errorf(CodeStoreCorrupt, "a selection of rows counts %d rows in the batch at event %d, which holds %d", s.Batches[i].Rows, s.Batches[i].Seq, b.Len()).
+				WithHint("run `sluice check` to see what else is damaged; restore the store from a backup")
+		}
+	}
+	all, err := Concat(stored...)
+	if err != nil {
+		return nil, err
+	}
+	if s.Keep == nil {
+		return all, nil
+	}
+	return all.Select(s.Keep), nil
+}
