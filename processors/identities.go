@@ -40,12 +40,13 @@ type slot struct {
 }
 
 // remembered is one identity in the queue: where its bytes end in the
-// arena, when it expires, and its tag in the index. Its part of the
-// fingerprint is computed again when it is forgotten, rather than kept: the
-// queue is most of the state's memory.
+// arena, when it expires, its tag in the index, and its part of the
+// fingerprint (kept rather than hashed again when it is forgotten: the
+// hash reads every byte, one at a time, and costs more than the 8 bytes).
 type remembered struct {
 	end     int
 	expires int64
+	hash    uint64
 	tag     uint32
 }
 
@@ -122,14 +123,15 @@ func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, sinc
 		ids.drop(ids.slotOf(tag, pos), pos)
 	}
 	pos := ids.base + uint64(len(ids.queue))
+	hash := identityHash(identity, expires)
 	ids.arena = append(ids.arena, identity...)
-	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, tag: tag})
+	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
 	if 2*(ids.live+1) > len(ids.slots) {
 		ids.grow()
 	}
 	ids.insert(slot{tag: tag, pos: uint32(pos)})
 	ids.live++
-	ids.sum += identityHash(identity, expires)
+	ids.sum += hash
 	return true
 }
 
@@ -182,7 +184,7 @@ func (ids *identities) drop(i int, pos uint64) {
 	}
 	ids.slots[i] = slot{}
 	ids.live--
-	ids.sum -= identityHash(ids.bytesAt(pos), ids.queue[pos-ids.base].expires)
+	ids.sum -= ids.queue[pos-ids.base].hash
 }
 
 // forgetBefore forgets the identities at the front of the queue that

@@ -122,12 +122,13 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	keep := make([]int, 0, b.Len())
 	var ids, exps *domain.Column
 	if len(idCols) > 0 {
-		ids, exps = domain.NewColumn(domain.KindBytes, 0), domain.NewColumn(domain.KindTimestamp, 0)
+		ids, exps = domain.NewColumn(domain.KindBytes, 0), domain.NewColumn(domain.KindTimestamp, b.Len())
 	}
 	// The identities kept, end to end, made into strings at the end in
-	// one allocation rather than one a row.
+	// one allocation rather than one a row. Most rows are kept: their
+	// room is made once, as the first chunk's identities tell their size.
 	var kept []byte
-	var keptEnds []int
+	keptEnds := make([]int, 0, b.Len())
 	// Rows go through the state warmChunk at a time: first their
 	// identities, each with its tag, warming the index where it will be
 	// looked up; then the lookups.
@@ -145,6 +146,9 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 			}
 			for _, tag := range tags { // a tight loop, so that many reads are in flight
 				s.seen.warm(tag)
+			}
+			if kept == nil {
+				kept = make([]byte, 0, b.Len()*(len(chunk)/len(tags)+1))
 			}
 		}
 		for i := lo; i < hi; i++ {
