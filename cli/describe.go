@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,17 +21,21 @@ import (
 // description is what describe shows of a table; its JSON is the output of
 // --format json.
 type description struct {
-	Name        string            `json:"name"`
-	DatasetType string            `json:"dataset_type"`
-	Comment     string            `json:"comment,omitempty"`
-	Columns     []columnInfo      `json:"columns"`
-	Flows       []flowInfo        `json:"flows"`
-	Rows        int64             `json:"rows"`
-	Generation  int64             `json:"generation"`
-	Batches     int64             `json:"batches"`
-	LastBatch   *lastBatch        `json:"last_batch"`
-	Bytes       int64             `json:"storage_bytes"`
-	OlderBytes  int64             `json:"older_generations_bytes"`
+	Name        string       `json:"name"`
+	DatasetType string       `json:"dataset_type"`
+	Comment     string       `json:"comment,omitempty"`
+	Columns     []columnInfo `json:"columns"`
+	Flows       []flowInfo   `json:"flows"`
+	Rows        int64        `json:"rows"`
+	Generation  int64        `json:"generation"`
+	Batches     int64        `json:"batches"`
+	LastBatch   *lastBatch   `json:"last_batch"`
+	Bytes       int64        `json:"storage_bytes"`
+	OlderBytes  int64        `json:"older_generations_bytes"`
+	// Selections counts the current batches stored as selections of
+	// another table's rows (SelectsFrom): their bytes are a bit a row.
+	Selections  int64             `json:"selection_batches,omitempty"`
+	SelectsFrom []string          `json:"selects_from,omitempty"`
 	Properties  map[string]string `json:"table_properties,omitempty"`
 }
 
@@ -72,8 +77,10 @@ materialized view):
   last batch           the last micro-batch committed to it: flow, batch id,
                        time, rows and the seq of its batch_committed event
   storage              the bytes of its committed batches (row payloads, as
-                       encoded in the log), and the bytes of older
-                       generations a full refresh left in the log
+                       encoded in the log; a batch that keeps rows another
+                       table stores is a bit a row, and says so), and the
+                       bytes of older generations a full refresh left in
+                       the log
   columns              name, type, nullable and comment of each column
 
 It reads the storage without writing to it, like sluice table.
@@ -83,7 +90,8 @@ It reads the storage without writing to it, like sluice table.
    "flows": [{"name", "flow_type", "once"}], "rows", "generation", "batches",
    "last_batch": {"flow", "batch_id", "seq", "timestamp", "rows", "changes"} (null before the first;
    for an AUTO CDC table, rows counts the changes the batch recorded and changes is true),
-   "storage_bytes", "older_generations_bytes", "table_properties"}
+   "storage_bytes", "older_generations_bytes", "selection_batches", "selects_from",
+   "table_properties"} (the selection fields only when some batch is one)
 with types spelled as in SQL (bigint, array<string>).`,
 		Example: `  sluice describe daily_totals
   sluice describe raw_orders --format json | jq .rows`,
@@ -165,6 +173,12 @@ func describeTable(a *app, store *eventstore.Store, cat *catalog, name string) (
 		d.Rows += bc.NumRows
 		d.Bytes += int64(len(ev.Data))
 		d.Batches++
+		if bc.Selects != "" {
+			d.Selections++
+			if !slices.Contains(d.SelectsFrom, bc.Selects) {
+				d.SelectsFrom = append(d.SelectsFrom, bc.Selects)
+			}
+		}
 		d.LastBatch = &lastBatch{Flow: bc.Flow, BatchID: bc.BatchID, Seq: ev.Seq, Timestamp: ev.Timestamp.UTC(), Rows: bc.NumRows, Changes: bc.Changes != nil}
 		return nil
 	})
@@ -217,6 +231,9 @@ func (d *description) write(w io.Writer) error {
 		add("last batch", "none: nothing was committed to it since it was created or last fully refreshed")
 	}
 	storage := fmt.Sprintf("%s in %s (generation %d)", byteSize(d.Bytes), plural(d.Batches, "batch"), d.Generation)
+	if d.Selections > 0 {
+		storage += fmt.Sprintf("; %d of them select rows %s stores", d.Selections, strings.Join(d.SelectsFrom, " and "))
+	}
 	if d.OlderBytes > 0 {
 		storage += fmt.Sprintf("; %s more in the log from before its last full refresh", byteSize(d.OlderBytes))
 	}

@@ -238,6 +238,16 @@ type Transform interface {
 	Apply(ctx context.Context, b *Batch) (*Batch, error)
 }
 
+// KeepsSelections is implemented by a Transform or Combiner whose batches,
+// once built, are never changed (sluice's SQL plans): a batch it returns
+// that is a selection of a table's stored rows (Batch.Selection) still is
+// one, and its flow may commit it as one. What any other returns is taken
+// for new rows, since it may write into a batch it built from selected
+// rows.
+type KeepsSelections interface {
+	KeepsSelections()
+}
+
 // TransformFunc adapts a function to Transform.
 type TransformFunc func(ctx context.Context, b *Batch) (*Batch, error)
 

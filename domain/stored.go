@@ -14,12 +14,14 @@ import (
 // encoding, compressing and writing every value a second time. Readers get
 // the same rows either way.
 //
-// What makes this safe: batches are never changed in place once built
-// (operators return new batches, or the one they were given); only Select,
-// Concat and KeepRowsOf carry the origin on, and every other way of making
-// a batch starts without one; the methods that do change a batch (Extend,
-// AppendRow) drop it; and a batch whose schema is no longer the stored
-// one's, field for field, is not a selection of them (Selection says so).
+// What makes this safe: sluice's own operators never change a batch once
+// built (they return new batches, or the one they were given); only
+// Select, Concat, KeepRowsOf and SameColumnsAs carry the origin on, and
+// every other way of making a batch starts without one; the methods that
+// do change a batch (Extend, AppendRow) drop it; what a user's transform
+// returns is taken for new rows (see KeepsSelections); a batch of no rows
+// notes none; and a batch whose schema is no longer the stored one's,
+// field for field, is not a selection of them (Selection says so).
 
 // storedOrigin is where a batch's rows are stored.
 type storedOrigin struct {
@@ -69,7 +71,7 @@ func (s Selection) Len() int {
 // at seq, as stored: what a reader of the table sets on a batch it read or
 // took from memory.
 func (b *Batch) SetStored(table string, seq uint64) {
-	if len(b.Columns) == 0 {
+	if len(b.Columns) == 0 || b.Len() == 0 { // no rows to keep (Concat passes it by)
 		b.origin = nil
 		return
 	}
@@ -129,15 +131,36 @@ func (b *Batch) SameColumnsAs(src *Batch) {
 	b.origin = src.origin
 }
 
+// Unstored is b, taken for new rows: b itself when it notes no stored
+// rows, else a copy that does not.
+func (b *Batch) Unstored() *Batch {
+	if b == nil || b.origin == nil {
+		return b
+	}
+	out := *b
+	out.origin = nil
+	return &out
+}
+
 // concatOrigin is the origin of batches joined end to end, when each has
 // one, of one table and one schema, and they are not the same stored batch
-// twice.
-func concatOrigin(parts []*Batch) *storedOrigin {
-	first := parts[0].origin
-	if first == nil {
+// twice. A batch of no rows adds none, whatever its origin.
+func concatOrigin(batches []*Batch) *storedOrigin {
+	var parts []*Batch
+	for _, b := range batches {
+		if b.Len() > 0 {
+			parts = append(parts, b)
+		}
+	}
+	if len(parts) == 0 || parts[0].origin == nil {
 		return nil
 	}
+	first := parts[0].origin
 	out := &storedOrigin{schema: first.schema, table: first.table}
+	if len(parts) == 1 { // the others are empty
+		out.batches, out.keep = first.batches, first.keep
+		return out
+	}
 	all := true
 	last := uint64(0) // the seq of the last stored batch so far
 	for _, p := range parts {
@@ -206,7 +229,7 @@ func DecodeSelection(p []byte) (Selection, error) {
 	var s Selection
 	bad := func(format string, args ...any) (Selection, error) {
 		return Selection{}, Errorf(CodeStoreCorrupt, "a stored selection of rows: "+format, args...).
-			WithHint("run `sluice check` to see what else is damaged; restore the store from a backup")
+			WithHint("run `sluice doctor` to see what else is damaged; restore the store from a backup")
 	}
 	if len(p) == 0 || p[0] != selectionVersion {
 		return bad("unknown version")
@@ -273,7 +296,7 @@ func (s Selection) Rows(stored []*Batch) (*Batch, error) {
 	for i, b := range stored {
 		if b.Len() != s.Batches[i].Rows {
 			return nil, Errorf(CodeStoreCorrupt, "a selection of rows counts %d rows in the batch at event %d, which holds %d", s.Batches[i].Rows, s.Batches[i].Seq, b.Len()).
-				WithHint("run `sluice check` to see what else is damaged; restore the store from a backup")
+				WithHint("run `sluice doctor` to see what else is damaged; restore the store from a backup")
 		}
 	}
 	all, err := Concat(stored...)

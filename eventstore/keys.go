@@ -33,10 +33,13 @@ const (
 // formatVersion is the version of the storage layout written under
 // metaFormatKey. Version 2 added compressed log entries, version 3 entries
 // compressed in blocks (see entry.go), version 4 large entries in segment
-// files (see segments.go); Open reads the versions before too, and raises
-// an older store it may write to to 4, since an older sluice cannot read
-// the entries written from then on. It refuses any other version.
-const formatVersion = 4
+// files (see segments.go), version 5 batches stored as selections of
+// another table's rows (domain.Selection), which an older sluice would
+// neither read nor keep from its vacuum; Open reads the versions before
+// too, and raises an older store it may write to to 5, since an older
+// sluice cannot read the entries written from then on. It refuses any
+// other version.
+const formatVersion = 5
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

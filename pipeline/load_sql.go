@@ -1165,6 +1165,9 @@ func (r *planRun) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, erro
 	return out, r.locate(err)
 }
 
+// KeepsSelections: a plan's operators never change a batch once built.
+func (r *planRun) KeepsSelections() {}
+
 func (r *planRun) Combine(_ context.Context, batches []*domain.Batch) (*domain.Batch, error) {
 	in := make([]*domain.Batch, len(r.plan.Inputs))
 	for k, i := range r.order {

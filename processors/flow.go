@@ -536,6 +536,9 @@ func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domai
 		if rows, err = f.Query.Combine.Combine(ctx, inputs); err != nil {
 			return nil, nil, userError(f, err)
 		}
+		if _, ok := f.Query.Combine.(domain.KeepsSelections); !ok {
+			rows = rows.Unstored()
+		}
 	}
 	if rows == nil {
 		rows = &domain.Batch{}
@@ -547,6 +550,9 @@ func (r *flowRun) transform(ctx context.Context, inputs []*domain.Batch) (*domai
 		}
 		if rows == nil {
 			rows = &domain.Batch{}
+		}
+		if _, ok := t.(domain.KeepsSelections); !ok {
+			rows = rows.Unstored() // a user's function may have written into them
 		}
 	}
 	if r.checker == nil {

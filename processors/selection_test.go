@@ -11,19 +11,24 @@ import (
 	"github.com/sluicehq/sluice/sources"
 )
 
-// keepIDs is a transform that keeps the rows whose id keep accepts, as a
-// filter does: a selection of its input's rows.
-func keepIDs(keep func(int64) bool) domain.Transform {
-	return domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
-		j := b.Schema.Index("id")
-		var rows []int
-		for i := range b.Len() {
-			if keep(b.Columns[j].Ints[i]) {
-				rows = append(rows, i)
-			}
+// keepIDs is a transform that keeps the rows whose id keep accepts, as an
+// SQL filter does: a selection of its input's rows, never changed after
+// (it says so: domain.KeepsSelections).
+func keepIDs(keep func(int64) bool) domain.Transform { return idFilter(keep) }
+
+type idFilter func(int64) bool
+
+func (f idFilter) KeepsSelections() {}
+
+func (f idFilter) Apply(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+	j := b.Schema.Index("id")
+	var rows []int
+	for i := range b.Len() {
+		if f(b.Columns[j].Ints[i]) {
+			rows = append(rows, i)
 		}
-		return b.Select(rows), nil
-	})
+	}
+	return b.Select(rows), nil
 }
 
 // TestSelectionOfStoredRows: a streaming table keeping at least half of
@@ -178,5 +183,103 @@ func TestSelectionDamage(t *testing.T) {
 	ev.Data = append([]byte(nil), sel.Data[:len(sel.Data)-1]...)
 	if _, err := rowsOf(store, &ev); domain.CodeOf(err) != domain.CodeStoreCorrupt {
 		t.Errorf("a selection cut short: %v, want %s", err, domain.CodeStoreCorrupt)
+	}
+	s, err := domain.DecodeSelection(sel.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Batches[0].Seq = store.LastSeq() + 10
+	ev.Data = domain.EncodeSelection(s)
+	if _, err := rowsOf(store, &ev); domain.CodeOf(err) != domain.CodeStoreCorrupt {
+		t.Errorf("a selection of a batch past the log: %v, want %s", err, domain.CodeStoreCorrupt)
+	}
+}
+
+// TestSelectionOfEmptyBatches: a micro-batch that keeps no rows commits a
+// batch of columns and no rows; a table reading it with others (a stream,
+// a whole read) still selects from the others and reads back.
+func TestSelectionOfEmptyBatches(t *testing.T) {
+	dir := t.TempDir()
+	store := openStoreAt(t, dir)
+	ctx := context.Background()
+	low := keepIDs(func(id int64) bool { return (id < 50 || id >= 150) && id%4 == 0 }) // nothing of 50..149
+	g := newGraph("empty",
+		[]*domain.Dataset{streamingTable("numbers"), streamingTable("low"), streamingTable("most"), materializedView("whole")},
+		appendFlow("numbers", "numbers", from(sources.Range(0, 200))),
+		appendFlow("low", "low", streamOf("numbers"), low),
+		appendFlow("most", "most", streamOf("low"), keepIDs(func(id int64) bool { return id != 4 })),
+		viewFlow("whole", "whole", wholeOf("low"), keepIDs(func(id int64) bool { return id != 8 })),
+	)
+	mustComplete(t, store, newGraph("empty", []*domain.Dataset{streamingTable("numbers"), streamingTable("low")}, g.Flows["numbers"], g.Flows["low"]),
+		Options{Limit: domain.ReadLimit{MaxRows: 50}})
+	mustComplete(t, store, g, Options{Limit: domain.ReadLimit{MaxRows: 50}})
+	var want []int64
+	for id := range int64(200) {
+		if (id < 50 || id >= 150) && id%4 == 0 {
+			want = append(want, id)
+		}
+	}
+	for table, drop := range map[string]int64{"most": 4, "whole": 8} {
+		if got, w := sorted(ids(t, store, table)), slices.DeleteFunc(slices.Clone(want), func(id int64) bool { return id == drop }); !slices.Equal(got, w) {
+			t.Errorf("%s: %v, want %v", table, got, w)
+		}
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if report, err := eventstore.Check(ctx, dir); err != nil || !report.OK() {
+		t.Fatalf("check: %v %+v", err, report)
+	}
+}
+
+// TestUserTransformsMakeNewRows: what a user's transform returns is stored
+// as rows of its own, even when it built them by selecting its input's
+// rows and then wrote into them, or copied the batch and replaced a column.
+func TestUserTransformsMakeNewRows(t *testing.T) {
+	selectThenEdit := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		j := b.Schema.Index("id")
+		var keep []int
+		for i := range b.Len() {
+			if b.Columns[j].Ints[i]%4 != 0 {
+				keep = append(keep, i)
+			}
+		}
+		out := b.Select(keep) // a batch of its own
+		for i := range out.Columns[j].Ints {
+			out.Columns[j].Ints[i] *= 10
+		}
+		return out, nil
+	})
+	copyAndReplace := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		j := b.Schema.Index("id")
+		col := domain.NewColumn(domain.KindInt64, b.Len())
+		for i := range b.Len() {
+			col.Ints = append(col.Ints, 2*b.Columns[j].Ints[i])
+		}
+		out := *b
+		out.Columns = append([]*domain.Column(nil), b.Columns...)
+		out.Columns[j] = col
+		return &out, nil
+	})
+	for _, c := range []struct {
+		name string
+		t    domain.Transform
+		max  int64
+	}{{"select then edit", selectThenEdit, 990}, {"copy and replace", copyAndReplace, 198}} {
+		store := openStore(t)
+		g := newGraph("user",
+			[]*domain.Dataset{streamingTable("numbers"), streamingTable("out")},
+			appendFlow("numbers", "numbers", from(sources.Range(0, 100))),
+			appendFlow("out", "out", streamOf("numbers"), c.t),
+		)
+		mustComplete(t, store, g, Options{})
+		if got := sorted(ids(t, store, "out")); got[len(got)-1] != c.max {
+			t.Errorf("%s: reads back up to %d, want %d", c.name, got[len(got)-1], c.max)
+		}
+		for _, b := range committedBatches(t, store, "", "out") {
+			if b.Selects != "" {
+				t.Errorf("%s: a batch selects %q", c.name, b.Selects)
+			}
+		}
 	}
 }

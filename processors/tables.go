@@ -543,14 +543,18 @@ func rowsOf(store *eventstore.Store, ev *domain.Event) (*domain.Batch, error) {
 	sel.Table = bc.Selects
 	stored := make([]*domain.Batch, len(sel.Batches))
 	for i, sb := range sel.Batches {
+		notOne := domain.Errorf(domain.CodeStoreCorrupt, "the rows of %s at event %d are rows of the batch of %s at event %d, which is not a batch of its own rows before it", bc.Target, ev.Seq, sel.Table, sb.Seq).
+			WithHint("run `sluice doctor` to see what else is damaged; restore the store from a backup").WithNames(bc.Target)
+		if sb.Seq >= ev.Seq {
+			return nil, notOne
+		}
 		src, err := store.Get(sb.Seq)
 		if err != nil {
 			return nil, err
 		}
 		sbc := src.Details.BatchCommitted
-		if src.Type != domain.EventBatchCommitted || sbc == nil || sbc.Target != sel.Table || sbc.Selects != "" || sbc.Changes != nil || sb.Seq >= ev.Seq {
-			return nil, domain.Errorf(domain.CodeStoreCorrupt, "the rows of %s at event %d are rows of the batch of %s at event %d, which is not a batch of its own rows", bc.Target, ev.Seq, sel.Table, sb.Seq).
-				WithHint("run `sluice check` to see what else is damaged; restore the store from a backup").WithNames(bc.Target)
+		if src.Type != domain.EventBatchCommitted || sbc == nil || sbc.Target != sel.Table || sbc.Selects != "" || sbc.Changes != nil {
+			return nil, notOne
 		}
 		if r := sbc.RowsRemoved; r != nil {
 			return nil, domain.Errorf(domain.CodeRowsVacuumed, "the rows of %s at event %d are rows of the batch of %s at event %d, which vacuum removed at %s",

@@ -152,13 +152,16 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			}
 		}
 	}
-	var out []Vacuumed
+	// Selections go first, so that a vacuum cut short never leaves one
+	// whose rows are gone.
+	out := make([]Vacuumed, len(plans))
+	var removals [2][][]uint64 // the selections, then the rest, by table
 	for i, v := range plans {
 		info := map[uint64]batch{}
 		for _, b := range batches[v.Table] {
 			info[b.seq] = b
 		}
-		var seqs []uint64
+		var sels, rest []uint64
 		for _, seq := range seqsOf[i] {
 			if kept[seq] {
 				v.Kept++
@@ -171,14 +174,27 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			v.Batches++
 			v.Rows += b.rows
 			v.Bytes += b.bytes
-			seqs = append(seqs, seq)
+			if selects[seq] != nil {
+				sels = append(sels, seq)
+			} else {
+				rest = append(rest, seq)
+			}
 		}
-		if !opts.DryRun && len(seqs) > 0 {
-			if _, err := store.RemoveRows(ctx, seqs, domain.RowsRemoved{At: now.UTC(), Retention: v.Retention.String()}); err != nil {
+		out[i] = v
+		removals[0], removals[1] = append(removals[0], sels), append(removals[1], rest)
+	}
+	if opts.DryRun {
+		return out, nil
+	}
+	for _, byTable := range removals {
+		for i, seqs := range byTable {
+			if len(seqs) == 0 {
+				continue
+			}
+			if _, err := store.RemoveRows(ctx, seqs, domain.RowsRemoved{At: now.UTC(), Retention: out[i].Retention.String()}); err != nil {
 				return out, err
 			}
 		}
-		out = append(out, v)
 	}
 	return out, nil
 }
