@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"math/rand"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,4 +410,38 @@ func FuzzAppendJSON(f *testing.F) {
 			t.Fatalf("AppendJSON(%v) = %s, but its compact form is %s", v, out, again)
 		}
 	})
+}
+
+// TestJSONNumbersAsStrconv: every number the scanner reads as a double,
+// by its short path for plain decimals or otherwise, is the double
+// strconv.ParseFloat reads, bit for bit (-0 included).
+func TestJSONNumbersAsStrconv(t *testing.T) {
+	cases := []string{"0.0", "-0.0", "0.5", "2.47", "-2.47", "0.1", "0.3", "1.000000000000001", "123456789012.345",
+		"999999999999999.9", "9007199254740.993", "0.000000000000001", "0.0000000000000001", "1e3", "1.5E-7", "12345678901234567890.5",
+		"4.35", "1.15", "100.0000", "3.141592653589793"}
+	rng := rand.New(rand.NewSource(1))
+	for range 20000 {
+		intDigits, fracDigits := rng.Intn(10), 1+rng.Intn(10)
+		var b strings.Builder
+		if rng.Intn(4) == 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(strconv.FormatInt(rng.Int63n(int64(math.Pow10(intDigits))+1), 10))
+		b.WriteByte('.')
+		for range fracDigits {
+			b.WriteByte(byte('0' + rng.Intn(10)))
+		}
+		cases = append(cases, b.String())
+	}
+	for _, text := range cases {
+		p := &jsonScanner{s: text}
+		kind, bits, err := p.number()
+		want, werr := strconv.ParseFloat(text, 64)
+		if err != nil || werr != nil || kind != KindFloat64 || p.pos != len(text) {
+			t.Fatalf("%s: kind %s, pos %d, %v (strconv: %v)", text, kind, p.pos, err, werr)
+		}
+		if got := math.Float64frombits(uint64(bits)); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%s: %v (%x), strconv %v (%x)", text, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
 }

@@ -579,6 +579,13 @@ func (p *jsonScanner) number() (Kind, int64, error) {
 		}
 		return KindInt64, n, nil
 	}
+	if f, end, ok := shortDecimal(p.s, digits, i, n); ok {
+		p.pos = end
+		if neg {
+			f = -f
+		}
+		return KindFloat64, int64(math.Float64bits(f)), nil
+	}
 	integer, err := p.numberForm()
 	if err != nil {
 		return 0, 0, err
@@ -609,6 +616,35 @@ func (p *jsonScanner) number() (Kind, int64, error) {
 	}
 	return KindFloat64, int64(math.Float64bits(f)), nil
 }
+
+// shortDecimal reads a number written as digits, a point and digits, with
+// no exponent and at most 15 digits in all (most prices and measures),
+// whose integer digits s[digits:i] are n, from the point at s[i] on: the
+// digits as an integer, divided by a power of ten. Both are exact in a
+// double, so the one division rounds correctly (as strconv's exact path
+// does). It reports false for any other form.
+func shortDecimal(s string, digits, i int, n int64) (float64, int, bool) {
+	d := i - digits
+	if d == 0 || d > 1 && s[digits] == '0' || i >= len(s) || s[i] != '.' {
+		return 0, 0, false
+	}
+	i++
+	frac := i
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		n = n*10 + int64(s[i]-'0')
+		if d+i-frac >= 15 {
+			return 0, 0, false
+		}
+	}
+	if i == frac || i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		return 0, 0, false
+	}
+	return float64(n) / exactPow10[i-frac], i, true
+}
+
+// exactPow10 are the powers of ten a double holds exactly that
+// shortDecimal divides by.
+var exactPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // plainByte marks the bytes a string holds as they are: not a quote, a
 // backslash, a control character or a byte of a multi-byte UTF-8 sequence.
