@@ -26,7 +26,10 @@ the disk. A table's current generation is never touched, and every event of
 the log stays with its metadata (each vacuumed batch records when its rows
 were removed, and under which retention): the event log, replay and every
 read of the current tables are as before. A read of removed rows (table
---as-of a point of an earlier generation) says ROWS_VACUUMED.
+--as-of a point of an earlier generation) says ROWS_VACUUMED. A superseded
+batch whose rows another table keeps (a table that filters or deduplicates
+another stores its rows as a selection of the other's batches) stays while
+that table's rows live; vacuum says how many it kept.
 
 The retention of a table is its property delta.deletedFileRetentionDuration
 (as in Delta: TBLPROPERTIES ('delta.deletedFileRetentionDuration' =
