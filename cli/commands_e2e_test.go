@@ -241,8 +241,12 @@ func TestDescribe(t *testing.T) {
 	if out := must(t, 0, sluice, shop, "vacuum").stdout; !strings.Contains(out, "orders") || !strings.Contains(out, "nothing to remove (retention 168h0m0s)") {
 		t.Errorf("vacuum within the retention:\n%s", out)
 	}
+	untouched := digestTree(t, store)
 	if out := must(t, 0, sluice, shop, "vacuum", "orders", "--retain", "0s", "--dry-run").stdout; !strings.Contains(out, "would remove") {
 		t.Errorf("vacuum --dry-run:\n%s", out)
+	}
+	if digestTree(t, store) != untouched {
+		t.Error("vacuum --dry-run changed the storage's files")
 	}
 	if out := must(t, 0, sluice, shop, "vacuum", "orders", "--retain", "0s").stdout; !strings.Contains(out, fmt.Sprintf("removed %d rows", first.Rows)) {
 		t.Errorf("vacuum:\n%s", out)

@@ -59,7 +59,7 @@ itself: it cannot run beside sluice run.`,
 				return errNoStore(proj)
 			}
 			before := dirSize(proj.Storage)
-			store, err := a.openStore(proj, true)
+			store, err := a.openStore(proj, !dryRun) // a dry run reads only: it never writes, nor raises the store's format
 			if err != nil {
 				return err
 			}

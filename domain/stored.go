@@ -158,6 +158,9 @@ func concatOrigin(batches []*Batch) *storedOrigin {
 	first := parts[0].origin
 	out := &storedOrigin{schema: first.schema, table: first.table}
 	if len(parts) == 1 { // the others are empty
+		if !parts[0].Schema.Equal(first.schema) { // Concat matched its columns by name
+			return nil
+		}
 		out.batches, out.keep = first.batches, first.keep
 		return out
 	}

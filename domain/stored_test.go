@@ -57,6 +57,26 @@ func TestStoredRowsCarried(t *testing.T) {
 		out.SameColumnsAs(x)
 		return out
 	}
+	// Two columns stored as (a, b), projected as (b, a) over the same
+	// columns, then joined by name after an empty batch of (a, b): the
+	// values would come back swapped if it were taken for a selection.
+	swapped := func() *Batch {
+		a, bb := NewColumn(KindInt64, 2), NewColumn(KindInt64, 2)
+		a.Ints, bb.Ints = append(a.Ints, 1, 2), append(bb.Ints, 3, 4)
+		ab := NewSchema(Field{Name: "a", Type: TypeInt64}, Field{Name: "b", Type: TypeInt64})
+		x, err := BatchOf(ab, []*Column{a, bb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.SetStored("t", 10)
+		ba := NewSchema(Field{Name: "b", Type: TypeInt64}, Field{Name: "a", Type: TypeInt64})
+		y, err := BatchOf(ba, []*Column{a, bb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		y.SameColumnsAs(x)
+		return concat(NewBatch(ab, 0), y)
+	}
 	kept := func(src *Batch, keep ...int) *Batch {
 		out := src.Select(keep)
 		return out
@@ -83,6 +103,7 @@ func TestStoredRowsCarried(t *testing.T) {
 		{"rebuilt from the columns", rebuilt(), nil},
 		{"every column projected", projected(), &Selection{Table: "t", Batches: []StoredBatch{{10, 5}}}},
 		{"never stored", idsBatch(t, 1, 2), nil},
+		{"columns swapped, joined by name", swapped(), nil},
 	}
 	for _, c := range cases {
 		got, ok := c.b.Selection()

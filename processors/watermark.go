@@ -147,8 +147,8 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 			for _, tag := range tags { // a tight loop, so that many reads are in flight
 				s.seen.warm(tag)
 			}
-			if kept == nil {
-				kept = make([]byte, 0, b.Len()*(len(chunk)/len(tags)+1))
+			if kept == nil { // at most keptRoom: the first chunk's identities may be long ones
+				kept = make([]byte, 0, min(b.Len()*(len(chunk)/len(tags)+1), keptRoom))
 			}
 		}
 		for i := lo; i < hi; i++ {
@@ -202,6 +202,10 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	out.Rescued, out.Malformed = b.Rescued, b.Malformed
 	return out, p, nil
 }
+
+// keptRoom bounds the room a micro-batch's kept identities get at first
+// (they grow past it as they need).
+const keptRoom = 4 << 20
 
 // warmChunk is how many rows' identities are warmed in the dedup state's
 // index before they are looked up: enough reads to overlap, few enough
