@@ -104,7 +104,7 @@ itself: it cannot run beside sluice run.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&retain, "retain", "", "the retention of every table for this run (168h, 7 days), instead of each table's property")
-	f.BoolVar(&dryRun, "dry-run", false, "say what would be removed, and remove nothing")
+	f.BoolVar(&dryRun, "dry-run", false, "say what would be removed, and remove nothing (it opens the storage read-only)")
 	return cmd
 }
 
