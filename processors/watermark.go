@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -22,6 +23,17 @@ type streamState struct {
 	gen       int64
 	watermark int64 // microseconds; noWatermark before any event time was read
 	seen      *identities
+	scratch   applyScratch
+}
+
+// applyScratch is apply's room, kept from one micro-batch to the next, so
+// that each does not take (and clear) megabytes of fresh memory: nothing
+// holds it past the micro-batch's commit (its identities are encoded
+// then), and the next micro-batch is applied after that commit.
+type applyScratch struct {
+	keep, keptEnds []int
+	kept           []byte
+	exps           []int64
 }
 
 const noWatermark = math.MinInt64
@@ -119,16 +131,21 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	}
 	p := &pendingState{watermark: s.watermark}
 	delay := w.Delay.Microseconds()
-	keep := make([]int, 0, b.Len())
+	sc := &s.scratch
+	keep := slices.Grow(sc.keep[:0], b.Len())
 	var ids, exps *domain.Column
 	if len(idCols) > 0 {
-		ids, exps = domain.NewColumn(domain.KindBytes, 0), domain.NewColumn(domain.KindTimestamp, b.Len())
+		ids = domain.NewColumn(domain.KindBytes, 0)
+		exps = &domain.Column{Kind: domain.KindTimestamp, Ints: slices.Grow(sc.exps[:0], b.Len())}
 	}
 	// The identities kept, end to end, made into strings at the end in
-	// one allocation rather than one a row. Most rows are kept: their
-	// room is made once, as the first chunk's identities tell their size.
-	var kept []byte
-	keptEnds := make([]int, 0, b.Len())
+	// one allocation rather than one a row.
+	kept := sc.kept[:0]
+	keptEnds := slices.Grow(sc.keptEnds[:0], b.Len())
+	defer func() { sc.keep, sc.kept, sc.keptEnds = keep, kept, keptEnds }()
+	if exps != nil {
+		defer func() { sc.exps = exps.Ints }()
+	}
 	// Rows go through the state warmChunk at a time: first their
 	// identities, each with its tag, warming the index where it will be
 	// looked up; then the lookups.
@@ -146,9 +163,6 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 			}
 			for _, tag := range tags { // a tight loop, so that many reads are in flight
 				s.seen.warm(tag)
-			}
-			if kept == nil { // at most keptRoom: the first chunk's identities may be long ones
-				kept = make([]byte, 0, min(b.Len()*(len(chunk)/len(tags)+1), keptRoom))
 			}
 		}
 		for i := lo; i < hi; i++ {
@@ -202,10 +216,6 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	out.Rescued, out.Malformed = b.Rescued, b.Malformed
 	return out, p, nil
 }
-
-// keptRoom bounds the room a micro-batch's kept identities get at first
-// (they grow past it as they need).
-const keptRoom = 4 << 20
 
 // warmChunk is how many rows' identities are warmed in the dedup state's
 // index before they are looked up: enough reads to overlap, few enough
