@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"time"
 )
 
 // A batch read from a table remembers which stored batches its rows are,
@@ -288,6 +289,46 @@ func DecodeSelection(p []byte) (Selection, error) {
 		}
 	}
 	return s, nil
+}
+
+// EachSource reads, with get, each stored batch the selection committed at
+// event at keeps rows of, checks it is one, and calls fn with it (when fn
+// is not nil): a batch_committed event of the selection's table before it,
+// of its own rows (not a selection, not AUTO CDC changes), holding the rows
+// the selection counts. Rows vacuum removed are ROWS_VACUUMED; anything
+// else amiss is STORE_CORRUPT.
+func (s Selection) EachSource(at uint64, get func(seq uint64) (*Event, error), fn func(i int, ev *Event) error) error {
+	for i, sb := range s.Batches {
+		bad := func(why string) error {
+			return Errorf(CodeStoreCorrupt, "the rows of event %d are rows of the batch of %s at event %d, which %s", at, s.Table, sb.Seq, why).
+				WithHint("run `sluice doctor` to see what else is damaged; restore the store from a backup").WithNames(s.Table)
+		}
+		if sb.Seq >= at {
+			return bad("comes after it")
+		}
+		ev, err := get(sb.Seq)
+		if err != nil {
+			return Wrap(CodeOf(err), err, fmt.Sprintf("the batch of %s at event %d, which the rows of event %d keep rows of", s.Table, sb.Seq, at))
+		}
+		bc := ev.Details.BatchCommitted
+		switch {
+		case ev.Type != EventBatchCommitted || bc == nil || bc.Target != s.Table || bc.Selects != "" || bc.Changes != nil:
+			return bad("is not a batch of its own rows")
+		case bc.RowsRemoved != nil:
+			return Errorf(CodeRowsVacuumed, "the rows of event %d are rows of the batch of %s at event %d, which vacuum removed at %s",
+				at, s.Table, sb.Seq, bc.RowsRemoved.At.Format(time.RFC3339)).WithNames(s.Table)
+		case len(ev.Data) == 0:
+			return bad("holds no rows")
+		case bc.NumRows != int64(sb.Rows):
+			return bad(fmt.Sprintf("holds %d rows, not %d", bc.NumRows, sb.Rows))
+		}
+		if fn != nil {
+			if err := fn(i, ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Rows is the batch of the selection's rows, given the stored batches'

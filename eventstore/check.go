@@ -213,30 +213,12 @@ type selectionAt struct {
 }
 
 // checkSelection checks that the batches a selection keeps rows of are
-// there before it: batches of its table's own rows, of the rows it counts,
-// not removed.
+// there before it (domain.Selection.EachSource). Vacuum never removes one
+// a selection keeps rows of: a removed one is damage too.
 func (s *Store) checkSelection(at selectionAt) error {
-	for _, sb := range at.sel.Batches {
-		bad := func(why string) error {
-			return domain.Errorf(domain.CodeStoreCorrupt, "the rows of event %d are rows of the batch of %s at event %d, which %s", at.seq, at.sel.Table, sb.Seq, why).
-				WithHint("restore the store from a backup")
-		}
-		if sb.Seq >= at.seq {
-			return bad("comes after it")
-		}
-		ev, err := s.Get(sb.Seq)
-		if err != nil {
-			return bad("does not read: " + err.Error())
-		}
-		bc := ev.Details.BatchCommitted
-		switch {
-		case ev.Type != domain.EventBatchCommitted || bc == nil || bc.Target != at.sel.Table || bc.Selects != "" || bc.Changes != nil:
-			return bad("is not a batch of its own rows")
-		case bc.RowsRemoved != nil || len(ev.Data) == 0:
-			return bad("has no rows (vacuum removed them)")
-		case bc.NumRows != int64(sb.Rows):
-			return bad(fmt.Sprintf("holds %d rows, not %d", bc.NumRows, sb.Rows))
-		}
+	err := at.sel.EachSource(at.seq, s.Get, nil)
+	if c := domain.CodeOf(err); c != "" && c != domain.CodeStoreCorrupt {
+		err = domain.Wrap(domain.CodeStoreCorrupt, err, "a selection of rows")
 	}
-	return nil
+	return err
 }

@@ -542,30 +542,17 @@ func rowsOf(store *eventstore.Store, ev *domain.Event) (*domain.Batch, error) {
 	}
 	sel.Table = bc.Selects
 	stored := make([]*domain.Batch, len(sel.Batches))
-	for i, sb := range sel.Batches {
-		notOne := domain.Errorf(domain.CodeStoreCorrupt, "the rows of %s at event %d are rows of the batch of %s at event %d, which is not a batch of its own rows before it", bc.Target, ev.Seq, sel.Table, sb.Seq).
-			WithHint("run `sluice doctor` to see what else is damaged; restore the store from a backup").WithNames(bc.Target)
-		if sb.Seq >= ev.Seq {
-			return nil, notOne
-		}
-		src, err := store.Get(sb.Seq)
-		if err != nil {
-			return nil, err
-		}
-		sbc := src.Details.BatchCommitted
-		if src.Type != domain.EventBatchCommitted || sbc == nil || sbc.Target != sel.Table || sbc.Selects != "" || sbc.Changes != nil {
-			return nil, notOne
-		}
-		if r := sbc.RowsRemoved; r != nil {
-			return nil, domain.Errorf(domain.CodeRowsVacuumed, "the rows of %s at event %d are rows of the batch of %s at event %d, which vacuum removed at %s",
-				bc.Target, ev.Seq, sel.Table, sb.Seq, r.At.Format(time.RFC3339)).WithNames(bc.Target, sel.Table)
-		}
+	err = sel.EachSource(ev.Seq, store.Get, func(i int, src *domain.Event) error {
 		b, err := domain.DecodeBatch(src.Data)
 		if err != nil {
-			return nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", sel.Table, sb.Seq))
+			return domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", sel.Table, src.Seq))
 		}
-		b.SetStored(sel.Table, sb.Seq)
+		b.SetStored(sel.Table, src.Seq)
 		stored[i] = b
+		return nil
+	})
+	if err != nil {
+		return nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the rows of %s at event %d", bc.Target, ev.Seq))
 	}
 	return sel.Rows(stored)
 }

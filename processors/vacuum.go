@@ -114,7 +114,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	// table's batch keeps stays while that batch does.
 	removing := map[uint64]bool{}
 	plans := make([]Vacuumed, 0, len(tables))
-	seqsOf := make([][]uint64, 0, len(tables))
+	candidates := make([][]batch, 0, len(tables)) // by table: what retention lets go
 	for _, table := range tables {
 		retention := DefaultRetention
 		if v, ok := props[table][PropRetention]; ok {
@@ -132,17 +132,17 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		if err != nil {
 			return nil, err
 		}
-		var seqs []uint64
+		var past []batch
 		for _, b := range batches[table] {
 			at, ok := superseded[table][b.gen]
 			if b.gen >= current || !ok || at.After(now.Add(-retention)) {
 				continue
 			}
-			seqs = append(seqs, b.seq)
+			past = append(past, b)
 			removing[b.seq] = true
 		}
 		plans = append(plans, Vacuumed{Table: table, Retention: retention})
-		seqsOf = append(seqsOf, seqs)
+		candidates = append(candidates, past)
 	}
 	kept := map[uint64]bool{}
 	for seq, stored := range selects {
@@ -157,27 +157,22 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	out := make([]Vacuumed, len(plans))
 	var removals [2][][]uint64 // the selections, then the rest, by table
 	for i, v := range plans {
-		info := map[uint64]batch{}
-		for _, b := range batches[v.Table] {
-			info[b.seq] = b
-		}
 		var sels, rest []uint64
-		for _, seq := range seqsOf[i] {
-			if kept[seq] {
+		for _, b := range candidates[i] {
+			if kept[b.seq] {
 				v.Kept++
 				continue
 			}
-			b := info[seq]
 			if len(v.Generations) == 0 || v.Generations[len(v.Generations)-1] != b.gen {
 				v.Generations = append(v.Generations, b.gen)
 			}
 			v.Batches++
 			v.Rows += b.rows
 			v.Bytes += b.bytes
-			if selects[seq] != nil {
-				sels = append(sels, seq)
+			if selects[b.seq] != nil {
+				sels = append(sels, b.seq)
 			} else {
-				rest = append(rest, seq)
+				rest = append(rest, b.seq)
 			}
 		}
 		out[i] = v
