@@ -932,7 +932,7 @@ func (s *fileSource) readSlices(ctx context.Context, files []fileSlice, maps *[]
 	if err != nil && len(*maps) > 0 {
 		// An error may quote the bytes it failed on: it is made again from
 		// a copy, as the mapped bytes go.
-		return s.decode(copyPieces(pieces), rowsIn(pieces))
+		return s.decode(copyPieces(pieces), linesOf(pieces))
 	}
 	return out, err
 }
@@ -945,12 +945,12 @@ func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, 
 		parts := make([]*domain.Batch, len(runs))
 		errs := make([]error, len(runs))
 		var wg sync.WaitGroup
-		total := rowsIn(pieces)
+		total := linesOf(pieces)
 		for i, run := range runs {
 			// The first part makes room for every part's rows, which it
 			// takes in its own columns when the parts agree on their
 			// schema: no third copy of the rows.
-			rows := rowsIn(run)
+			rows := linesOf(run)
 			if i == 0 {
 				rows = total
 			}
@@ -962,7 +962,7 @@ func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, 
 			})
 		}
 		wg.Wait()
-		if errors.Join(errs...) == nil && !relativeLines(runs, parts) {
+		if errors.Join(errs...) == nil {
 			var rescued, malformed int64
 			for _, p := range parts {
 				rescued, malformed = rescued+p.Rescued, malformed+p.Malformed
@@ -971,57 +971,33 @@ func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, 
 			if !out.Extend(parts[1:]...) {
 				var err error
 				if out, err = domain.Concat(parts...); err != nil {
-					return s.decode(pieces, rowsIn(pieces)) // decoded in one builder, the types widen as they must
+					return s.decode(pieces, linesOf(pieces)) // decoded in one builder, the types widen as they must
 				}
 			}
 			out.Rescued, out.Malformed = rescued, malformed
 			return out, nil
 		}
 	}
-	return s.decode(pieces, rowsIn(pieces))
+	return s.decode(pieces, linesOf(pieces))
 }
 
-// relativeLines reports whether a part decoded from a run that starts
-// inside a slice kept a line number (the rows it rescued say where they
-// are): its lines were counted from the run's start, and the micro-batch
-// is decoded again in one run. An error's line is the one-run decoding's
-// anyway.
-func relativeLines(runs [][]piece, parts []*domain.Batch) bool {
-	for i, run := range runs {
-		if run[0].lineBase == unknownLine && parts[i].Rescued > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// rowsIn estimates the rows pieces hold, for a decoder to make room for:
-// each piece's share, by its bytes, of the lines its slice was planned
-// with.
-func rowsIn(pieces []piece) int {
-	rows := 0
+// linesOf is how many lines pieces hold: what a line-based decoder makes
+// room for.
+func linesOf(pieces []piece) int {
+	lines := 0
 	for _, p := range pieces {
-		if size := p.f.End - p.f.Start; size > 0 {
-			rows += int((p.f.Lines + 1) * int64(len(p.data)) / size)
-		}
-		rows++
+		lines += p.breaks + 1
 	}
-	return rows
+	return lines
 }
 
 // piece is a run of whole lines (records) of a slice, read, to decode.
 type piece struct {
-	f    fileSlice
-	data string
-	// lineBase is how many lines of the file come before data, or
-	// unknownLine for a piece after the first of its slice: its decoder
-	// counts the lines of the pieces before it.
-	lineBase int
+	f        fileSlice
+	data     string
+	lineBase int // lines of the file before data
+	breaks   int // the line breaks data holds, counted when the piece is cut
 }
-
-// unknownLine is the lineBase of a piece whose first line is known once
-// the pieces before it are counted.
-const unknownLine = -1
 
 // pieceSize is the size above which a slice of JSON lines or text is cut
 // into pieces decoded in parallel.
@@ -1079,7 +1055,7 @@ func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
 		data = strings.TrimPrefix(data, utf8BOM) // a mark of the encoding, not text
 	}
 	if s.opts.Format == "json" && s.opts.MultiLine {
-		return []piece{{f: f, data: data, lineBase: int(f.Line)}}, nil
+		return []piece{{f: f, data: data, lineBase: int(f.Line), breaks: strings.Count(data, "\n")}}, nil
 	}
 	if s.opts.Format == "csv" {
 		p := piece{f: f, data: data, lineBase: int(f.Line)}
@@ -1091,11 +1067,9 @@ func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
 			}
 			p.data, p.lineBase = head+data, p.lineBase-lines
 		}
+		p.breaks = strings.Count(p.data, "\n")
 		return []piece{p}, nil
 	}
-	// The pieces after the first learn their first line as they are
-	// decoded (see decode): counting the lines here would read every byte
-	// once more, from memory, before the decoder reads it.
 	var out []piece
 	line := int(f.Line)
 	for len(data) > 0 {
@@ -1105,8 +1079,9 @@ func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
 				n = pieceSize + i + 1
 			}
 		}
-		out = append(out, piece{f: f, data: data[:n], lineBase: line})
-		line = -1
+		breaks := strings.Count(data[:n], "\n")
+		out = append(out, piece{f: f, data: data[:n], lineBase: line, breaks: breaks})
+		line += breaks
 		data = data[n:]
 	}
 	return out, nil
@@ -1146,15 +1121,9 @@ func (s *fileSource) decode(pieces []piece, rows int) (*domain.Batch, error) {
 	b.parseDate, b.parseTimestamp = s.opts.ParseDate, s.opts.ParseTimestamp
 	b.reserve(rows)         // once: growing the columns piece by piece copies them over and over
 	var meta []domain.Value // with Metadata: one per row
-	// line is the first line of the piece: of a run that starts inside a
-	// slice, counted from the run's start (see decodeRuns)
-	line := 0
-	for i, p := range pieces {
+	for _, p := range pieces {
 		b.currentFile = filepath.Join(s.dir, filepath.FromSlash(p.f.Path))
-		if p.lineBase != unknownLine {
-			line = p.lineBase
-		}
-		b.lineBase = line
+		b.lineBase = p.lineBase
 		var err error
 		switch s.opts.Format {
 		case "parquet":
@@ -1174,9 +1143,6 @@ func (s *fileSource) decode(pieces []piece, rows int) (*domain.Batch, error) {
 		}
 		if err != nil {
 			return nil, err
-		}
-		if i+1 < len(pieces) && pieces[i+1].lineBase == unknownLine {
-			line += strings.Count(p.data, "\n") // as it was just decoded, from the cache
 		}
 		if s.opts.Metadata {
 			v := domain.Struct(domain.String(b.currentFile), domain.String(filepath.Base(b.currentFile)), domain.Int(p.f.Size), domain.TimestampMicros(p.f.MTime/1000))
@@ -1338,7 +1304,7 @@ func SampleSchemas(ctx context.Context, dir string, opts FileOptions, maxFiles i
 		if err != nil {
 			return nil, err
 		}
-		batch, err := s.decode(pieces, rowsIn(pieces))
+		batch, err := s.decode(pieces, linesOf(pieces))
 		if err != nil {
 			return nil, err
 		}

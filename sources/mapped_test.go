@@ -63,7 +63,7 @@ func TestReadOwnsItsRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := src.decode(pieces, rowsIn(pieces))
+			want, err := src.decode(pieces, linesOf(pieces))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestReadFileShrunkUnderMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = src.guarded(&maps, func() error {
-		_, err := src.decode(pieces, rowsIn(pieces))
+		_, err := src.decode(pieces, linesOf(pieces))
 		return err
 	})
 	var e *domain.Error
