@@ -636,8 +636,8 @@ func TestParallelDecodeIsOneDecode(t *testing.T) {
 	// in place (NULLs only in the second part, a rescued record there, the
 	// file's metadata).
 	var same strings.Builder
-	for i := range 60000 {
-		if i < 30000 {
+	for i := range 90000 { // over two pieces' worth of bytes, so that it is decoded in runs
+		if i < 45000 {
 			fmt.Fprintf(&same, `{"id": %d, "name": "n%d"}`+"\n", i, i)
 		} else {
 			fmt.Fprintf(&same, `{"id": %d, "name": null}`+"\n", i)
