@@ -389,6 +389,13 @@ type HookProgress struct {
 // identities the micro-batch began to remember (column identity) with when
 // they expire (column expires). The flow's state is the fold of these
 // events of its checkpoint generation.
+//
+// Now and then a commit holds a second one, a snapshot (Snapshot set):
+// its data is the whole state after the micro-batch, every identity
+// remembered, in the order remembered. The fold starts again from it, so
+// that a restart reads the latest snapshot and the events after it, not
+// the flow's whole history; its counts of rows dropped are 0 (the
+// micro-batch's own event has them).
 type StreamState struct {
 	Flow       string `json:"flow"`
 	BatchID    int64  `json:"batch_id"`
@@ -403,4 +410,5 @@ type StreamState struct {
 	// StateFingerprint identifies the flow's state after the micro-batch,
 	// so that a replay of the log can check it rebuilt the same state.
 	StateFingerprint string `json:"state_fingerprint,omitempty"`
+	Snapshot         bool   `json:"snapshot,omitempty"`
 }

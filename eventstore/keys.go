@@ -35,11 +35,13 @@ const (
 // compressed in blocks (see entry.go), version 4 large entries in segment
 // files (see segments.go), version 5 batches stored as selections of
 // another table's rows (domain.Selection), which an older sluice would
-// neither read nor keep from its vacuum; Open reads the versions before
-// too, and raises an older store it may write to to 5, since an older
-// sluice cannot read the entries written from then on. It refuses any
-// other version.
-const formatVersion = 5
+// neither read nor keep from its vacuum, version 6 snapshots of a flow's
+// stream state (domain.StreamState), which an older sluice would fold as
+// identities newly remembered; Open reads the versions before too, and
+// raises an older store it may write to to 6, since an older sluice
+// cannot read the entries written from then on. It refuses any other
+// version.
+const formatVersion = 6
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

@@ -112,6 +112,10 @@ type Checkpoint struct {
 	// committed batch.
 	QueryVersion string `json:"query_version,omitempty"`
 	Imported     bool   `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
+	// StreamStateFrom is the seq of the generation's latest stream_state
+	// snapshot (domain.StreamState): the flow's stream state is the fold
+	// of the events from there. 0 when there is none.
+	StreamStateFrom uint64 `json:"stream_state_from,omitempty"`
 }
 
 // Checkpoint returns the committed checkpoint of flow; a zero Checkpoint
@@ -314,7 +318,19 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			if r.Generation < c.Generation {
 				return false
 			}
-			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Drained = r.Generation, nil, r.NextBatchID, nil, false
+			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Drained, c.StreamStateFrom = r.Generation, nil, r.NextBatchID, nil, false, 0
+			return true
+		})
+	case domain.EventStreamState:
+		st := d.StreamState
+		if st == nil || !st.Snapshot {
+			return nil // the state's fold, which the flow reads from the log
+		}
+		return updateCheckpoint(w, ev, st.Flow, func(c *Checkpoint) bool {
+			if st.Generation != c.Generation {
+				return false
+			}
+			c.StreamStateFrom = ev.Seq
 			return true
 		})
 	case domain.EventCheckpointImported:
@@ -327,7 +343,7 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 			if im.Generation < c.Generation {
 				return false
 			}
-			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Imported = im.Generation, im.Offset, 0, nil, true
+			c.Generation, c.Offset, c.NextBatchID, c.Planned, c.Imported, c.StreamStateFrom = im.Generation, im.Offset, 0, nil, true, 0
 			applied = true
 			return true
 		})

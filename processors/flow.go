@@ -447,7 +447,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	if w := f.Query.Input.Watermark; w != nil && inputs[0] != nil {
 		if r.stream == nil || r.stream.gen != info.Generation {
-			if r.stream, err = loadStreamState(ctx, u.store, f.Name, info.Generation); err != nil {
+			if r.stream, err = loadStreamState(ctx, u.store, f.Name, info.Generation, cp.StreamStateFrom); err != nil {
 				return false, err
 			}
 		}
@@ -642,6 +642,13 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 			return err
 		}
 		evs = append(evs, ev)
+		if r.stream.wantsSnapshot() {
+			snap, err := r.snapshotEvent(info, ev)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, snap)
+		}
 	}
 	if r.target.Type == domain.SinkDataset {
 		err := r.target.Sink.Deliver(ctx, domain.SinkBatch{Flow: f.Name, Sink: f.Target, BatchID: info.BatchID, Generation: info.Generation, Rows: rows})

@@ -3,6 +3,7 @@ package processors
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 )
 
 // identities is the dedup state of a stream: the identities of the rows
@@ -40,9 +41,11 @@ type slot struct {
 }
 
 // remembered is one identity in the queue: where its bytes end in the
-// arena, when it expires, its tag in the index, and its part of the
-// fingerprint (kept rather than hashed again when it is forgotten: the
-// hash reads every byte, one at a time, and costs more than the 8 bytes).
+// arena, when it expires, its tag in the index (0 once it is dead: dropped
+// from the index, it waits in the queue for the front to reach it), and
+// its part of the fingerprint (kept rather than hashed again when it is
+// forgotten: the hash reads every byte, one at a time, and costs more than
+// the 8 bytes).
 type remembered struct {
 	end     int
 	expires int64
@@ -146,9 +149,37 @@ func (ids *identities) insert(s slot) {
 }
 
 // grow doubles the index.
-func (ids *identities) grow() {
+func (ids *identities) grow() { ids.resize(2 * len(ids.slots)) }
+
+// reserve makes room for n more identities of size bytes in all at once,
+// rather than growing (and copying) the index, the queue and the arena
+// again and again as they come.
+func (ids *identities) reserve(n, size int) {
+	ids.queue = grown(ids.queue, n)
+	ids.arena = grown(ids.arena, size)
+	slots := len(ids.slots)
+	for 2*(ids.live+n) > slots {
+		slots *= 2
+	}
+	if slots > len(ids.slots) {
+		ids.resize(slots)
+	}
+}
+
+// grown is s with room for n more elements: at least twice as long
+// when it must grow, so that growing it again and again copies it only
+// a few times over.
+func grown[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, len(s)))
+}
+
+// resize makes the index size slots long.
+func (ids *identities) resize(size int) {
 	old := ids.slots
-	ids.slots = make([]slot, 2*len(old))
+	ids.slots = make([]slot, size)
 	for _, s := range old {
 		if s.tag != 0 {
 			ids.insert(s)
@@ -156,8 +187,8 @@ func (ids *identities) grow() {
 	}
 }
 
-// slotOf is the index's slot of the identity at queue position pos, or -1
-// when it is dead (it was forgotten, or remembered anew since).
+// slotOf is the index's slot of the live identity at queue position pos
+// (-1 were it not in the index, which drop refuses with a panic).
 func (ids *identities) slotOf(tag uint32, pos uint64) int {
 	mask := len(ids.slots) - 1
 	for i := ids.home(tag); ids.slots[i].tag != 0; i = (i + 1) & mask {
@@ -166,6 +197,20 @@ func (ids *identities) slotOf(tag uint32, pos uint64) int {
 		}
 	}
 	return -1
+}
+
+// each calls fn with the live identities in the order remembered, each
+// with when it expires: what a snapshot of the state holds. Remembering
+// them in that order makes the same state, as far as any answer or the
+// fingerprint tells: a dead identity in the queue expired before the
+// watermark of its death (see rememberTagged), and the watermark never
+// moves back, so it holds back no identity from being forgotten.
+func (ids *identities) each(fn func(identity []byte, expires int64)) {
+	for i := ids.head; i < len(ids.queue); i++ {
+		if r := ids.queue[i]; r.tag != 0 {
+			fn(ids.bytesAt(ids.base+uint64(i)), r.expires)
+		}
+	}
 }
 
 // drop forgets the live identity at queue position pos, whose slot is i
@@ -184,7 +229,9 @@ func (ids *identities) drop(i int, pos uint64) {
 	}
 	ids.slots[i] = slot{}
 	ids.live--
-	ids.sum -= ids.queue[pos-ids.base].hash
+	r := &ids.queue[pos-ids.base]
+	ids.sum -= r.hash
+	r.tag = 0
 }
 
 // forgetBefore forgets the identities at the front of the queue that
@@ -197,8 +244,8 @@ func (ids *identities) forgetBefore(t int64) {
 			}
 		}
 		pos := ids.base + uint64(ids.head)
-		if i := ids.slotOf(ids.queue[ids.head].tag, pos); i >= 0 {
-			ids.drop(i, pos)
+		if tag := ids.queue[ids.head].tag; tag != 0 {
+			ids.drop(ids.slotOf(tag, pos), pos)
 		}
 		ids.head++
 	}

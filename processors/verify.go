@@ -40,7 +40,17 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 				s = newStreamState(st.Generation)
 				streams[k] = s
 			}
-			if err := s.fold(ev); err != nil {
+			if st.Snapshot {
+				// A snapshot must be the state its flow's events built.
+				snap := newStreamState(st.Generation)
+				if err := snap.fold(ev); err != nil {
+					return err
+				}
+				if !snap.sameAs(s) {
+					return domain.Errorf(domain.CodeProjectionMismatch, "flow %q: the snapshot of its stream state in event %d differs from the state its events before built", st.Flow, ev.Seq).
+						WithHint("the log and the state it records disagree: report it, with the storage directory")
+				}
+			} else if err := s.fold(ev); err != nil {
 				return err
 			}
 			if st.StateFingerprint != "" {

@@ -15,16 +15,30 @@ import (
 // streamState is what a flow whose stream has a watermark keeps between
 // micro-batches: the watermark, and (when it deduplicates) the identities
 // of the rows it kept, each with when it expires. It is the fold of the
-// flow's stream_state events (loadStreamState). A micro-batch adds the
-// identities it keeps as it reads them (apply) and moves the watermark on
-// when it commits (advance); if it does not commit, the flow drops the
-// state and folds the log again.
+// flow's stream_state events (loadStreamState), from the latest snapshot
+// on. A micro-batch adds the identities it keeps as it reads them (apply)
+// and moves the watermark on when it commits (advance); if it does not
+// commit, the flow drops the state and folds the log again.
 type streamState struct {
 	gen       int64
 	watermark int64 // microseconds; noWatermark before any event time was read
 	seen      *identities
-	scratch   applyScratch
+	// recorded counts the identities recorded since the latest snapshot:
+	// a commit records a snapshot too once they reach snapshotEvery times
+	// the state's size (see wantsSnapshot).
+	recorded int
+	scratch  applyScratch
 }
+
+// A snapshot is recorded once the identities recorded since the last one
+// reach snapshotEvery times the state's size, and snapshotMinRows at
+// least: snapshots then add at most a quarter to what the state events
+// write, and a restart folds at most five times the state, however long
+// the flow's history.
+const (
+	snapshotEvery   = 4
+	snapshotMinRows = 4096
+)
 
 // applyScratch is apply's room, kept from one micro-batch to the next, so
 // that each does not take (and clear) megabytes of fresh memory: nothing
@@ -51,10 +65,11 @@ var stateSchema = domain.NewSchema(
 	domain.Field{Name: "expires", Type: domain.Type{Kind: domain.KindTimestamp}})
 
 // loadStreamState folds a flow's stream_state events of checkpoint
-// generation gen.
-func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64) (*streamState, error) {
+// generation gen from seq from on: its latest snapshot, when it has one
+// (eventstore.Checkpoint.StreamStateFrom).
+func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64, from uint64) (*streamState, error) {
 	s := newStreamState(gen)
-	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}}, func(ev *domain.Event) error {
+	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}, From: from}, func(ev *domain.Event) error {
 		if st := ev.Details.StreamState; st != nil && st.Generation == gen {
 			return s.fold(ev)
 		}
@@ -68,12 +83,16 @@ func newStreamState(gen int64) *streamState {
 }
 
 // fold applies a stream_state event: the identities its micro-batch began
-// to remember, then its watermark.
+// to remember, then its watermark; or a snapshot, which the state starts
+// again from.
 func (s *streamState) fold(ev *domain.Event) error {
 	st := ev.Details.StreamState
 	p := &pendingState{watermark: noWatermark}
 	if st.Watermark != nil {
 		p.watermark = st.Watermark.UnixMicro()
+	}
+	if st.Snapshot {
+		s.seen, s.recorded = newIdentities(), 0
 	}
 	if len(ev.Data) > 0 {
 		b, err := domain.DecodeBatch(ev.Data)
@@ -84,12 +103,76 @@ func (s *streamState) fold(ev *domain.Event) error {
 			return domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", st.Flow, ev.Seq, b.Schema.Names())
 		}
 		ids, exp := b.Columns[0], b.Columns[1]
-		for i := 0; i < b.Len(); i++ {
-			s.seen.remember([]byte(ids.Strs[i]), exp.Ints[i], math.MaxInt64)
+		size := 0
+		for _, id := range ids.Strs {
+			size += len(id)
+		}
+		s.seen.reserve(b.Len(), size)
+		var tags [warmChunk]uint32
+		for lo := 0; lo < b.Len(); lo += warmChunk { // as apply does (see warm)
+			hi := min(lo+warmChunk, b.Len())
+			for i := lo; i < hi; i++ {
+				tags[i-lo] = s.seen.tag([]byte(ids.Strs[i]))
+			}
+			for _, tag := range tags[:hi-lo] {
+				s.seen.warm(tag)
+			}
+			for i := lo; i < hi; i++ {
+				s.seen.rememberTagged([]byte(ids.Strs[i]), tags[i-lo], exp.Ints[i], math.MaxInt64)
+			}
+		}
+		if !st.Snapshot {
+			s.recorded += b.Len()
 		}
 	}
 	s.advance(p)
 	return nil
+}
+
+// wantsSnapshot reports whether the commit of the micro-batch being
+// committed records a snapshot of the state too (see snapshotEvery).
+func (s *streamState) wantsSnapshot() bool {
+	return s.recorded >= snapshotEvery*max(s.seen.len(), snapshotMinRows)
+}
+
+// snapshot is the data of a snapshot of the state (see domain.StreamState).
+func (s *streamState) snapshot() (*domain.Batch, error) {
+	n := s.seen.len()
+	ids := &domain.Column{Kind: domain.KindBytes, Strs: make([]string, 0, n)}
+	exps := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, 0, n)}
+	var all []byte // the identities end to end, made into strings in one allocation
+	ends := make([]int, 0, n)
+	s.seen.each(func(identity []byte, expires int64) {
+		all = append(all, identity...)
+		ends = append(ends, len(all))
+		exps.Ints = append(exps.Ints, expires)
+	})
+	text, start := string(all), 0
+	for _, end := range ends {
+		ids.Strs = append(ids.Strs, text[start:end])
+		start = end
+	}
+	return domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
+}
+
+// sameAs reports whether two states are the same: the watermark, and the
+// identities in the same order, each expiring when.
+func (s *streamState) sameAs(o *streamState) bool {
+	if s.watermark != o.watermark || s.seen.len() != o.seen.len() || s.seen.sum != o.seen.sum {
+		return false
+	}
+	type entry struct {
+		identity string
+		expires  int64
+	}
+	mine := make([]entry, 0, s.seen.len())
+	s.seen.each(func(identity []byte, expires int64) { mine = append(mine, entry{string(identity), expires}) })
+	i, same := 0, true
+	o.seen.each(func(identity []byte, expires int64) {
+		same = same && mine[i] == entry{string(identity), expires}
+		i++
+	})
+	return same
 }
 
 // fingerprint identifies the state: the sum of its identities' hashes,
@@ -240,6 +323,28 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 			return nil, err
 		}
 		ev.Data = data
+		r.stream.recorded += p.identities.Len()
 	}
+	return ev, nil
+}
+
+// snapshotEvent records a snapshot of the flow's stream state after the
+// micro-batch being committed (see domain.StreamState).
+func (r *flowRun) snapshotEvent(info domain.BatchInfo, prev *domain.Event) (*domain.Event, error) {
+	b, err := r.stream.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	data, err := domain.EncodeBatch(b)
+	if err != nil {
+		return nil, err
+	}
+	st := *prev.Details.StreamState
+	st.NumLateRowsDropped, st.NumDuplicatesDropped, st.Snapshot = 0, 0, true
+	ev := r.batchEvent(domain.EventStreamState, info)
+	ev.Message = fmt.Sprintf("Flow %q batch %d: a snapshot of the stream state, %d identities remembered.", r.f.Name, info.BatchID, b.Len())
+	ev.Details.StreamState = &st
+	ev.Data = data
+	r.stream.recorded = 0
 	return ev, nil
 }

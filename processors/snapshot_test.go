@@ -1,0 +1,142 @@
+package processors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/domain"
+	"github.com/sluicehq/sluice/eventstore"
+)
+
+// secondsAt is an event time of whole seconds read from an integer column.
+type secondsAt string
+
+func (c secondsAt) Eval(b *domain.Batch) (*domain.Column, error) {
+	col := b.Columns[b.Schema.Index(string(c))]
+	out := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, len(col.Ints))}
+	for i, s := range col.Ints {
+		out.Ints[i] = s * int64(time.Second/time.Microsecond)
+	}
+	return out, nil
+}
+
+// writeClicks writes the rows [from, to) of a stream of clicks: row i has
+// key i%5000 at second i, so that a key comes back, in a later
+// micro-batch, long after its state expired; every seventh row comes
+// twice, the second a duplicate within the delay.
+func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
+	t.Helper()
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i%5000, i)
+		kept = append(kept, fmt.Sprintf("%d@%d", i%5000, i))
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i%5000, i)
+		}
+	}
+	writeFile(t, dir, name, b.String())
+	return kept
+}
+
+// TestStreamStateSnapshots: a deduplicating flow records a snapshot of
+// its state once the identities it recorded since the last reach four
+// times the state's size; a restart folds the state from the latest
+// snapshot on, and keeps deduplicating exactly as without one; replay's
+// check finds every snapshot to be the state the events before it built,
+// and finds one that is not.
+func TestStreamStateSnapshots(t *testing.T) {
+	store := openStore(t)
+	dir := t.TempDir()
+	want := writeClicks(t, dir, "1.json", 0, 30000)
+	w := &domain.Watermark{Column: "at", EventTime: secondsAt("at"), Delay: time.Minute, DedupOn: []string{"key"}}
+	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
+	mustComplete(t, store, g, opts)
+
+	snapshots := func() []*domain.Event {
+		var out []*domain.Event
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			if ev.Details.StreamState.Snapshot {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	// The state holds the last two minutes' keys (about 120): the first
+	// snapshot comes once 4 x 4096 identities were recorded.
+	first := snapshots()
+	if len(first) != 1 {
+		t.Fatalf("%d snapshots after 30,000 identities, want 1", len(first))
+	}
+	snap := first[0].Details.StreamState
+	if snap.NumLateRowsDropped != 0 || snap.NumDuplicatesDropped != 0 || snap.NumStateRows < 100 || snap.NumStateRows > 130 {
+		t.Errorf("the snapshot says %d late, %d duplicates, %d identities", snap.NumLateRowsDropped, snap.NumDuplicatesDropped, snap.NumStateRows)
+	}
+	cp, err := store.Checkpoint("dedup")
+	if err != nil || cp.StreamStateFrom != first[0].Seq {
+		t.Fatalf("the checkpoint folds the state from %d (%v), want the snapshot's seq %d", cp.StreamStateFrom, err, first[0].Seq)
+	}
+
+	// The state folded from the snapshot on is the state folded from the
+	// flow's first event.
+	ctx := context.Background()
+	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fromSnapshot.sameAs(whole) || fromSnapshot.seen.len() == 0 {
+		t.Fatalf("the state folded from the snapshot (%d identities) differs from the whole fold (%d)", fromSnapshot.seen.len(), whole.seen.len())
+	}
+
+	// A restart goes on from the snapshot: the duplicates across the
+	// updates are dropped, the keys that came back are kept.
+	want = append(want, writeClicks(t, dir, "2.json", 30000, 31000)...)
+	mustComplete(t, store, g, opts)
+	clean, err := ReadTable(ctx, store, "clean", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	keys, ats := column(t, clean, "key"), column(t, clean, "at")
+	for i := range keys {
+		got = append(got, fmt.Sprintf("%d@%d", keys[i], ats[i]))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("clean holds %d rows, want %d", len(got), len(want))
+	}
+	if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+		t.Fatalf("VerifyState: %d checked, %v", n, err)
+	}
+
+	// A snapshot that is not the state its events built is found.
+	bad := *first[0]
+	st := *bad.Details.StreamState
+	bad.Details.StreamState = &st
+	bad.Seq, bad.ID = 0, ""
+	lie, err := domain.DecodeBatch(bad.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lie.Columns[1].Ints[0]++ // one identity expires a microsecond later
+	if bad.Data, err = domain.EncodeBatch(lie); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, &bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyState(ctx, store); domain.CodeOf(err) != domain.CodeProjectionMismatch {
+		t.Fatalf("VerifyState of a false snapshot: %v, want PROJECTION_MISMATCH", err)
+	}
+}
