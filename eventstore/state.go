@@ -114,7 +114,8 @@ type Checkpoint struct {
 	Imported     bool   `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
 	// StreamStateFrom is the seq of the generation's latest stream_state
 	// snapshot (domain.StreamState): the flow's stream state is the fold
-	// of the events from there. 0 when there is none.
+	// of its events from there. 0 when there is none (a reset clears it,
+	// and leaves the checkpoint as stores before snapshots recorded it).
 	StreamStateFrom uint64 `json:"stream_state_from,omitempty"`
 }
 

@@ -34,6 +34,11 @@ func reset(flow string, gen int64) *domain.Event {
 		Details: domain.Details{CheckpointReset: &domain.CheckpointReset{Flow: flow, Generation: gen, Cause: "test"}}}
 }
 
+func streamState(flow string, gen int64, snapshot bool) *domain.Event {
+	return &domain.Event{Type: domain.EventStreamState, Origin: domain.Origin{FlowName: flow},
+		Details: domain.Details{StreamState: &domain.StreamState{Flow: flow, Generation: gen, Snapshot: snapshot}}}
+}
+
 func imported(flow string, gen int64, offset string) *domain.Event {
 	return &domain.Event{Type: domain.EventCheckpointImported,
 		Details: domain.Details{CheckpointImported: &domain.CheckpointImported{Flow: flow, Generation: gen, Storage: "/x", SourceFlow: "g", Offset: raw(offset)}}}
@@ -90,6 +95,13 @@ func TestStateCheckpointFold(t *testing.T) {
 			Checkpoint{Flow: f, Offset: raw(`1`), NextBatchID: 1, Drained: true}},
 		{"drained of an older generation is ignored", []*domain.Event{reset(f, 2), drained(f, 1)},
 			Checkpoint{Flow: f, Generation: 2}},
+		// seqs count from 1, the events' order in the list
+		{"the latest stream state snapshot", []*domain.Event{streamState(f, 0, true), streamState(f, 0, false), streamState(f, 0, true), streamState(f, 0, false)},
+			Checkpoint{Flow: f, StreamStateFrom: 3}},
+		{"a snapshot of an older generation is ignored", []*domain.Event{reset(f, 1), streamState(f, 0, true)},
+			Checkpoint{Flow: f, Generation: 1}},
+		{"reset forgets the snapshot", []*domain.Event{streamState(f, 0, true), reset(f, 1)},
+			Checkpoint{Flow: f, Generation: 1}},
 		{"reset clears all but imported", []*domain.Event{imported(f, 0, `7`), committed(f, 0, 0, `8`), planned(f, 0, 1, `8`, `9`), drained(f, 0), reset(f, 1)},
 			Checkpoint{Flow: f, Generation: 1, Imported: true}},
 		{"reset of an older generation is ignored", []*domain.Event{reset(f, 2), committed(f, 2, 0, `1`), reset(f, 1)},

@@ -90,7 +90,7 @@ func TestIdentitiesMatchModel(t *testing.T) {
 						ids = rebuilt(ids)
 					}
 					if rng.IntN(forgetEvery) == 0 {
-						watermark = now - int64(rng.IntN(50))
+						watermark = max(watermark, now-int64(rng.IntN(50))) // never back, as a flow's
 						ids.forgetBefore(watermark)
 						m.forgetBefore(watermark)
 					} else {

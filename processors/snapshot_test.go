@@ -47,7 +47,8 @@ func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 // times the state's size; a restart folds the state from the latest
 // snapshot on, and keeps deduplicating exactly as without one; replay's
 // check finds every snapshot to be the state the events before it built,
-// and finds one that is not.
+// and finds one that is not. (TestSnapshotDifferential holds the states
+// folded from a snapshot to the continuous one over random streams.)
 func TestStreamStateSnapshots(t *testing.T) {
 	store := openStore(t)
 	dir := t.TempDir()
@@ -138,5 +139,35 @@ func TestStreamStateSnapshots(t *testing.T) {
 	}
 	if _, err := VerifyState(ctx, store); domain.CodeOf(err) != domain.CodeProjectionMismatch {
 		t.Fatalf("VerifyState of a false snapshot: %v, want PROJECTION_MISMATCH", err)
+	}
+}
+
+// TestLoadStreamStateFrom: a load folds from the seq it is given on: the
+// events before it, even a damaged one, are not read.
+func TestLoadStreamStateFrom(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	state := func(data []byte, snapshot bool) *domain.Event {
+		return &domain.Event{Type: domain.EventStreamState, Level: domain.LevelInfo, Origin: domain.Origin{FlowName: "dedup"}, Data: data,
+			Details: domain.Details{StreamState: &domain.StreamState{Flow: "dedup", Snapshot: snapshot}}}
+	}
+	snap, err := domain.BatchOf(stateSchema, []*domain.Column{{Kind: domain.KindBytes, Strs: []string{"a", "b"}}, {Kind: domain.KindTimestamp, Ints: []int64{10, 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := domain.EncodeBatch(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := store.Append(ctx, state([]byte("not a batch"), false), state(data, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := loadStreamState(ctx, store, "dedup", 0, seqs[1])
+	if err != nil || s.seen.len() != 2 {
+		t.Fatalf("the load from the snapshot: %v identities, %v", s, err)
+	}
+	if _, err := loadStreamState(ctx, store, "dedup", 0, 0); domain.CodeOf(err) != domain.CodeBatchCodec {
+		t.Fatalf("the load from the start: %v, want the damaged event's %s", err, domain.CodeBatchCodec)
 	}
 }

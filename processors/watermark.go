@@ -92,6 +92,10 @@ func (s *streamState) fold(ev *domain.Event) error {
 		p.watermark = st.Watermark.UnixMicro()
 	}
 	if st.Snapshot {
+		// The snapshot is the whole state: folded over the state before,
+		// each identity would be remembered anew, its old entry left dead
+		// in the queue with an expiry the watermark has not passed, to hold
+		// back the forgetting of those behind it (see identities.each).
 		s.seen, s.recorded = newIdentities(), 0
 	}
 	if len(ev.Data) > 0 {
@@ -140,7 +144,7 @@ func (s *streamState) snapshot() (*domain.Batch, error) {
 	n := s.seen.len()
 	ids := &domain.Column{Kind: domain.KindBytes, Strs: make([]string, 0, n)}
 	exps := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, 0, n)}
-	var all []byte // the identities end to end, made into strings in one allocation
+	all := make([]byte, 0, len(s.seen.arena)) // the identities end to end, made into strings in one allocation
 	ends := make([]int, 0, n)
 	s.seen.each(func(identity []byte, expires int64) {
 		all = append(all, identity...)
