@@ -43,7 +43,7 @@ func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 }
 
 // TestStreamStateSnapshots: a deduplicating flow records a snapshot of
-// its state once the identities it recorded since the last reach four
+// its state once the identities it recorded since the last reach eight
 // times the state's size; a restart folds the state from the latest
 // snapshot on, and keeps deduplicating exactly as without one; replay's
 // check finds every snapshot to be the state the events before it built,
@@ -52,7 +52,7 @@ func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 func TestStreamStateSnapshots(t *testing.T) {
 	store := openStore(t)
 	dir := t.TempDir()
-	want := writeClicks(t, dir, "1.json", 0, 30000)
+	want := writeClicks(t, dir, "1.json", 0, 40000)
 	w := &domain.Watermark{Column: "at", EventTime: secondsAt("at"), Delay: time.Minute, DedupOn: []string{"key"}}
 	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
 		appendFlow("load", "raw", from(jsonFiles(dir))),
@@ -70,10 +70,10 @@ func TestStreamStateSnapshots(t *testing.T) {
 		return out
 	}
 	// The state holds the last two minutes' keys (about 120): the first
-	// snapshot comes once 4 x 4096 identities were recorded.
+	// snapshot comes once 8 x 4096 identities were recorded.
 	first := snapshots()
 	if len(first) != 1 {
-		t.Fatalf("%d snapshots after 30,000 identities, want 1", len(first))
+		t.Fatalf("%d snapshots after 40,000 identities, want 1", len(first))
 	}
 	snap := first[0].Details.StreamState
 	if snap.NumLateRowsDropped != 0 || snap.NumDuplicatesDropped != 0 || snap.NumStateRows < 100 || snap.NumStateRows > 130 {
@@ -101,7 +101,7 @@ func TestStreamStateSnapshots(t *testing.T) {
 
 	// A restart goes on from the snapshot: the duplicates across the
 	// updates are dropped, the keys that came back are kept.
-	want = append(want, writeClicks(t, dir, "2.json", 30000, 31000)...)
+	want = append(want, writeClicks(t, dir, "2.json", 40000, 41000)...)
 	mustComplete(t, store, g, opts)
 	clean, err := ReadTable(ctx, store, "clean", 0)
 	if err != nil {

@@ -32,11 +32,11 @@ type streamState struct {
 
 // A snapshot is recorded once the identities recorded since the last one
 // reach snapshotEvery times the state's size, and snapshotMinRows at
-// least: snapshots then add at most a quarter to what the state events
-// write, and a restart folds at most five times the state, however long
+// least: snapshots then add at most an eighth to what the state events
+// write, and a restart folds at most nine times the state, however long
 // the flow's history.
 const (
-	snapshotEvery   = 4
+	snapshotEvery   = 8
 	snapshotMinRows = 4096
 )
 
