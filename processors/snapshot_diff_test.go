@@ -3,20 +3,11 @@ package processors
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
 )
-
-// microsAt is an event time read as microseconds from an int column.
-type microsAt string
-
-func (c microsAt) Eval(b *domain.Batch) (*domain.Column, error) {
-	col := b.Columns[b.Schema.Index(string(c))]
-	return &domain.Column{Kind: domain.KindTimestamp, Ints: slices.Clone(col.Ints)}, nil
-}
 
 // stateEvent makes a stream_state event as a commit records it: the
 // micro-batch's identities, or a snapshot of the state after it.
@@ -67,7 +58,7 @@ func TestSnapshotDifferential(t *testing.T) {
 	for seed := uint64(0); seed < 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		delay := time.Duration(rng.IntN(30)) * time.Microsecond
-		w := &domain.Watermark{Column: "at", EventTime: microsAt("at"), Delay: delay, DedupOn: []string{"k"}}
+		w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Microsecond}, Delay: delay, DedupOn: []string{"k"}}
 		cont := newStreamState(0)
 		var evs []*domain.Event
 		lastSnap := 0

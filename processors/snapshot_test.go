@@ -12,14 +12,18 @@ import (
 	"github.com/sluicehq/sluice/eventstore"
 )
 
-// secondsAt is an event time of whole seconds read from an integer column.
-type secondsAt string
+// eventTimeOf is an event time read from an integer column counting
+// units since the epoch.
+type eventTimeOf struct {
+	column string
+	unit   time.Duration
+}
 
-func (c secondsAt) Eval(b *domain.Batch) (*domain.Column, error) {
-	col := b.Columns[b.Schema.Index(string(c))]
+func (e eventTimeOf) Eval(b *domain.Batch) (*domain.Column, error) {
+	col := b.Columns[b.Schema.Index(e.column)]
 	out := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, len(col.Ints))}
-	for i, s := range col.Ints {
-		out.Ints[i] = s * int64(time.Second/time.Microsecond)
+	for i, v := range col.Ints {
+		out.Ints[i] = v * int64(e.unit/time.Microsecond)
 	}
 	return out, nil
 }
@@ -53,7 +57,7 @@ func TestStreamStateSnapshots(t *testing.T) {
 	store := openStore(t)
 	dir := t.TempDir()
 	want := writeClicks(t, dir, "1.json", 0, 40000)
-	w := &domain.Watermark{Column: "at", EventTime: secondsAt("at"), Delay: time.Minute, DedupOn: []string{"key"}}
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
 	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
 		appendFlow("load", "raw", from(jsonFiles(dir))),
 		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))

@@ -142,20 +142,16 @@ func (s *streamState) wantsSnapshot() bool {
 // snapshot is the data of a snapshot of the state (see domain.StreamState).
 func (s *streamState) snapshot() (*domain.Batch, error) {
 	n := s.seen.len()
-	ids := &domain.Column{Kind: domain.KindBytes, Strs: make([]string, 0, n)}
+	ids := &domain.Column{Kind: domain.KindBytes}
 	exps := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, 0, n)}
-	all := make([]byte, 0, len(s.seen.arena)) // the identities end to end, made into strings in one allocation
+	all := make([]byte, 0, len(s.seen.arena)) // the identities end to end
 	ends := make([]int, 0, n)
 	s.seen.each(func(identity []byte, expires int64) {
 		all = append(all, identity...)
 		ends = append(ends, len(all))
 		exps.Ints = append(exps.Ints, expires)
 	})
-	text, start := string(all), 0
-	for _, end := range ends {
-		ids.Strs = append(ids.Strs, text[start:end])
-		start = end
-	}
+	ids.Strs = cutStrings(all, ends)
 	return domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
 }
 
@@ -285,12 +281,7 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 		}
 	}
 	if len(keptEnds) > 0 {
-		all, start := string(kept), 0
-		ids.Strs = make([]string, len(keptEnds))
-		for j, end := range keptEnds {
-			ids.Strs[j] = all[start:end]
-			start = end
-		}
+		ids.Strs = cutStrings(kept, keptEnds)
 		p.identities, err = domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
 		if err != nil {
 			return nil, nil, err
@@ -302,6 +293,18 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	out := b.Select(keep)
 	out.Rescued, out.Malformed = b.Rescued, b.Malformed
 	return out, p, nil
+}
+
+// cutStrings is the strings of all that end at ends, end to end, made in
+// one allocation rather than one a string.
+func cutStrings(all []byte, ends []int) []string {
+	text, start := string(all), 0
+	out := make([]string, len(ends))
+	for j, end := range ends {
+		out[j] = text[start:end]
+		start = end
+	}
+	return out
 }
 
 // warmChunk is how many rows' identities are warmed in the dedup state's
