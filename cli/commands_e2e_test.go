@@ -597,3 +597,77 @@ func TestVacuumKilled(t *testing.T) {
 		t.Errorf("doctor: %s", r.stdout)
 	}
 }
+
+// TestVacuumStreamState: through the command line, vacuum removes the
+// identities a deduplicating flow's latest snapshot holds and says so;
+// replay --verify and doctor pass after it, a dry run changes nothing, and
+// the flow goes on deduplicating exactly.
+func TestVacuumStreamState(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Clicks of 5,000 sessions, one a second, each session back long after
+	// its state expired; every seventh click sent twice.
+	clicks := func(name string, from, to int) {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			line := fmt.Sprintf("{\"session\": %d, \"ts\": %q}\n", i%5000, time.Unix(int64(i), 0).UTC().Format(time.RFC3339))
+			b.WriteString(line)
+			if i%7 == 0 {
+				b.WriteString(line)
+			}
+		}
+		write(filepath.Join("data", name), b.String())
+	}
+	write("pipeline.yaml", "name: clicks\n")
+	write("clicks.sql", `CREATE OR REFRESH STREAMING TABLE clicks_raw
+AS SELECT *, CAST(ts AS TIMESTAMP) AS event_ts FROM STREAM read_files('data', format => 'json');
+
+CREATE OR REFRESH STREAMING TABLE clicks
+AS SELECT * FROM STREAM(clicks_raw)
+  WATERMARK event_ts DELAY OF INTERVAL 1 MINUTE
+  DEDUPLICATE ON (session, ts);
+`)
+	clicks("1.json", 0, 40000)
+	must(t, 0, sluice, dir, "run")
+	clicks("2.json", 40000, 41000)
+	must(t, 0, sluice, dir, "run")
+	if out := must(t, 0, sluice, dir, "events", "--type", "stream_state").stdout; !strings.Contains(out, "a snapshot of the stream state") {
+		t.Fatalf("no snapshot to vacuum before:\n%s", out)
+	}
+
+	before := digestTree(t, filepath.Join(dir, ".sluice"))
+	if out := must(t, 0, sluice, dir, "vacuum", "--retain", "0s", "--dry-run").stdout; !strings.Contains(out, "would remove the identities of 1 stream_state event that no restart reads") {
+		t.Errorf("vacuum --dry-run:\n%s", out)
+	}
+	if digestTree(t, filepath.Join(dir, ".sluice")) != before {
+		t.Error("vacuum --dry-run changed the storage's files")
+	}
+	if out := must(t, 0, sluice, dir, "vacuum", "--retain", "0s").stdout; !strings.Contains(out, "clicks                   removed the identities of 1 stream_state event that no restart reads") {
+		t.Errorf("vacuum:\n%s", out)
+	}
+	if out := must(t, 0, sluice, dir, "events", "--type", "stream_state", "--format", "jsonl").stdout; strings.Count(out, `"identities_removed"`) != 1 {
+		t.Errorf("the events do not say which identities went:\n%s", out)
+	}
+	if out := must(t, 0, sluice, dir, "replay", "--verify").stdout; !strings.Contains(out, "checked after 2 micro-batches") {
+		t.Errorf("replay --verify after vacuum: %s", out)
+	}
+	if out := must(t, 0, sluice, dir, "doctor").stdout; !strings.Contains(out, "is sound") {
+		t.Errorf("doctor after vacuum: %s", out)
+	}
+
+	clicks("3.json", 41000, 42000)
+	must(t, 0, sluice, dir, "run")
+	// 42,000 clicks, one of them twice in each 7: the doubles go, and
+	// every session that came back after its state expired is kept.
+	if got := lines(tableRows(t, dir, "clicks")); got != 42000 {
+		t.Errorf("clicks holds %d rows after vacuum and a run, want 42000", got)
+	}
+}

@@ -31,6 +31,15 @@ batch whose rows another table keeps (a table that filters or deduplicates
 another stores its rows as a selection of the other's batches) stays while
 that table's rows live; vacuum says how many it kept.
 
+A flow that deduplicates within a watermark records the identities it
+remembers in stream_state events, and now and then a snapshot of them all;
+a restart reads the latest snapshot and what follows. vacuum removes the
+identities of the events before it once that snapshot is older than the
+retention of the flow's table, and those of a checkpoint generation a full
+refresh left behind longer ago. The events stay with their counts,
+watermark and state fingerprint; replay --verify checks the state from the
+first snapshot after the cut.
+
 The retention of a table is its property delta.deletedFileRetentionDuration
 (as in Delta: TBLPROPERTIES ('delta.deletedFileRetentionDuration' =
 'interval 30 days')), 7 days without it; --retain overrides it for this run.
@@ -75,11 +84,15 @@ itself: it cannot run beside sluice run.`,
 				verb = "would remove"
 			}
 			for _, v := range done {
-				if v.Batches == 0 {
+				if v.Batches == 0 && v.StateEvents == 0 {
 					fmt.Fprintf(a.stdout, "%-24s nothing to remove (retention %s)\n", v.Table, v.Retention)
-				} else {
+				} else if v.Batches > 0 {
 					fmt.Fprintf(a.stdout, "%-24s %s %s in %d %s of generation(s) %s (%s of rows; retention %s)\n", v.Table, verb,
 						plural(v.Rows, "row"), v.Batches, pluralWord(int64(v.Batches), "batch"), joinInts(v.Generations), byteSize(v.Bytes), v.Retention)
+				}
+				if v.StateEvents > 0 {
+					fmt.Fprintf(a.stdout, "%-24s %s the identities of %d stream_state %s that no restart reads (%s; retention %s)\n", v.Table, verb,
+						v.StateEvents, pluralWord(int64(v.StateEvents), "event"), byteSize(v.StateBytes), v.Retention)
 				}
 				if v.Kept > 0 {
 					fmt.Fprintf(a.stdout, "%-24s kept %d superseded %s: another table's rows are rows of them\n", v.Table, v.Kept, pluralWord(int64(v.Kept), "batch"))

@@ -255,7 +255,8 @@ func (q *DataQuality) Add(b *DataQuality) {
 	}
 }
 
-// RowsRemoved records that vacuum removed a committed batch's rows.
+// RowsRemoved records that vacuum removed a committed batch's rows, or the
+// identities of a stream state.
 type RowsRemoved struct {
 	At        time.Time `json:"at"`
 	Retention string    `json:"retention"` // the retention then in force, as Go writes a duration
@@ -396,6 +397,10 @@ type HookProgress struct {
 // that a restart reads the latest snapshot and the events after it, not
 // the flow's whole history; its counts of rows dropped are 0 (the
 // micro-batch's own event has them).
+//
+// The identities of the events before a flow's latest snapshot are read by
+// no restart: sluice vacuum removes them once past the retention of the
+// flow's table (IdentitiesRemoved), keeping the rest of the event.
 type StreamState struct {
 	Flow       string `json:"flow"`
 	BatchID    int64  `json:"batch_id"`
@@ -411,4 +416,7 @@ type StreamState struct {
 	// so that a replay of the log can check it rebuilt the same state.
 	StateFingerprint string `json:"state_fingerprint,omitempty"`
 	Snapshot         bool   `json:"snapshot,omitempty"`
+	// IdentitiesRemoved says vacuum removed the event's identities (its
+	// data), a later snapshot holding the state.
+	IdentitiesRemoved *RowsRemoved `json:"identities_removed,omitempty"`
 }

@@ -316,8 +316,11 @@ const maxPointer = 1 + 3*binary.MaxVarintLen64
 // reclaimSegments gives back the space of the records no log entry points
 // to any more (events whose rows were removed, records of transactions that
 // did not commit): a file no entry points to is removed; a file whose
-// records in use take less than half of it has them copied to a new file,
-// the pointers moved there, and is then removed. Small files (less than
+// records in use take less than three quarters of it has them copied to a
+// new file, the pointers moved there, and is then removed. (Three
+// quarters, not half: the identities of a deduplicating flow's state,
+// which vacuum removes once a snapshot holds them, take about a third of
+// each file they share with the rows the flow read.) Small files (less than
 // half a file's size, one or more an open for writing) are merged the same
 // way when there are two or more of them. The store is open for Reclaim
 // alone. A crash at any point leaves every pointer on a whole record: the
@@ -379,8 +382,8 @@ func (s *Store) reclaimSegments(ctx context.Context) error {
 		for _, u := range uses[id] {
 			used += segmentHeader + int64(u.ptr.length)
 		}
-		mostlyUnused := used == 0 || used*2 < sizes[i]
-		if !mostlyUnused && (small < 2 || sizes[i] >= s.segs.size/2) {
+		wasteful := used == 0 || used*4 < sizes[i]*3
+		if !wasteful && (small < 2 || sizes[i] >= s.segs.size/2) {
 			continue
 		}
 		moved := make(map[uint64][]byte, len(uses[id]))

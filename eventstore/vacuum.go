@@ -11,10 +11,11 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// RemoveRows removes the row payloads of the batch_committed events at seqs
-// (sluice vacuum): each event stays, with its metadata, and says in its
-// details when and why its rows were removed; a read of those rows is then
-// ROWS_VACUUMED. It returns the bytes of payload removed. Each event is
+// RemoveRows removes the row payloads of the batch_committed events at seqs,
+// or the identities of stream_state events (sluice vacuum): each event
+// stays, with its metadata, and says in its details when and why its data
+// was removed; a read of those rows is then ROWS_VACUUMED. It returns the
+// bytes of payload removed. Each event is
 // rewritten in a transaction of its own, so a crash leaves every event
 // either whole or vacuumed. Appends wait while it runs.
 func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.RowsRemoved) (int64, error) {
@@ -45,18 +46,24 @@ func (s *Store) RemoveRows(ctx context.Context, seqs []uint64, removed domain.Ro
 		if err != nil {
 			return freed, err
 		}
-		bc := ev.Details.BatchCommitted
-		if ev.Type != domain.EventBatchCommitted || bc == nil {
-			return freed, domain.Errorf(domain.CodeInvalidDefinition, "event %d is %s, not a batch_committed event: it has no rows to remove", seq, ev.Type)
-		}
 		if len(ev.Data) == 0 {
 			continue // no rows, or removed already
 		}
-		n := int64(len(ev.Data))
-		info := *bc
 		r := removed
-		info.RowsRemoved = &r
-		ev.Details.BatchCommitted, ev.Data = &info, nil
+		switch d := &ev.Details; {
+		case ev.Type == domain.EventBatchCommitted && d.BatchCommitted != nil:
+			info := *d.BatchCommitted
+			info.RowsRemoved = &r
+			d.BatchCommitted = &info
+		case ev.Type == domain.EventStreamState && d.StreamState != nil:
+			st := *d.StreamState
+			st.IdentitiesRemoved = &r
+			d.StreamState = &st
+		default:
+			return freed, domain.Errorf(domain.CodeInvalidDefinition, "event %d is %s, neither a batch_committed nor a stream_state event: it has no rows to remove", seq, ev.Type)
+		}
+		n := int64(len(ev.Data))
+		ev.Data = nil
 		p, err := domain.EncodeEvent(ev)
 		if err != nil {
 			return freed, err

@@ -175,3 +175,154 @@ func TestLoadStreamStateFrom(t *testing.T) {
 		t.Fatalf("the load from the start: %v, want the damaged event's %s", err, domain.CodeBatchCodec)
 	}
 }
+
+// TestVacuumStreamState: vacuum removes the identities of a deduplicating
+// flow's stream_state events before its latest snapshot, once that
+// snapshot is past the table's retention, and those of a generation a
+// full refresh left behind; nothing a restart reads. The events stay with
+// their counts; the flow goes on deduplicating exactly; replay's check
+// verifies the state from the snapshot on; a fold of a removed event says
+// ROWS_VACUUMED rather than building another state.
+func TestVacuumStreamState(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	want := writeClicks(t, dir, "1.json", 0, 40000)
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
+	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
+	mustComplete(t, store, g, opts)
+	want = append(want, writeClicks(t, dir, "2.json", 40000, 41000)...)
+	mustComplete(t, store, g, opts)
+
+	cp, err := store.Checkpoint("dedup")
+	if err != nil || cp.StreamStateFrom == 0 {
+		t.Fatalf("no snapshot to vacuum before (%v)", err)
+	}
+	stateEvents := func() []*domain.Event {
+		return events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}})
+	}
+	before := stateEvents()
+	var unread, unreadBytes int
+	for _, ev := range before {
+		if ev.Seq < cp.StreamStateFrom && len(ev.Data) > 0 {
+			unread++
+			unreadBytes += len(ev.Data)
+		}
+	}
+	loaded, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkedBefore, err := VerifyState(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	zero := time.Duration(0)
+	cases := []struct {
+		name   string
+		opts   VacuumOptions
+		events int
+	}{
+		{"within the retention", VacuumOptions{}, 0},
+		{"another table", VacuumOptions{Retain: &zero, Tables: []string{"raw"}}, 0},
+		{"dry run", VacuumOptions{Retain: &zero, DryRun: true}, unread},
+		{"past the retention", VacuumOptions{Now: time.Now().Add(DefaultRetention + time.Hour)}, unread},
+		{"again: nothing left", VacuumOptions{Retain: &zero}, 0},
+	}
+	for _, c := range cases {
+		got, err := Vacuum(ctx, store, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n, bytes := 0, int64(0)
+		for _, v := range got {
+			n += v.StateEvents
+			bytes += v.StateBytes
+			if v.StateEvents > 0 && v.Table != "clean" {
+				t.Errorf("%s: the state of dedup counted under %q", c.name, v.Table)
+			}
+		}
+		if n != c.events || (n == unread && bytes != int64(unreadBytes)) {
+			t.Errorf("%s: %d stream_state events (%d bytes), want %d (%d bytes)", c.name, n, bytes, c.events, unreadBytes)
+		}
+	}
+
+	after := stateEvents()
+	if len(after) != len(before) {
+		t.Fatalf("%d stream_state events after vacuum, %d before", len(after), len(before))
+	}
+	var removed *domain.Event
+	for i, ev := range after {
+		st, was := ev.Details.StreamState, before[i].Details.StreamState
+		gone := ev.Seq < cp.StreamStateFrom && len(before[i].Data) > 0
+		if gone != (st.IdentitiesRemoved != nil) || gone != (len(ev.Data) == 0 && len(before[i].Data) > 0) {
+			t.Fatalf("event %d (snapshot %v): identities removed %v, data %d bytes", ev.Seq, st.Snapshot, st.IdentitiesRemoved != nil, len(ev.Data))
+		}
+		if st.StateFingerprint != was.StateFingerprint || st.NumDuplicatesDropped != was.NumDuplicatesDropped || st.NumStateRows != was.NumStateRows {
+			t.Errorf("event %d: its counts changed with its identities", ev.Seq)
+		}
+		if gone && removed == nil {
+			removed = ev
+		}
+	}
+	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	if err != nil || !fromSnapshot.sameAs(loaded) {
+		t.Fatalf("the state from the snapshot after vacuum differs from before (%v)", err)
+	}
+	if _, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0); domain.CodeOf(err) != domain.CodeRowsVacuumed {
+		t.Fatalf("a fold over removed identities: %v, want %s", err, domain.CodeRowsVacuumed)
+	}
+	if err := newStreamState(cp.Generation).fold(removed); domain.CodeOf(err) != domain.CodeRowsVacuumed {
+		t.Fatalf("the fold of event %d: %v, want %s", removed.Seq, err, domain.CodeRowsVacuumed)
+	}
+	checked, err := VerifyState(ctx, store)
+	if err != nil || checked == 0 || checked >= checkedBefore {
+		t.Fatalf("VerifyState after vacuum: %d micro-batches checked (%d before), %v", checked, checkedBefore, err)
+	}
+	if err := store.VerifyProjections(ctx); err != nil {
+		t.Fatalf("projections after vacuum: %v", err)
+	}
+
+	// The flow goes on from its snapshot: duplicates across the updates
+	// dropped, keys that came back kept.
+	want = append(want, writeClicks(t, dir, "3.json", 41000, 42000)...)
+	mustComplete(t, store, g, opts)
+	clean, err := ReadTable(ctx, store, "clean", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	keys, ats := column(t, clean, "key"), column(t, clean, "at")
+	for i := range keys {
+		got = append(got, fmt.Sprintf("%d@%d", keys[i], ats[i]))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("clean holds %d rows after vacuum and an update, want %d", len(got), len(want))
+	}
+
+	// A full refresh leaves the generation behind: all of its identities
+	// go, and the new generation is checked whole.
+	mustComplete(t, store, g, Options{Limit: opts.Limit, FullRefresh: []string{"clean"}})
+	got2, err := Vacuum(ctx, store, VacuumOptions{Retain: &zero, Tables: []string{"clean"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for _, ev := range stateEvents() {
+		if st := ev.Details.StreamState; st.Generation < cp.Generation+1 && len(ev.Data) > 0 {
+			left++
+		}
+	}
+	if left != 0 || got2[0].StateEvents == 0 {
+		t.Fatalf("after a full refresh vacuum removed %d events' identities, and left %d of the old generation", got2[0].StateEvents, left)
+	}
+	if _, err := VerifyState(ctx, store); err != nil {
+		t.Fatalf("VerifyState after the old generation went: %v", err)
+	}
+}

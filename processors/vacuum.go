@@ -3,6 +3,8 @@ package processors
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +48,11 @@ type Vacuumed struct {
 	// Kept counts the superseded batches past retention that stay: rows
 	// another table keeps are still rows of them (see domain.Selection).
 	Kept int
+	// StateEvents counts the stream_state events of the table's flows
+	// whose identities went (StateBytes of them): those before the flow's
+	// latest snapshot, or of a checkpoint generation a reset left behind.
+	StateEvents int
+	StateBytes  int64
 }
 
 // Vacuum removes the rows of superseded generations of stored tables
@@ -54,6 +61,13 @@ type Vacuumed struct {
 // trail and replay are as before. A read of removed rows (an as-of read of
 // an earlier generation) is then ROWS_VACUUMED. The space goes back to the
 // disk when the store is next compacted (eventstore.Store.Reclaim).
+//
+// It removes, too, the identities of the stream_state events of the
+// table's deduplicating flows that no restart reads: those before the
+// flow's latest snapshot, once that snapshot is older than the retention,
+// and those of a checkpoint generation a reset (or import) left behind
+// longer ago. replay --verify then checks such a flow's state from the
+// first snapshot after the cut.
 func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([]Vacuumed, error) {
 	now := opts.Now
 	if now.IsZero() {
@@ -69,10 +83,37 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	}
 	batches := map[string][]batch{}
 	selects := map[uint64][]uint64{} // the stored batches each selection batch keeps rows of
-	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted}},
+	type stateEvent struct {
+		seq      uint64
+		gen      int64
+		at       time.Time
+		snapshot bool
+		bytes    int64
+	}
+	states := map[string][]stateEvent{}           // by flow
+	stateTable := map[string]string{}             // each deduplicating flow's table
+	restarted := map[string]map[int64]time.Time{} // when each checkpoint generation of a flow began
+	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted,
+		domain.EventStreamState, domain.EventCheckpointReset, domain.EventCheckpointImported}},
 		func(ev *domain.Event) error {
 			d := ev.Details
+			began := func(flow string, gen int64) {
+				if restarted[flow] == nil {
+					restarted[flow] = map[int64]time.Time{}
+				}
+				if _, ok := restarted[flow][gen]; !ok {
+					restarted[flow][gen] = ev.Timestamp
+				}
+			}
 			switch {
+			case d.StreamState != nil:
+				st := d.StreamState
+				states[st.Flow] = append(states[st.Flow], stateEvent{ev.Seq, st.Generation, ev.Timestamp, st.Snapshot, int64(len(ev.Data))})
+				stateTable[st.Flow] = ev.Origin.DatasetName
+			case d.CheckpointReset != nil:
+				began(d.CheckpointReset.Flow, d.CheckpointReset.Generation)
+			case d.CheckpointImported != nil:
+				began(d.CheckpointImported.Flow, d.CheckpointImported.Generation)
 			case d.DatasetDefinition != nil:
 				props[ev.Origin.DatasetName] = d.DatasetDefinition.TableProperties
 			case d.TableReset != nil:
@@ -107,6 +148,11 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	if tables == nil {
 		for t := range batches {
 			tables = append(tables, t)
+		}
+		for _, t := range stateTable {
+			if batches[t] == nil && !slices.Contains(tables, t) {
+				tables = append(tables, t)
+			}
 		}
 		sort.Strings(tables)
 	}
@@ -155,7 +201,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	// Selections go first, so that a vacuum cut short never leaves one
 	// whose rows are gone.
 	out := make([]Vacuumed, len(plans))
-	var removals [2][][]uint64 // the selections, then the rest, by table
+	var removals [3][][]uint64 // the selections, then the rest, then the stream states, by table
 	for i, v := range plans {
 		var sels, rest []uint64
 		for _, b := range candidates[i] {
@@ -177,6 +223,49 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		}
 		out[i] = v
 		removals[0], removals[1] = append(removals[0], sels), append(removals[1], rest)
+	}
+	// The stream states of the tables' flows: what no restart reads, once
+	// superseded longer ago than the table's retention.
+	for i, v := range out {
+		var seqs []uint64
+		for _, flow := range slices.Sorted(maps.Keys(stateTable)) {
+			if stateTable[flow] != v.Table {
+				continue
+			}
+			cp, err := store.Checkpoint(flow)
+			if err != nil {
+				return nil, err
+			}
+			evs := states[flow]
+			for j, e := range evs {
+				if e.bytes == 0 {
+					continue // no identities, or removed already
+				}
+				var unread time.Time // since when no restart reads e
+				switch {
+				case e.gen < cp.Generation:
+					for g, at := range restarted[flow] {
+						if g > e.gen && (unread.IsZero() || at.Before(unread)) {
+							unread = at
+						}
+					}
+				case e.gen == cp.Generation && e.seq < cp.StreamStateFrom:
+					for _, later := range evs[j+1:] {
+						if later.snapshot && later.gen == e.gen {
+							unread = later.at
+							break
+						}
+					}
+				}
+				if unread.IsZero() || unread.After(now.Add(-v.Retention)) {
+					continue
+				}
+				seqs = append(seqs, e.seq)
+				out[i].StateEvents++
+				out[i].StateBytes += e.bytes
+			}
+		}
+		removals[2] = append(removals[2], seqs)
 	}
 	if opts.DryRun {
 		return out, nil

@@ -87,6 +87,10 @@ func newStreamState(gen int64) *streamState {
 // again from.
 func (s *streamState) fold(ev *domain.Event) error {
 	st := ev.Details.StreamState
+	if r := st.IdentitiesRemoved; r != nil {
+		return domain.Errorf(domain.CodeRowsVacuumed, "the identities of flow %q's stream state at event %d were removed by vacuum at %s (retention %s): a later snapshot holds the state",
+			st.Flow, ev.Seq, r.At.Format(time.RFC3339), r.Retention).WithNames(st.Flow)
+	}
 	p := &pendingState{watermark: noWatermark}
 	if st.Watermark != nil {
 		p.watermark = st.Watermark.UnixMicro()
