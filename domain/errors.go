@@ -226,7 +226,7 @@ var codeInfo = map[Code]codeText{
 	CodePipelineIncomplete: {"the pipeline's loader reported problems, and what failed to load is missing from it",
 		"fix the problems the loader reported (sluice validate lists them)"},
 	CodeRowsVacuumed: {"the rows asked for were removed by vacuum: their generation of the table was superseded and past its retention (or, for a flow's stream state, a later snapshot of it holds them)",
-		"read a later point of the log (the table's current generation is never vacuumed), or set a longer retention (delta.deletedFileRetentionDuration) before the next vacuum"},
+		"read a later point of the log (the rows of a table's current generation are never vacuumed), or set a longer retention (delta.deletedFileRetentionDuration) before the next vacuum"},
 	CodeUnknownField: {"a record has a field the schema does not have, and schemaEvolutionMode is failOnNewColumns",
 		"add the column to the schema, or read with schemaEvolutionMode => 'rescue'"},
 	CodeMalformedRecord: {"a record could not be parsed",

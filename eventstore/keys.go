@@ -37,11 +37,13 @@ const (
 // another table's rows (domain.Selection), which an older sluice would
 // neither read nor keep from its vacuum, version 6 snapshots of a flow's
 // stream state (domain.StreamState), which an older sluice would fold as
-// identities newly remembered; Open reads the versions before too, and
-// raises an older store it may write to to 6, since an older sluice
-// cannot read the entries written from then on. It refuses any other
-// version.
-const formatVersion = 6
+// identities newly remembered, version 7 stream states whose identities
+// vacuum removed (IdentitiesRemoved), which an older sluice would fold as
+// remembering none, and so find every later state false; Open reads the
+// versions before too, and raises an older store it may write to to 7,
+// since an older sluice cannot read the entries written from then on. It
+// refuses any other version.
+const formatVersion = 7
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

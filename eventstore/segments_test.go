@@ -226,10 +226,27 @@ func TestSegmentsOfEachOpen(t *testing.T) {
 	}
 }
 
-// TestReclaimSegments removes the rows of most events and reclaims their
-// space: a segment file none points to is removed, one mostly unused has
-// its records moved to a new file, and every event reads as before.
+// TestReclaimSegments removes the rows of some events and reclaims their
+// space: a segment file less than three quarters in use has its records
+// moved to a new file, one more in use stays as it is, and every event
+// reads as before.
 func TestReclaimSegments(t *testing.T) {
+	cases := []struct {
+		name   string
+		remove func(i int) bool
+		// the segment bytes left, in eighths of those before
+		atMost int64
+	}{
+		{"seven in eight removed: rewritten", func(i int) bool { return i%8 != 7 }, 1},
+		{"one in three removed: rewritten (less than three quarters in use)", func(i int) bool { return i%3 == 0 }, 6},
+		{"one in five removed: kept as it is", func(i int) bool { return i%5 == 0 }, 8},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { testReclaimSegments(t, c.remove, c.atMost) })
+	}
+}
+
+func testReclaimSegments(t *testing.T, remove func(i int) bool, atMost int64) {
 	dir := filepath.Join(t.TempDir(), "store")
 	s, err := Open(dir, smallBadger())
 	if err != nil {
@@ -239,11 +256,10 @@ func TestReclaimSegments(t *testing.T) {
 	for i := range 40 {
 		seqs = append(seqs, mustAppend(t, s, rowsEvent(t, i, 300<<10))...)
 	}
-	// The rows of seven events in eight are removed.
 	removed := domain.RowsRemoved{At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Retention: "1h0m0s"}
 	var gone []uint64
 	for i, seq := range seqs {
-		if i%8 != 7 {
+		if remove(i) {
 			gone = append(gone, seq)
 		}
 	}
@@ -279,7 +295,7 @@ func TestReclaimSegments(t *testing.T) {
 	if err := Reclaim(context.Background(), dir, smallBadger()); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := segmentBytes(), full/8+full/16; got > want {
+	if got, want := segmentBytes(), full*atMost/8+full/16; got > want || (atMost == 8 && got != full) {
 		t.Errorf("segment files of %d bytes after reclaim, %d before: want at most %d", got, full, want)
 	}
 	r, err := Check(context.Background(), dir)

@@ -326,3 +326,124 @@ func TestVacuumStreamState(t *testing.T) {
 		t.Fatalf("VerifyState after the old generation went: %v", err)
 	}
 }
+
+// TestVacuumStreamStateRetention: vacuum times an event's identities from
+// when no restart read them any more: the first snapshot after it, or the
+// reset that left its generation behind, not the event's own time; and
+// replay's check of a state vacuum cut takes the next snapshot only if its
+// fingerprint is the flow's.
+func TestVacuumStreamStateRetention(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
+	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
+	for i := range 3 { // a snapshot in each update, about
+		writeClicks(t, dir, fmt.Sprintf("%d.json", i), i*35000, (i+1)*35000)
+		mustComplete(t, store, g, opts)
+	}
+	var snaps []*domain.Event
+	all := events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}})
+	for _, ev := range all {
+		if ev.Details.StreamState.Snapshot {
+			snaps = append(snaps, ev)
+		}
+	}
+	if len(snaps) < 2 {
+		t.Fatalf("%d snapshots, want 2 or more", len(snaps))
+	}
+	removedOf := func() (removed []uint64) {
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			if ev.Details.StreamState.IdentitiesRemoved != nil {
+				removed = append(removed, ev.Seq)
+			}
+		}
+		return removed
+	}
+
+	// The retention reaches back to between the first two snapshots: what
+	// the first holds goes, what the second holds stays.
+	hour := time.Hour
+	first, second := snaps[0], snaps[1]
+	between := first.Timestamp.Add(second.Timestamp.Sub(first.Timestamp) / 2)
+	if _, err := Vacuum(ctx, store, VacuumOptions{Retain: &hour, Now: between.Add(hour)}); err != nil {
+		t.Fatal(err)
+	}
+	var want []uint64
+	for _, ev := range all {
+		if ev.Seq < first.Seq && len(ev.Data) > 0 {
+			want = append(want, ev.Seq)
+		}
+	}
+	if got := removedOf(); !slices.Equal(got, want) {
+		t.Fatalf("vacuum to between the first two snapshots removed the identities of %v, want %v", got, want)
+	}
+	if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+		t.Fatalf("VerifyState: %d checked, %v", n, err)
+	}
+
+	// A full refresh leaves the generation behind: its identities go once
+	// the refresh is past the retention, however old they are.
+	mustComplete(t, store, g, Options{Limit: opts.Limit, FullRefresh: []string{"clean"}})
+	resets := events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventCheckpointReset}})
+	if len(resets) == 0 {
+		t.Fatal("no checkpoint reset")
+	}
+	reset := resets[len(resets)-1].Timestamp
+	last := all[len(all)-1].Timestamp
+	if _, err := Vacuum(ctx, store, VacuumOptions{Retain: &hour, Now: last.Add(reset.Sub(last) / 2).Add(hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := removedOf(); !slices.Equal(got, want) {
+		t.Fatalf("vacuum to before the refresh removed the identities of %v, want %v", got, want)
+	}
+	if _, err := Vacuum(ctx, store, VacuumOptions{Retain: &hour, Now: reset.Add(hour + time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+		if ev.Details.StreamState.Generation == first.Details.StreamState.Generation && len(ev.Data) > 0 {
+			left++
+		}
+	}
+	if left != 0 {
+		t.Fatalf("%d events of the generation the refresh left behind keep their identities", left)
+	}
+	if _, err := VerifyState(ctx, store); err != nil {
+		t.Fatalf("VerifyState: %v", err)
+	}
+
+	// After a cut, a snapshot that is not the state the flow recorded is
+	// found by its fingerprint.
+	latest := events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}})
+	var snap *domain.Event
+	for _, ev := range latest {
+		if ev.Details.StreamState.Snapshot && len(ev.Data) > 0 {
+			snap = ev
+		}
+	}
+	cutEv := &domain.Event{Type: domain.EventStreamState, Level: domain.LevelInfo, Origin: snap.Origin,
+		Details: domain.Details{StreamState: &domain.StreamState{Flow: "dedup", Generation: snap.Details.StreamState.Generation,
+			IdentitiesRemoved: &domain.RowsRemoved{At: time.Now().UTC(), Retention: "0s"}}}}
+	bad := *snap
+	st := *snap.Details.StreamState
+	bad.Details.StreamState = &st
+	bad.Seq, bad.ID = 0, ""
+	lie, err := domain.DecodeBatch(bad.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lie.Columns[1].Ints[0]++
+	if bad.Data, err = domain.EncodeBatch(lie); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, cutEv, &bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyState(ctx, store); domain.CodeOf(err) != domain.CodeProjectionMismatch {
+		t.Fatalf("VerifyState of a false snapshot after a cut: %v, want PROJECTION_MISMATCH", err)
+	}
+}

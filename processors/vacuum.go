@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -56,8 +55,8 @@ type Vacuumed struct {
 }
 
 // Vacuum removes the rows of superseded generations of stored tables
-// superseded longer ago than their retention: a table's current generation is
-// never touched, and every event stays, its metadata whole, so the audit
+// superseded longer ago than their retention: the rows of a table's current
+// generation are never touched, and every event stays, its metadata whole, so the audit
 // trail and replay are as before. A read of removed rows (an as-of read of
 // an earlier generation) is then ROWS_VACUUMED. The space goes back to the
 // disk when the store is next compacted (eventstore.Store.Reclaim).
@@ -144,7 +143,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	if err != nil {
 		return nil, err
 	}
-	tables := opts.Tables
+	tables := slices.Clone(opts.Tables)
 	if tables == nil {
 		for t := range batches {
 			tables = append(tables, t)
@@ -154,8 +153,9 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 				tables = append(tables, t)
 			}
 		}
-		sort.Strings(tables)
 	}
+	slices.Sort(tables)
+	tables = slices.Compact(tables) // a table named twice is vacuumed once
 	// What each table would lose, first: a batch whose rows another
 	// table's batch keeps stays while that batch does.
 	removing := map[uint64]bool{}
@@ -237,10 +237,10 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 				return nil, err
 			}
 			evs := states[flow]
-			for j, e := range evs {
-				if e.bytes == 0 {
-					continue // no identities, or removed already
-				}
+			var nextSnapshot time.Time // of the current generation, after the event at hand
+			var gone []uint64
+			for j := len(evs) - 1; j >= 0; j-- { // from the last, to know each event's next snapshot
+				e := evs[j]
 				var unread time.Time // since when no restart reads e
 				switch {
 				case e.gen < cp.Generation:
@@ -250,20 +250,20 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 						}
 					}
 				case e.gen == cp.Generation && e.seq < cp.StreamStateFrom:
-					for _, later := range evs[j+1:] {
-						if later.snapshot && later.gen == e.gen {
-							unread = later.at
-							break
-						}
-					}
+					unread = nextSnapshot
 				}
-				if unread.IsZero() || unread.After(now.Add(-v.Retention)) {
-					continue
+				if e.snapshot && e.gen == cp.Generation {
+					nextSnapshot = e.at
 				}
-				seqs = append(seqs, e.seq)
+				if e.bytes == 0 || unread.IsZero() || unread.After(now.Add(-v.Retention)) {
+					continue // no identities (or removed already), or read, or within the retention
+				}
+				gone = append(gone, e.seq)
 				out[i].StateEvents++
 				out[i].StateBytes += e.bytes
 			}
+			slices.Reverse(gone)
+			seqs = append(seqs, gone...)
 		}
 		removals[2] = append(removals[2], seqs)
 	}
