@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -387,9 +388,10 @@ func EncodeBatch(b *Batch) ([]byte, error) {
 	return seal(e.b), nil
 }
 
-// encodedSize is about the bytes EncodeBatch writes for b's columns, so that
-// its buffer is allocated once: strings by their length, other values by the
-// most a varint takes.
+// encodedSize is the bytes EncodeBatch writes for b's columns, so that its
+// buffer is allocated once and no bigger than it needs (a commit's rows
+// are megabytes): scalars as they are written, each varint by its length;
+// nested values, and decimals, by guess (the buffer grows if need be).
 func encodedSize(b *Batch) int {
 	n := 32
 	rows := b.Len()
@@ -398,8 +400,16 @@ func encodedSize(b *Batch) int {
 		switch c.Kind {
 		case KindString, KindBytes:
 			for _, s := range c.Strs[:min(rows, len(c.Strs))] {
-				n += binary.MaxVarintLen32 + len(s)
+				n += uvarintLen(uint64(len(s))) + len(s)
 			}
+		case KindInt64, KindTimestamp, KindDate, KindYearMonthInterval, KindDayTimeInterval:
+			for _, x := range c.Ints[:min(rows, len(c.Ints))] {
+				n += uvarintLen(uint64(x<<1) ^ uint64(x>>63))
+			}
+		case KindFloat64:
+			n += rows * 8
+		case KindBool:
+			n += rows
 		default:
 			n += rows * binary.MaxVarintLen64
 		}
@@ -653,3 +663,6 @@ func DecodeBatch(p []byte) (*Batch, error) {
 	}
 	return b, nil
 }
+
+// uvarintLen is the bytes binary.AppendUvarint writes for x.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
