@@ -603,38 +603,7 @@ func TestVacuumKilled(t *testing.T) {
 // replay --verify and doctor pass after it, a dry run changes nothing, and
 // the flow goes on deduplicating exactly.
 func TestVacuumStreamState(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Clicks of 5,000 sessions, one a second, each session back long after
-	// its state expired; every seventh click sent twice.
-	clicks := func(name string, from, to int) {
-		var b strings.Builder
-		for i := from; i < to; i++ {
-			line := fmt.Sprintf("{\"session\": %d, \"ts\": %q}\n", i%5000, time.Unix(int64(i), 0).UTC().Format(time.RFC3339))
-			b.WriteString(line)
-			if i%7 == 0 {
-				b.WriteString(line)
-			}
-		}
-		write(filepath.Join("data", name), b.String())
-	}
-	write("pipeline.yaml", "name: clicks\n")
-	write("clicks.sql", `CREATE OR REFRESH STREAMING TABLE clicks_raw
-AS SELECT *, CAST(ts AS TIMESTAMP) AS event_ts FROM STREAM read_files('data', format => 'json');
-
-CREATE OR REFRESH STREAMING TABLE clicks
-AS SELECT * FROM STREAM(clicks_raw)
-  WATERMARK event_ts DELAY OF INTERVAL 1 MINUTE
-  DEDUPLICATE ON (session, ts);
-`)
+	dir, clicks := newClicksPipeline(t)
 	clicks("1.json", 0, 40000)
 	must(t, 0, sluice, dir, "run")
 	clicks("2.json", 40000, 41000)
@@ -669,5 +638,87 @@ AS SELECT * FROM STREAM(clicks_raw)
 	// every session that came back after its state expired is kept.
 	if got := lines(tableRows(t, dir, "clicks")); got != 42000 {
 		t.Errorf("clicks holds %d rows after vacuum and a run, want 42000", got)
+	}
+}
+
+// newClicksPipeline is a pipeline deduplicating clicks within a watermark,
+// and clicks, which writes its file name of the clicks [from, to): 5,000
+// sessions, one click a second, each session back long after its state
+// expired; every seventh click sent twice.
+func newClicksPipeline(t *testing.T) (dir string, clicks func(name string, from, to int)) {
+	dir = t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clicks = func(name string, from, to int) {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			line := fmt.Sprintf("{\"session\": %d, \"ts\": %q}\n", i%5000, time.Unix(int64(i), 0).UTC().Format(time.RFC3339))
+			b.WriteString(line)
+			if i%7 == 0 {
+				b.WriteString(line)
+			}
+		}
+		write(filepath.Join("data", name), b.String())
+	}
+	write("pipeline.yaml", "name: clicks\n")
+	write("clicks.sql", `CREATE OR REFRESH STREAMING TABLE clicks_raw
+AS SELECT *, CAST(ts AS TIMESTAMP) AS event_ts FROM STREAM read_files('data', format => 'json');
+
+CREATE OR REFRESH STREAMING TABLE clicks
+AS SELECT * FROM STREAM(clicks_raw)
+  WATERMARK event_ts DELAY OF INTERVAL 1 MINUTE
+  DEDUPLICATE ON (session, ts);
+`)
+	return dir, clicks
+}
+
+// TestVacuumStreamStateKilled kills sluice vacuum with SIGKILL at random
+// moments while it removes the identities of a deduplicating flow's state
+// and compacts: after each kill the next run recovers the storage, the
+// flow goes on deduplicating exactly, and replay --verify and doctor pass.
+func TestVacuumStreamStateKilled(t *testing.T) {
+	dir, clicks := newClicksPipeline(t)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	n := 0
+	for trial := range 6 {
+		// a file a trial, each bringing a snapshot that the next vacuum
+		// removes the identities before
+		clicks(fmt.Sprintf("%d.json", trial), n, n+35000)
+		n += 35000
+		must(t, 0, sluice, dir, "run")
+		cmd := exec.Command(sluice, "vacuum", "--retain", "0s")
+		cmd.Dir = dir
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(80 * time.Millisecond))))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		must(t, 0, sluice, dir, "run") // recovers what the kill left
+		if out := must(t, 0, sluice, dir, "replay", "--verify").stdout; !strings.Contains(out, "checked after") {
+			t.Fatalf("trial %d: replay --verify: %s", trial, out)
+		}
+		if got := lines(tableRows(t, dir, "clicks")); got != n {
+			t.Fatalf("trial %d: clicks holds %d rows, want %d", trial, got, n)
+		}
+	}
+	must(t, 0, sluice, dir, "vacuum", "--retain", "0s")
+	if out := must(t, 0, sluice, dir, "vacuum", "--retain", "0s").stdout; strings.Contains(out, "removed") {
+		t.Errorf("a second vacuum removed more:\n%s", out)
+	}
+	if out := must(t, 0, sluice, dir, "doctor").stdout; !strings.Contains(out, "is sound") {
+		t.Errorf("doctor: %s", out)
+	}
+	clicks("last.json", n, n+1000)
+	must(t, 0, sluice, dir, "run")
+	if got := lines(tableRows(t, dir, "clicks")); got != n+1000 {
+		t.Errorf("clicks holds %d rows after vacuum and a run, want %d", got, n+1000)
 	}
 }
