@@ -39,7 +39,7 @@ func init() {
 		CodeCDCSnapshotKey: {"a snapshot holds a key more than once, so which row the table should hold is unknown",
 			"make the snapshot's keys unique (deduplicate it in the source, or declare more key columns)"},
 		CodeCDCStateSpill: {"the keys an AUTO CDC table holds beyond its memory budget could not be written to or read from the spill directory",
-			"free space in the spill directory (the system's temporary directory unless sluice.stateSpillDir says otherwise), or raise sluice.stateMemoryBytes; nothing of the batch was applied"},
+			"free space in the system's temporary directory (TMPDIR), or raise state_memory_mib in pipeline.yaml; nothing of the batch was applied"},
 		CodeCDCSnapshotVersion: {"a snapshot's version is not greater than the last one applied",
 			"give each snapshot a version greater than the last (a Go snapshot function must return growing versions); the snapshot was not applied"},
 	} {
