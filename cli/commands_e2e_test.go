@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -721,4 +722,38 @@ func TestVacuumStreamStateKilled(t *testing.T) {
 	if got := lines(tableRows(t, dir, "clicks")); got != n+1000 {
 		t.Errorf("clicks holds %d rows after vacuum and a run, want %d", got, n+1000)
 	}
+}
+
+// TestDedupStateSpilledCLI: with state_memory_mib at 1, a deduplication
+// whose identities all live (a delay of a day) moves the older ones to
+// disk, says so in its stream_state events, and keeps the rows it keeps in
+// memory; replay --verify passes.
+func TestDedupStateSpilledCLI(t *testing.T) {
+	dir, clicks := newClicksPipeline(t)
+	sql, err := os.ReadFile(filepath.Join(dir, "clicks.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "clicks.sql"), bytes.ReplaceAll(sql, []byte("INTERVAL 1 MINUTE"), []byte("INTERVAL 1 DAY")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clicks("1.json", 0, 40000)
+	want := func() string {
+		must(t, 0, sluice, dir, "run")
+		return tableRows(t, dir, "clicks")
+	}()
+	if out := must(t, 0, sluice, dir, "events", "--type", "stream_state").stdout; strings.Contains(out, "on disk") {
+		t.Fatalf("in memory, the state says it is on disk:\n%s", out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte("name: clicks\nstate_memory_mib: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, 0, sluice, dir, "run", "--full-refresh-all")
+	if out := must(t, 0, sluice, dir, "events", "--type", "stream_state").stdout; !strings.Contains(out, "of them are on disk") {
+		t.Fatalf("with a budget of 1 MiB, no stream_state event says the state is on disk:\n%s", out)
+	}
+	if got := tableRows(t, dir, "clicks"); got != want || lines(got) != 40000 {
+		t.Fatalf("spilled, clicks holds %d rows, in memory %d", lines(got), lines(want))
+	}
+	must(t, 0, sluice, dir, "replay", "--verify")
 }

@@ -14,6 +14,9 @@ const (
 	CodeCDCSnapshotKey     Code = "AUTOCDC_SNAPSHOT_DUPLICATE_KEY"
 	CodeCDCSnapshotVersion Code = "AUTOCDC_SNAPSHOT_VERSION_NOT_INCREASING"
 	CodeCDCStateSpill      Code = "AUTOCDC_STATE_SPILL_FAILED"
+	// CodeDedupStateSpill is a deduplication's, not an AUTO CDC flow's,
+	// but its kin.
+	CodeDedupStateSpill Code = "DEDUP_STATE_SPILL_FAILED"
 )
 
 func init() {
@@ -40,6 +43,8 @@ func init() {
 			"make the snapshot's keys unique (deduplicate it in the source, or declare more key columns)"},
 		CodeCDCStateSpill: {"the keys an AUTO CDC table holds beyond its memory budget could not be written to or read from the spill directory",
 			"free space in the system's temporary directory (TMPDIR), or raise state_memory_mib in pipeline.yaml; nothing of the batch was applied"},
+		CodeDedupStateSpill: {"the identities a deduplication remembers beyond its memory budget could not be written to or read from the spill directory",
+			"free space in the system's temporary directory (TMPDIR), or raise state_memory_mib in pipeline.yaml; nothing of the batch was committed"},
 		CodeCDCSnapshotVersion: {"a snapshot's version is not greater than the last one applied",
 			"give each snapshot a version greater than the last (a Go snapshot function must return growing versions); the snapshot was not applied"},
 	} {

@@ -38,7 +38,7 @@ const DefaultStorage = ".sluice"
 //	continuous: false
 //	development: false
 //	max_concurrent_flows: 4
-//	state_memory_mib: 1024           # per AUTO CDC table; the rest spills to disk
+//	state_memory_mib: 1024           # per AUTO CDC table and per deduplication; the rest spills to disk
 //	event_hooks:                     # webhooks told of events
 //	  - {name: alerts, on: [update_failed, flow_failed], url: "https://...", headers: {Authorization: "Bearer ${env:TOKEN}"}}
 type Project struct {

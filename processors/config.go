@@ -53,7 +53,9 @@ type Options struct {
 	// StateMemory is how many bytes of keys the state of each table AUTO
 	// CDC flows write keeps in memory; past it, the keys a micro-batch did
 	// not touch are spilled to the system's temporary directory, and read
-	// back when a change comes for them. 0 means DefaultStateMemory (1
+	// back when a change comes for them. It bounds each deduplication's
+	// identities too: past it, the older half of them moves to a file
+	// there (see identities.spillIfOver). 0 means DefaultStateMemory (1
 	// GiB); negative keeps every key in memory.
 	StateMemory int64
 

@@ -102,6 +102,18 @@ func (r *flowRun) takeNext(cp eventstore.Checkpoint) (*prefetched, bool) {
 	return next, true
 }
 
+// dropStream lets go of the flow's stream state (folded from the log again
+// when next needed), removing what it moved to disk.
+func (r *flowRun) dropStream() {
+	if r.stream == nil {
+		return
+	}
+	if err := r.stream.close(); err != nil {
+		r.u.opts.Logger.Warn().Str("update", shortID(r.u.id)).Str("flow", r.f.Name).Err(err).Msg("the spill of the deduplication's state was not removed")
+	}
+	r.stream = nil
+}
+
 // dropNext waits for a micro-batch read ahead that will not be taken.
 func (r *flowRun) dropNext() {
 	if r.next != nil {
@@ -142,6 +154,7 @@ func (s *scheduler) runFlowAttempts(ctx context.Context, f *domain.Flow) (domain
 		r.in.sides = append(r.in.sides, u.sourceOf(side))
 	}
 	defer u.stopReading(f.Query)
+	defer r.dropStream()
 	if err := u.append(ctx, u.flowProgress(f, domain.FlowStarting, "", nil)); err != nil {
 		return domain.FlowFailed, err
 	}
@@ -447,13 +460,14 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	if w := f.Query.Input.Watermark; w != nil && inputs[0] != nil {
 		if r.stream == nil || r.stream.gen != info.Generation {
-			if r.stream, err = loadStreamState(ctx, u.store, f.Name, info.Generation, cp.StreamStateFrom); err != nil {
+			r.dropStream()
+			if r.stream, err = loadStreamState(ctx, u.store, f.Name, info.Generation, cp.StreamStateFrom, u.opts.StateMemory); err != nil {
 				return false, err
 			}
 		}
 		kept, p, err := r.stream.apply(inputs[0], w)
 		if err != nil {
-			r.stream = nil
+			r.dropStream()
 			return false, userError(f, err)
 		}
 		inputs = append([]*domain.Batch{kept}, inputs[1:]...)
@@ -462,7 +476,8 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	rows, quality, err := r.transform(ctx, inputs)
 	if err != nil {
 		if r.pending != nil {
-			r.pending, r.stream = nil, nil // what apply remembered is not committed
+			r.pending = nil
+			r.dropStream() // what apply remembered is not committed
 		}
 		return false, err
 	}
@@ -631,7 +646,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		r.stream.advance(p)
 		defer func() {
 			if err != nil {
-				r.stream = nil
+				r.dropStream()
 				return
 			}
 			r.late += p.late

@@ -29,6 +29,16 @@ type identities struct {
 	sum   uint64 // the live identities' hashes (see identityHash)
 
 	warmth uint32 // what warm read: kept, so that the reads are made
+
+	// budget is the memory the identities may take before the older half
+	// of them moves to a run on disk (see spillIfOver), 0 for no end; runs
+	// are those, oldest first, in runDir. err is the first failure of the
+	// spill (see failed).
+	budget int64
+	runs   []*spillRun
+	runDir string
+	onDisk int // of the live identities, those in runs
+	err    error
 }
 
 // slot is one place in the index: the tag of an identity's hash, never 0
@@ -53,9 +63,9 @@ type remembered struct {
 	tag     uint32
 }
 
-func newIdentities() *identities {
+func newIdentities(budget int64) *identities {
 	seed := maphash.MakeSeed()
-	return &identities{hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }, slots: make([]slot, 1024)}
+	return &identities{hash: func(b []byte) uint64 { return maphash.Bytes(seed, b) }, slots: make([]slot, 1024), budget: budget}
 }
 
 // len is the number of live identities.
@@ -124,12 +134,22 @@ func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, sinc
 			return false
 		}
 		ids.drop(ids.slotOf(tag, pos), pos)
+	} else if len(ids.runs) > 0 {
+		if r, i, e, ok := ids.lookupRuns(identity); ok {
+			if e.expires >= since {
+				return false
+			}
+			r.dead[i/64] |= 1 << (i % 64)
+			ids.sum -= e.hash
+			ids.live--
+			ids.onDisk--
+		}
 	}
 	pos := ids.base + uint64(len(ids.queue))
 	hash := identityHash(identity, expires)
 	ids.arena = append(ids.arena, identity...)
 	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
-	if 2*(ids.live+1) > len(ids.slots) {
+	if 2*(ids.live-ids.onDisk+1) > len(ids.slots) {
 		ids.grow()
 	}
 	ids.insert(slot{tag: tag, pos: uint32(pos)})
@@ -158,7 +178,7 @@ func (ids *identities) reserve(n, size int) {
 	ids.queue = grown(ids.queue, n)
 	ids.arena = grown(ids.arena, size)
 	slots := len(ids.slots)
-	for 2*(ids.live+n) > slots {
+	for 2*(ids.live-ids.onDisk+n) > slots {
 		slots *= 2
 	}
 	if slots > len(ids.slots) {
@@ -206,6 +226,7 @@ func (ids *identities) slotOf(tag uint32, pos uint64) int {
 // watermark of its death (see rememberTagged), and the watermark never
 // moves back, so it holds back no identity from being forgotten.
 func (ids *identities) each(fn func(identity []byte, expires int64)) {
+	ids.eachRun(fn)
 	for i := ids.head; i < len(ids.queue); i++ {
 		if r := ids.queue[i]; r.tag != 0 {
 			fn(ids.bytesAt(ids.base+uint64(i)), r.expires)
@@ -237,6 +258,9 @@ func (ids *identities) drop(i int, pos uint64) {
 // forgetBefore forgets the identities at the front of the queue that
 // expire before t; an identity behind one that expires later waits for it.
 func (ids *identities) forgetBefore(t int64) {
+	if len(ids.runs) > 0 && !ids.forgetRuns(t) {
+		return // the front is in a run, and waits there
+	}
 	for first := ids.head; ids.head < len(ids.queue) && ids.queue[ids.head].expires < t; {
 		if (ids.head-first)%warmChunk == 0 { // warm the slots of the next ones (see warm)
 			for _, r := range ids.queue[ids.head:min(ids.head+warmChunk, len(ids.queue))] {

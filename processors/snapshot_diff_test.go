@@ -40,7 +40,7 @@ func stateEventOf(seq uint64, s *streamState, p *pendingState, snapshot bool) *d
 // foldAll folds events as a load of the state does.
 func foldAll(t *testing.T, evs []*domain.Event) *streamState {
 	t.Helper()
-	s := newStreamState(0)
+	s := newStreamState(0, 0)
 	for _, ev := range evs {
 		if err := s.fold(ev); err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func TestSnapshotDifferential(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		delay := time.Duration(rng.IntN(30)) * time.Microsecond
 		w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Microsecond}, Delay: delay, DedupOn: []string{"k"}}
-		cont := newStreamState(0)
+		cont := newStreamState(0, 0)
 		var evs []*domain.Event
 		lastSnap := 0
 		now := int64(1000)

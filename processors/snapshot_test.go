@@ -3,6 +3,8 @@ package processors
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -91,11 +93,11 @@ func TestStreamStateSnapshots(t *testing.T) {
 	// The state folded from the snapshot on is the state folded from the
 	// flow's first event.
 	ctx := context.Background()
-	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0)
+	whole, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +169,11 @@ func TestLoadStreamStateFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := loadStreamState(ctx, store, "dedup", 0, seqs[1])
+	s, err := loadStreamState(ctx, store, "dedup", 0, seqs[1], 0)
 	if err != nil || s.seen.len() != 2 {
 		t.Fatalf("the load from the snapshot: %v identities, %v", s, err)
 	}
-	if _, err := loadStreamState(ctx, store, "dedup", 0, 0); domain.CodeOf(err) != domain.CodeBatchCodec {
+	if _, err := loadStreamState(ctx, store, "dedup", 0, 0, 0); domain.CodeOf(err) != domain.CodeBatchCodec {
 		t.Fatalf("the load from the start: %v, want the damaged event's %s", err, domain.CodeBatchCodec)
 	}
 }
@@ -212,7 +214,7 @@ func TestVacuumStreamState(t *testing.T) {
 			unreadBytes += len(ev.Data)
 		}
 	}
-	loaded, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	loaded, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,14 +271,14 @@ func TestVacuumStreamState(t *testing.T) {
 			removed = ev
 		}
 	}
-	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom)
+	fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, 0)
 	if err != nil || !fromSnapshot.sameAs(loaded) {
 		t.Fatalf("the state from the snapshot after vacuum differs from before (%v)", err)
 	}
-	if _, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0); domain.CodeOf(err) != domain.CodeRowsVacuumed {
+	if _, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0, 0); domain.CodeOf(err) != domain.CodeRowsVacuumed {
 		t.Fatalf("a fold over removed identities: %v, want %s", err, domain.CodeRowsVacuumed)
 	}
-	if err := newStreamState(cp.Generation).fold(removed); domain.CodeOf(err) != domain.CodeRowsVacuumed {
+	if err := newStreamState(cp.Generation, 0).fold(removed); domain.CodeOf(err) != domain.CodeRowsVacuumed {
 		t.Fatalf("the fold of event %d: %v, want %s", removed.Seq, err, domain.CodeRowsVacuumed)
 	}
 	checked, err := VerifyState(ctx, store)
@@ -445,5 +447,72 @@ func TestVacuumStreamStateRetention(t *testing.T) {
 	}
 	if _, err := VerifyState(ctx, store); domain.CodeOf(err) != domain.CodeProjectionMismatch {
 		t.Fatalf("VerifyState of a false snapshot after a cut: %v, want PROJECTION_MISMATCH", err)
+	}
+}
+
+// TestDedupStateSpilled: a deduplicating flow whose state passes its
+// memory budget moves the older identities to disk, and answers as it
+// would in memory: the same rows kept, the same counts and state
+// fingerprints micro-batch by micro-batch, across a restart (which folds
+// the log and spills again); replay's check passes, and no spill is left.
+func TestDedupStateSpilled(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeClicks(t, dir, "1.json", 0, 20000)
+	// a delay of an hour: the 5,000 keys, each back every 5,000 seconds,
+	// all live at once
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Hour, DedupOn: []string{"key"}}
+	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	type state struct {
+		late, dups, rows int64
+		fingerprint      string
+	}
+	run := func(budget int64) (states []state, rows []string, store *eventstore.Store, onDisk int) {
+		store = openStore(t)
+		opts := Options{Limit: domain.ReadLimit{MaxRows: 1500}, StateMemory: budget}
+		mustComplete(t, store, g, opts)
+		writeClicks(t, dir, "2.json", 20000, 21000)
+		mustComplete(t, store, g, opts) // a restart, folding the state from the log
+		if err := os.Remove(filepath.Join(dir, "2.json")); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			if st := ev.Details.StreamState; !st.Snapshot {
+				states = append(states, state{st.NumLateRowsDropped, st.NumDuplicatesDropped, st.NumStateRows, st.StateFingerprint})
+			}
+			if strings.Contains(ev.Message, "are on disk") {
+				onDisk++
+			}
+		}
+		clean, err := ReadTable(ctx, store, "clean", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, ats := column(t, clean, "key"), column(t, clean, "at")
+		for i := range keys {
+			rows = append(rows, fmt.Sprintf("%d@%d", keys[i], ats[i]))
+		}
+		return states, rows, store, onDisk
+	}
+	inMemory, want, _, none := run(-1)
+	spilled, got, store, onDisk := run(1)
+	if none != 0 || onDisk == 0 {
+		t.Fatalf("%d micro-batches say their state is on disk in memory, %d spilled", none, onDisk)
+	}
+	if !slices.Equal(spilled, inMemory) {
+		t.Fatalf("the spilled state recorded %v, in memory %v", spilled, inMemory)
+	}
+	if !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("the spilled state kept %d rows, in memory %d", len(got), len(want))
+	}
+	if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+		t.Fatalf("VerifyState: %d checked, %v", n, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "sluice-dedup-spill-*")); len(left) > 0 {
+		t.Fatalf("spill directories left behind: %v", left)
 	}
 }

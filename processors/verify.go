@@ -32,6 +32,11 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 		}
 	}()
 	streams := map[key]*streamState{}
+	defer func() {
+		for _, s := range streams {
+			_ = s.close()
+		}
+	}()
 	cut := map[key]bool{} // the flows whose state vacuum cut, until their next snapshot
 	checked := 0
 	mismatch := func(what string, ev *domain.Event, want, got string) error {
@@ -43,7 +48,7 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 			k := key{st.Flow, st.Generation}
 			s := streams[k]
 			if s == nil {
-				s = newStreamState(st.Generation)
+				s = newStreamState(st.Generation, 0)
 				streams[k] = s
 			}
 			if st.IdentitiesRemoved != nil {
@@ -53,17 +58,23 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 			adopted := false
 			if st.Snapshot {
 				// A snapshot must be the state its flow's events built.
-				snap := newStreamState(st.Generation)
+				snap := newStreamState(st.Generation, 0)
 				if err := snap.fold(ev); err != nil {
+					_ = snap.close()
 					return err
 				}
 				if cut[k] {
 					// no events before it to check it against: its
 					// fingerprint is checked below
+					_ = s.close()
 					s, streams[k], cut[k], adopted = snap, snap, false, true
-				} else if !snap.sameAs(s) {
-					return domain.Errorf(domain.CodeProjectionMismatch, "flow %q: the snapshot of its stream state in event %d differs from the state its events before built", st.Flow, ev.Seq).
-						WithHint("the log and the state it records disagree: report it, with the storage directory")
+				} else {
+					same := snap.sameAs(s)
+					_ = snap.close()
+					if !same {
+						return domain.Errorf(domain.CodeProjectionMismatch, "flow %q: the snapshot of its stream state in event %d differs from the state its events before built", st.Flow, ev.Seq).
+							WithHint("the log and the state it records disagree: report it, with the storage directory")
+					}
 				}
 			} else if cut[k] {
 				return nil

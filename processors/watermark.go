@@ -67,20 +67,38 @@ var stateSchema = domain.NewSchema(
 // loadStreamState folds a flow's stream_state events of checkpoint
 // generation gen from seq from on: its latest snapshot, when it has one
 // (eventstore.Checkpoint.StreamStateFrom).
-func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64, from uint64) (*streamState, error) {
-	s := newStreamState(gen)
+// The state keeps its identities in memory up to budget bytes
+// (Options.StateMemory: DefaultStateMemory when 0, every identity when
+// negative), and moves the older ones to disk past it; close removes them.
+func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64, from uint64, budget int64) (*streamState, error) {
+	s := newStreamState(gen, budget)
 	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}, From: from}, func(ev *domain.Event) error {
 		if st := ev.Details.StreamState; st != nil && st.Generation == gen {
 			return s.fold(ev)
 		}
 		return nil
 	})
-	return s, err
+	if err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	return s, nil
 }
 
-func newStreamState(gen int64) *streamState {
-	return &streamState{gen: gen, watermark: noWatermark, seen: newIdentities()}
+// newStreamState is the empty state of generation gen, budget bytes of
+// identities in memory as Options.StateMemory says.
+func newStreamState(gen int64, budget int64) *streamState {
+	switch {
+	case budget == 0:
+		budget = DefaultStateMemory
+	case budget < 0:
+		budget = 0 // no end
+	}
+	return &streamState{gen: gen, watermark: noWatermark, seen: newIdentities(budget)}
 }
+
+// close removes the identities the state moved to disk, if any.
+func (s *streamState) close() error { return s.seen.close() }
 
 // fold applies a stream_state event: the identities its micro-batch began
 // to remember, then its watermark; or a snapshot, which the state starts
@@ -100,7 +118,10 @@ func (s *streamState) fold(ev *domain.Event) error {
 		// each identity would be remembered anew, its old entry left dead
 		// in the queue with an expiry the watermark has not passed, to hold
 		// back the forgetting of those behind it (see identities.each).
-		s.seen, s.recorded = newIdentities(), 0
+		if err := s.seen.close(); err != nil {
+			return err
+		}
+		s.seen, s.recorded = newIdentities(s.seen.budget), 0
 	}
 	if len(ev.Data) > 0 {
 		b, err := domain.DecodeBatch(ev.Data)
@@ -134,13 +155,15 @@ func (s *streamState) fold(ev *domain.Event) error {
 		}
 	}
 	s.advance(p)
-	return nil
+	return s.seen.failed()
 }
 
 // wantsSnapshot reports whether the commit of the micro-batch being
 // committed records a snapshot of the state too (see snapshotEvery).
+// A state with identities on disk records none: a snapshot is one event,
+// in memory whole.
 func (s *streamState) wantsSnapshot() bool {
-	return s.recorded >= snapshotEvery*max(s.seen.len(), snapshotMinRows)
+	return len(s.seen.runs) == 0 && s.recorded >= snapshotEvery*max(s.seen.len(), snapshotMinRows)
 }
 
 // snapshot is the data of a snapshot of the state (see domain.StreamState).
@@ -155,6 +178,9 @@ func (s *streamState) snapshot() (*domain.Batch, error) {
 		ends = append(ends, len(all))
 		exps.Ints = append(exps.Ints, expires)
 	})
+	if err := s.seen.failed(); err != nil {
+		return nil, err
+	}
 	ids.Strs = cutStrings(all, ends)
 	return domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
 }
@@ -186,12 +212,15 @@ func (s *streamState) fingerprint() string {
 }
 
 // advance moves the watermark on as a committed micro-batch left it,
-// forgetting the identities that expired before it.
+// forgetting the identities that expired before it, and moves the older
+// identities to disk once they take more memory than their budget. A
+// failure of the spill is s.seen.failed().
 func (s *streamState) advance(p *pendingState) {
 	if p.watermark > s.watermark {
 		s.watermark = p.watermark
 	}
 	s.seen.forgetBefore(s.watermark)
+	s.seen.spillIfOver()
 }
 
 // apply drops the rows of a micro-batch that are late (an event time before
@@ -284,6 +313,9 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 			keep = append(keep, i)
 		}
 	}
+	if err := s.seen.failed(); err != nil {
+		return nil, nil, err
+	}
 	if len(keptEnds) > 0 {
 		ids.Strs = cutStrings(kept, keptEnds)
 		p.identities, err = domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
@@ -319,6 +351,9 @@ const warmChunk = 64
 // stateEvent records a committed micro-batch's change to the flow's
 // stream state.
 func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter int) (*domain.Event, error) {
+	if err := r.stream.seen.failed(); err != nil { // advance's
+		return nil, err
+	}
 	st := &domain.StreamState{Flow: r.f.Name, BatchID: info.BatchID, Generation: info.Generation,
 		NumLateRowsDropped: p.late, NumDuplicatesDropped: p.dups, NumStateRows: int64(rowsAfter), StateFingerprint: r.stream.fingerprint()}
 	if p.watermark != noWatermark {
@@ -327,6 +362,9 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 	}
 	ev := r.batchEvent(domain.EventStreamState, info)
 	ev.Message = fmt.Sprintf("Flow %q batch %d: %d late rows and %d duplicates dropped; %d identities remembered.", r.f.Name, info.BatchID, p.late, p.dups, rowsAfter)
+	if n := r.stream.seen.onDisk; n > 0 {
+		ev.Message += fmt.Sprintf(" Past the state's memory budget (state_memory_mib), %d of them are on disk.", n)
+	}
 	ev.Details.StreamState = st
 	if p.identities != nil {
 		data, err := domain.EncodeBatch(p.identities)

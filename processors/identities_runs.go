@@ -1,0 +1,364 @@
+package processors
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/sluicehq/sluice/domain"
+)
+
+// A run is identities moved out of memory to a file of their own (see
+// identities.spillIfOver): the live ones of a stretch of the queue, oldest
+// first. Memory keeps of a run only what answers most questions without
+// reading it: a filter of the identities' index hashes (a new identity,
+// most rows, is told apart there), a sparse index of the hashes, which of
+// the run's identities died since (remembered anew), and how far the front
+// of the queue has forgotten into it; about a byte and a half an identity.
+//
+// The file holds three sections: the identities in queue order, each its
+// expiry, its part of the fingerprint and where its bytes are (entry,
+// runEntrySize bytes); the identities' index hashes in order, each with
+// its entry's number (runHashSize bytes); and the identities' bytes.
+type spillRun struct {
+	f      *os.File
+	n      int      // identities
+	hashes int64    // where the hashes start
+	filter []uint64 // blocked bloom filter: 8 words (a cache line) a block
+	sparse []uint64 // the hash at every runSparse-th place in hash order
+	dead   []uint64 // a bit an identity: remembered anew since
+	front  int      // identities before it are forgotten
+}
+
+const (
+	runEntrySize  = 8 + 8 + 8 + 4 // expires, fingerprint part, bytes' offset, bytes' length
+	runHashSize   = 8 + 4         // index hash, entry number
+	runSparse     = 128           // hashes a sparse index entry stands for
+	runFilterBits = 10            // filter bits an identity: about 1% false answers
+)
+
+// runEntry is one identity of a run, as its file holds it.
+type runEntry struct {
+	expires int64
+	hash    uint64 // its part of the fingerprint
+	off     int64
+	size    int
+}
+
+// writeRun writes the identities of queue[from:to] (the live ones) to a
+// new file in dir.
+func (ids *identities) writeRun(dir string, from, to int) (*spillRun, error) {
+	f, err := os.CreateTemp(dir, "run-*")
+	if err != nil {
+		return nil, err
+	}
+	r := &spillRun{f: f}
+	fail := func(err error) (*spillRun, error) {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, err
+	}
+	type keyed struct {
+		hash  uint64
+		entry uint32
+	}
+	var entries, keys, data []byte
+	var byHash []keyed
+	var off int64
+	for i := from; i < to; i++ {
+		q := ids.queue[i]
+		if q.tag == 0 {
+			continue // dead: it holds back nothing (see each)
+		}
+		identity := ids.bytesAt(ids.base + uint64(i))
+		entries = binary.LittleEndian.AppendUint64(entries, uint64(q.expires))
+		entries = binary.LittleEndian.AppendUint64(entries, q.hash)
+		entries = binary.LittleEndian.AppendUint64(entries, uint64(off))
+		entries = binary.LittleEndian.AppendUint32(entries, uint32(len(identity)))
+		byHash = append(byHash, keyed{ids.hash(identity), uint32(r.n)})
+		data = append(data, identity...)
+		off += int64(len(identity))
+		r.n++
+	}
+	sort.Slice(byHash, func(a, b int) bool { return byHash[a].hash < byHash[b].hash })
+	r.filter = make([]uint64, 8*max(1, (r.n*runFilterBits+511)/512))
+	for j, k := range byHash {
+		keys = binary.LittleEndian.AppendUint64(keys, k.hash)
+		keys = binary.LittleEndian.AppendUint32(keys, k.entry)
+		if j%runSparse == 0 {
+			r.sparse = append(r.sparse, k.hash)
+		}
+		r.add(k.hash)
+	}
+	r.hashes = int64(len(entries))
+	dataAt := r.hashes + int64(len(keys))
+	// the bytes' offsets are from the start of their section
+	for j := 0; j < r.n; j++ {
+		p := entries[j*runEntrySize+16:]
+		binary.LittleEndian.PutUint64(p, binary.LittleEndian.Uint64(p)+uint64(dataAt))
+	}
+	for _, part := range [][]byte{entries, keys, data} {
+		if _, err := f.Write(part); err != nil {
+			return fail(err)
+		}
+	}
+	r.dead = make([]uint64, (r.n+63)/64)
+	return r, nil
+}
+
+// The filter: a hash picks a block of 512 bits (a cache line), and
+// seven bits in it.
+func (r *spillRun) bits(h uint64) (block int, mask [8]uint64) {
+	block = int((h >> 32) * uint64(len(r.filter)/8) >> 32)
+	for k := uint64(0); k < 7; k++ {
+		b := (h >> (k * 9)) & 511
+		mask[b/64] |= 1 << (b % 64)
+	}
+	return block, mask
+}
+
+func (r *spillRun) add(h uint64) {
+	block, mask := r.bits(h)
+	for w, m := range mask {
+		r.filter[8*block+w] |= m
+	}
+}
+
+func (r *spillRun) mayHold(h uint64) bool {
+	block, mask := r.bits(h)
+	for w, m := range mask {
+		if r.filter[8*block+w]&m != m {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *spillRun) isDead(i int) bool { return r.dead[i/64]&(1<<(i%64)) != 0 }
+
+// entry reads identity i's entry.
+func (r *spillRun) entry(i int) (runEntry, error) {
+	var b [runEntrySize]byte
+	if _, err := r.f.ReadAt(b[:], int64(i)*runEntrySize); err != nil {
+		return runEntry{}, err
+	}
+	return runEntry{int64(binary.LittleEndian.Uint64(b[:])), binary.LittleEndian.Uint64(b[8:]),
+		int64(binary.LittleEndian.Uint64(b[16:])), int(binary.LittleEndian.Uint32(b[24:]))}, nil
+}
+
+// find is the place in the run of identity, of index hash h, if the run
+// holds it (dead or alive, forgotten or not).
+func (r *spillRun) find(identity []byte, h uint64) (int, runEntry, bool, error) {
+	if !r.mayHold(h) {
+		return 0, runEntry{}, false, nil
+	}
+	// The hashes from the last sparse entry below h on, a stretch of the
+	// sparse index's at a time, until one is greater than h: identities of
+	// one hash sit side by side, however many.
+	lo := sort.Search(len(r.sparse), func(j int) bool { return r.sparse[j] >= h })
+	buf := make([]byte, runSparse*runHashSize)
+	for start := max(0, lo-1) * runSparse; start < r.n; start += runSparse {
+		end := min(r.n, start+runSparse)
+		b := buf[:(end-start)*runHashSize]
+		if _, err := r.f.ReadAt(b, r.hashes+int64(start)*runHashSize); err != nil {
+			return 0, runEntry{}, false, err
+		}
+		for j := 0; j < end-start; j++ {
+			k := b[j*runHashSize:]
+			switch got := binary.LittleEndian.Uint64(k); {
+			case got < h:
+				continue
+			case got > h:
+				return 0, runEntry{}, false, nil
+			}
+			i := int(binary.LittleEndian.Uint32(k[8:]))
+			e, err := r.entry(i)
+			if err != nil {
+				return 0, runEntry{}, false, err
+			}
+			got := make([]byte, e.size)
+			if _, err := r.f.ReadAt(got, e.off); err != nil {
+				return 0, runEntry{}, false, err
+			}
+			if bytes.Equal(got, identity) {
+				return i, e, true, nil
+			}
+		}
+	}
+	return 0, runEntry{}, false, nil
+}
+
+func (r *spillRun) close() error {
+	err := r.f.Close()
+	if rerr := os.Remove(r.f.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// spillIfOver moves the older half of the identities in memory to a new
+// run, once they take more memory than their budget, and gives the memory
+// back. The runs live in a directory of their own under the system's
+// temporary directory, removed by close.
+func (ids *identities) spillIfOver() {
+	if ids.budget <= 0 || ids.err != nil || ids.memory() <= ids.budget {
+		return
+	}
+	if ids.runDir == "" {
+		dir, err := os.MkdirTemp("", "sluice-dedup-spill-")
+		if err != nil {
+			ids.err = dedupSpillErr(err, "making the spill directory")
+			return
+		}
+		ids.runDir = dir
+	}
+	cut := ids.head + (len(ids.queue)-ids.head)/2
+	if cut-ids.head < spillAtLeast {
+		return // too few to be worth a file: the budget is smaller than the state's least
+	}
+	r, err := ids.writeRun(ids.runDir, ids.head, cut)
+	if err != nil {
+		ids.err = dedupSpillErr(err, "writing identities to the spill in "+ids.runDir)
+		return
+	}
+	ids.runs = append(ids.runs, r)
+	ids.onDisk += r.n
+	// The moved identities leave memory (live still: counted in live and
+	// sum): the queue, the arena and the index are made again at the size
+	// of what stays.
+	start := 0
+	if cut > 0 {
+		start = ids.queue[cut-1].end
+	}
+	queue := slices.Clone(ids.queue[cut:])
+	for i := range queue {
+		queue[i].end -= start
+	}
+	ids.arena = slices.Clone(ids.arena[start:])
+	ids.base += uint64(cut)
+	ids.queue, ids.head = queue, 0
+	size := 1024
+	for 2*len(queue) > size {
+		size *= 2
+	}
+	ids.slots = make([]slot, size)
+	for i, q := range queue {
+		if q.tag != 0 {
+			ids.insert(slot{tag: q.tag, pos: uint32(ids.base + uint64(i))})
+		}
+	}
+}
+
+// spillAtLeast is the fewest identities a run takes.
+const spillAtLeast = 64
+
+// memory is about the bytes the identities take in memory.
+func (ids *identities) memory() int64 {
+	n := int64(cap(ids.arena) + cap(ids.queue)*int(unsafe.Sizeof(remembered{})) + len(ids.slots)*int(unsafe.Sizeof(slot{})))
+	for _, r := range ids.runs {
+		n += int64(8 * (len(r.filter) + len(r.sparse) + len(r.dead)))
+	}
+	return n
+}
+
+// failed is the first failure of the spill, if any: the identities are
+// not what they should be, and the micro-batch must not commit.
+func (ids *identities) failed() error { return ids.err }
+
+// lookupRuns finds a live identity in the runs, newest first: the run and
+// its place there. (A copy that died in a run was remembered anew after
+// it: that one, in memory or a newer run, is found first, and forgotten
+// after it.)
+func (ids *identities) lookupRuns(identity []byte) (*spillRun, int, runEntry, bool) {
+	h := ids.hash(identity)
+	for j := len(ids.runs) - 1; j >= 0; j-- {
+		r := ids.runs[j]
+		i, e, ok, err := r.find(identity, h)
+		if err != nil {
+			ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
+			return nil, 0, runEntry{}, false
+		}
+		if ok && i >= r.front {
+			return r, i, e, true
+		}
+	}
+	return nil, 0, runEntry{}, false
+}
+
+// forgetRuns forgets, from the oldest run, the identities that expire
+// before t, as forgetBefore does in memory, and reports whether every run
+// is forgotten (so that the queue in memory is the front).
+func (ids *identities) forgetRuns(t int64) bool {
+	for len(ids.runs) > 0 {
+		r := ids.runs[0]
+		for ; r.front < r.n; r.front++ {
+			if r.isDead(r.front) {
+				continue
+			}
+			e, err := r.entry(r.front)
+			if err != nil {
+				ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
+				return false
+			}
+			if e.expires >= t {
+				return false
+			}
+			ids.sum -= e.hash
+			ids.live--
+			ids.onDisk--
+		}
+		if err := r.close(); err != nil {
+			ids.err = dedupSpillErr(err, "removing a file of the spill in "+ids.runDir)
+			return false
+		}
+		ids.runs = ids.runs[1:]
+	}
+	return true
+}
+
+// eachRun calls fn with the live identities of the runs, in queue order.
+func (ids *identities) eachRun(fn func(identity []byte, expires int64)) {
+	for _, r := range ids.runs {
+		for i := r.front; i < r.n; i++ {
+			if r.isDead(i) {
+				continue
+			}
+			e, err := r.entry(i)
+			var b []byte
+			if err == nil {
+				b = make([]byte, e.size)
+				_, err = r.f.ReadAt(b, e.off)
+			}
+			if err != nil {
+				ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
+				return
+			}
+			fn(b, e.expires)
+		}
+	}
+}
+
+// close removes the spill, if there is one.
+func (ids *identities) close() error {
+	var errs []error
+	for _, r := range ids.runs {
+		errs = append(errs, r.close())
+	}
+	ids.runs = nil
+	if ids.runDir != "" {
+		errs = append(errs, os.RemoveAll(ids.runDir))
+		ids.runDir = ""
+	}
+	if err := errors.Join(errs...); err != nil {
+		return dedupSpillErr(err, "removing the spill")
+	}
+	return nil
+}
+
+func dedupSpillErr(err error, what string) error {
+	return domain.Wrap(domain.CodeDedupStateSpill, err, what)
+}
