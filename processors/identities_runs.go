@@ -257,12 +257,13 @@ func (ids *identities) spillIfOver() {
 const spillAtLeast = 64
 
 // memory is about the bytes the identities take in memory.
+// memory is about the bytes the identities in memory take: what the
+// budget bounds. What memory keeps of the runs (about a byte and a half an
+// identity on disk) is not counted: counted, it would reach the budget
+// once the runs hold about budget/1.5 identities, and from then on every
+// micro-batch would spill a run of its own.
 func (ids *identities) memory() int64 {
-	n := int64(cap(ids.arena) + cap(ids.queue)*int(unsafe.Sizeof(remembered{})) + len(ids.slots)*int(unsafe.Sizeof(slot{})))
-	for _, r := range ids.runs {
-		n += int64(8 * (len(r.filter) + len(r.sparse) + len(r.dead)))
-	}
-	return n
+	return int64(cap(ids.arena) + cap(ids.queue)*int(unsafe.Sizeof(remembered{})) + len(ids.slots)*int(unsafe.Sizeof(slot{})))
 }
 
 // failed is the first failure of the spill, if any: the identities are

@@ -127,6 +127,9 @@ func TestIdentitiesMatchModel(t *testing.T) {
 					if err := ids.failed(); err != nil {
 						t.Fatalf("seed %d step %d: %v", seed, step, err)
 					}
+					if tc.spill && step%50 == 0 {
+						checkSpill(t, ids)
+					}
 					if ids.len() != len(m.seen) || ids.sum != m.sum {
 						t.Fatalf("seed %d step %d: %d identities with sum %x, the model has %d with %x", seed, step, ids.len(), ids.sum, len(m.seen), m.sum)
 					}
@@ -151,5 +154,29 @@ func TestIdentitiesMatchModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkSpill checks the counts of spilled identities against what their
+// runs and the index hold: the live identities in runs are onDisk, the rest
+// are those of the index, and the index is at most half full.
+func checkSpill(t *testing.T, ids *identities) {
+	t.Helper()
+	onDisk := 0
+	for _, r := range ids.runs {
+		for i := r.front; i < r.n; i++ {
+			if !r.isDead(i) {
+				onDisk++
+			}
+		}
+	}
+	indexed := 0
+	for _, s := range ids.slots {
+		if s.tag != 0 {
+			indexed++
+		}
+	}
+	if onDisk != ids.onDisk || indexed != ids.live-ids.onDisk || 2*indexed > len(ids.slots) {
+		t.Fatalf("%d live identities, %d counted on disk and %d there; %d in an index of %d slots", ids.live, ids.onDisk, onDisk, indexed, len(ids.slots))
 	}
 }

@@ -197,12 +197,12 @@ func (s *streamState) sameAs(o *streamState) bool {
 	}
 	mine := make([]entry, 0, s.seen.len())
 	s.seen.each(func(identity []byte, expires int64) { mine = append(mine, entry{string(identity), expires}) })
-	i, same := 0, true
+	i, same := 0, len(mine) == s.seen.len()
 	o.seen.each(func(identity []byte, expires int64) {
-		same = same && mine[i] == entry{string(identity), expires}
+		same = same && i < len(mine) && mine[i] == entry{string(identity), expires}
 		i++
 	})
-	return same
+	return same && i == len(mine) && s.seen.failed() == nil && o.seen.failed() == nil
 }
 
 // fingerprint identifies the state: the sum of its identities' hashes,
