@@ -12,7 +12,7 @@ import (
 	"github.com/sluicehq/sluice/domain"
 )
 
-// A run is identities moved out of memory to a file of their own (see
+// spillRun is a run: identities moved out of memory to a file of their own (see
 // identities.spillIfOver): the live ones of a stretch of the queue, oldest
 // first. Memory keeps of a run only what answers most questions without
 // reading it: a filter of the identities' index hashes (a new identity,
@@ -253,10 +253,9 @@ func (ids *identities) spillIfOver() {
 	}
 }
 
-// spillAtLeast is the fewest identities a run takes.
+// spillAtLeast is the fewest queue entries a spill moves.
 const spillAtLeast = 64
 
-// memory is about the bytes the identities take in memory.
 // memory is about the bytes the identities in memory take: what the
 // budget bounds. What memory keeps of the runs (about a byte and a half an
 // identity on disk) is not counted: counted, it would reach the budget
