@@ -110,14 +110,21 @@ type markerFile struct {
 
 // createMarker writes the marker of a new store, synced with its directory,
 // before Badger writes anything: a directory with Badger's files and no
-// marker is then never a store this sluice created.
+// marker is then never a store this sluice created. The marker is written
+// aside and renamed into place, so that a process killed while it writes
+// leaves no marker (and nothing else: the next open starts the store
+// again), never one cut short, which would be damage.
 func createMarker(dir, id string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return storeIO(err, "creating the storage directory "+dir)
 	}
 	path := filepath.Join(dir, markerName)
-	if err := writeSynced(path, marker{id: id, closed: true}.encode()); err != nil {
-		return storeIO(err, "writing "+path)
+	aside := path + ".new"
+	if err := writeSynced(aside, marker{id: id, closed: true}.encode()); err != nil {
+		return storeIO(err, "writing "+aside)
+	}
+	if err := os.Rename(aside, path); err != nil {
+		return storeIO(err, "renaming "+aside+" to "+path)
 	}
 	return syncDir(dir)
 }

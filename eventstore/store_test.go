@@ -260,3 +260,33 @@ func TestOpenAfterKillLeftEmptyLogFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkerCreationKilled: a process killed while it created a store's
+// marker leaves the marker written aside, whole or cut short, and no
+// marker: the next open starts the store anew and it works. (Written in
+// place, a cut marker would make the store STORE_CORRUPT for good.)
+func TestMarkerCreationKilled(t *testing.T) {
+	whole := marker{id: "c0ffee00-0000-4000-8000-000000000000", closed: true}.encode()
+	for _, aside := range [][]byte{nil, whole[:len(whole)/2], whole} {
+		dir := filepath.Join(t.TempDir(), "store")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, markerName+".new"), aside, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(dir, WithSyncWrites(false))
+		if err != nil {
+			t.Fatalf("open after a marker of %d bytes written aside: %v", len(aside), err)
+		}
+		mustAppend(t, s, ev(domain.EventFlowProgress, "f", "t", "u", "one"))
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err = Open(dir, WithReadOnly())
+		if err != nil || s.LastSeq() != 1 {
+			t.Fatalf("reopened: %v", err)
+		}
+		s.Close()
+	}
+}
