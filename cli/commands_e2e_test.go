@@ -549,6 +549,20 @@ func completions(out string) []string {
 	return got
 }
 
+// killVacuum starts sluice vacuum --retain 0s in dir and kills it
+// (SIGKILL) after the given time, or lets it end if it ends sooner.
+func killVacuum(t *testing.T, dir string, after time.Duration) {
+	t.Helper()
+	cmd := exec.Command(sluice, "vacuum", "--retain", "0s")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(after)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+}
+
 // TestVacuumKilled kills sluice vacuum with SIGKILL at random moments,
 // while it removes rows and while it compacts: the storage is sound after
 // each kill, the current tables whole, the events all there, and a vacuum
@@ -563,14 +577,7 @@ func TestVacuumKilled(t *testing.T) {
 	events := lines(must(t, 0, sluice, shop, "events", "--format", "jsonl").stdout)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	for trial := range 8 {
-		cmd := exec.Command(sluice, "vacuum", "--retain", "0s")
-		cmd.Dir = shop
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(60 * time.Millisecond))))
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		killVacuum(t, shop, time.Duration(rng.Int63n(int64(60*time.Millisecond))))
 		// A dry run only reads: a storage the kill left open it refuses,
 		// as every reader does, and changes nothing. The next writer
 		// recovers it: vacuum again with a retention that removes nothing.
@@ -694,14 +701,7 @@ func TestVacuumStreamStateKilled(t *testing.T) {
 		clicks(fmt.Sprintf("%d.json", trial), n, n+35000)
 		n += 35000
 		must(t, 0, sluice, dir, "run")
-		cmd := exec.Command(sluice, "vacuum", "--retain", "0s")
-		cmd.Dir = dir
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(80 * time.Millisecond))))
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		killVacuum(t, dir, time.Duration(rng.Int63n(int64(80*time.Millisecond))))
 		must(t, 0, sluice, dir, "run") // recovers what the kill left
 		if out := must(t, 0, sluice, dir, "replay", "--verify").stdout; !strings.Contains(out, "checked after") {
 			t.Fatalf("trial %d: replay --verify: %s", trial, out)

@@ -48,6 +48,30 @@ func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 	return kept
 }
 
+// dedupClicks is the graph that loads the clicks of dir into raw and
+// deduplicates them into clean, by key, within a watermark of delay.
+func dedupClicks(dir string, delay time.Duration) *domain.Graph {
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: delay, DedupOn: []string{"key"}}
+	return newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+		appendFlow("load", "raw", from(jsonFiles(dir))),
+		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+}
+
+// cleanClicks is the rows of clean, each as writeClicks says it: key@at.
+func cleanClicks(t *testing.T, store *eventstore.Store) []string {
+	t.Helper()
+	clean, err := ReadTable(context.Background(), store, "clean", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	keys, ats := column(t, clean, "key"), column(t, clean, "at")
+	for i := range keys {
+		rows = append(rows, fmt.Sprintf("%d@%d", keys[i], ats[i]))
+	}
+	return rows
+}
+
 // TestStreamStateSnapshots: a deduplicating flow records a snapshot of
 // its state once the identities it recorded since the last reach eight
 // times the state's size; a restart folds the state from the latest
@@ -59,10 +83,7 @@ func TestStreamStateSnapshots(t *testing.T) {
 	store := openStore(t)
 	dir := t.TempDir()
 	want := writeClicks(t, dir, "1.json", 0, 40000)
-	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
-	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
-		appendFlow("load", "raw", from(jsonFiles(dir))),
-		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	g := dedupClicks(dir, time.Minute)
 	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
 	mustComplete(t, store, g, opts)
 
@@ -109,15 +130,7 @@ func TestStreamStateSnapshots(t *testing.T) {
 	// updates are dropped, the keys that came back are kept.
 	want = append(want, writeClicks(t, dir, "2.json", 40000, 41000)...)
 	mustComplete(t, store, g, opts)
-	clean, err := ReadTable(ctx, store, "clean", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	keys, ats := column(t, clean, "key"), column(t, clean, "at")
-	for i := range keys {
-		got = append(got, fmt.Sprintf("%d@%d", keys[i], ats[i]))
-	}
+	got := cleanClicks(t, store)
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -190,10 +203,7 @@ func TestVacuumStreamState(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	want := writeClicks(t, dir, "1.json", 0, 40000)
-	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
-	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
-		appendFlow("load", "raw", from(jsonFiles(dir))),
-		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	g := dedupClicks(dir, time.Minute)
 	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
 	mustComplete(t, store, g, opts)
 	want = append(want, writeClicks(t, dir, "2.json", 40000, 41000)...)
@@ -293,15 +303,7 @@ func TestVacuumStreamState(t *testing.T) {
 	// dropped, keys that came back kept.
 	want = append(want, writeClicks(t, dir, "3.json", 41000, 42000)...)
 	mustComplete(t, store, g, opts)
-	clean, err := ReadTable(ctx, store, "clean", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	keys, ats := column(t, clean, "key"), column(t, clean, "at")
-	for i := range keys {
-		got = append(got, fmt.Sprintf("%d@%d", keys[i], ats[i]))
-	}
+	got := cleanClicks(t, store)
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -338,10 +340,7 @@ func TestVacuumStreamStateRetention(t *testing.T) {
 	store := openStore(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
-	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
-		appendFlow("load", "raw", from(jsonFiles(dir))),
-		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	g := dedupClicks(dir, time.Minute)
 	opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}}
 	for i := range 3 { // a snapshot in each update, about
 		writeClicks(t, dir, fmt.Sprintf("%d.json", i), i*35000, (i+1)*35000)
@@ -463,10 +462,7 @@ func TestDedupStateSpilled(t *testing.T) {
 	writeClicks(t, dir, "1.json", 0, 20000)
 	// a delay of an hour: the 5,000 keys, each back every 5,000 seconds,
 	// all live at once
-	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Hour, DedupOn: []string{"key"}}
-	g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
-		appendFlow("load", "raw", from(jsonFiles(dir))),
-		appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w}))
+	g := dedupClicks(dir, time.Hour)
 	type state struct {
 		late, dups, rows int64
 		fingerprint      string
@@ -488,15 +484,7 @@ func TestDedupStateSpilled(t *testing.T) {
 				onDisk++
 			}
 		}
-		clean, err := ReadTable(ctx, store, "clean", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, ats := column(t, clean, "key"), column(t, clean, "at")
-		for i := range keys {
-			rows = append(rows, fmt.Sprintf("%d@%d", keys[i], ats[i]))
-		}
-		return states, rows, store, onDisk
+		return states, cleanClicks(t, store), store, onDisk
 	}
 	inMemory, want, _, none := run(-1)
 	spilled, got, store, onDisk := run(1)
