@@ -147,8 +147,10 @@ func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, sinc
 	}
 	pos := ids.base + uint64(len(ids.queue))
 	hash := identityHash(identity, expires)
-	ids.arena = append(ids.arena, identity...)
-	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
+	// grown, not append: append grows a long slice by a quarter, and each
+	// growth is fresh memory the process faults in page by page.
+	ids.arena = append(grown(ids.arena, len(identity)), identity...)
+	ids.queue = append(grown(ids.queue, 1), remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
 	if 2*(ids.live-ids.onDisk+1) > len(ids.slots) {
 		ids.grow()
 	}
