@@ -172,7 +172,7 @@ const DefaultSettleTime = 2 * time.Second
 // and by every Plan and Read.
 func Files(dir string, opts FileOptions) domain.Source {
 	o := opts
-	s := &fileSource{opts: o}
+	s := &fileSource{opts: o, spare: make(chan []byte, 1)}
 	o.Format = strings.ToLower(o.Format)
 	switch o.Format {
 	case "json", "jsonl", "ndjson":
@@ -237,7 +237,8 @@ func (s *fileSource) Validate() error { return s.invalid }
 type fileSource struct {
 	dir     string
 	opts    FileOptions
-	invalid error // an invalid option, reported by Validate, Plan and Read
+	invalid error       // an invalid option, reported by Validate, Plan and Read
+	spare   chan []byte // the read buffer kept for the next micro-batch (see takeBuffer)
 }
 
 func (s *fileSource) String() string { return s.opts.Format + " files in " + s.dir }
@@ -889,10 +890,9 @@ func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err err
 // next), or a run fail, the micro-batch is decoded again in one run, so that
 // the result (or the error) is always the one of a single decoding.
 //
-// The slices' bytes are mapped, not read (see mapped), and unmapped before
-// Read returns: the batch owns all it holds (see ownStrings), and a fault
-// reading them (the file shrank under the mapping) is a FAILED_READ_FILE
-// error.
+// The slices are read into the source's read buffer, which the next
+// micro-batch reads into again (see readBuffer): the batch owns all it
+// holds (see ownStrings).
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {
 		return nil, s.invalid
@@ -901,45 +901,98 @@ func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Ba
 	if err != nil {
 		return nil, err
 	}
-	maps := []mapped{}
-	defer func() {
-		for _, m := range maps {
-			m.unmap()
-		}
-	}()
-	var out *domain.Batch
-	err = s.guarded(&maps, func() (err error) {
-		out, err = s.readSlices(ctx, off.Files, &maps)
-		return err
-	})
-	return out, err
+	buf := s.takeBuffer(s.bytesOf(off.Files))
+	defer s.keepBuffer(buf)
+	return s.readSlices(ctx, off.Files, buf)
 }
 
-// readSlices reads and decodes slices, mapping them into maps.
-func (s *fileSource) readSlices(ctx context.Context, files []fileSlice, maps *[]mapped) (*domain.Batch, error) {
+// readSlices reads slices into buf, as far as it holds them, and decodes
+// them.
+func (s *fileSource) readSlices(ctx context.Context, files []fileSlice, buf []byte) (*domain.Batch, error) {
 	var pieces []piece
 	for _, f := range files {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		ps, err := s.readPieces(f, maps)
+		ps, err := s.readPieces(f, &buf)
 		if err != nil {
 			return nil, err
 		}
 		pieces = append(pieces, ps...)
 	}
-	out, err := s.decodeRuns(pieces, maps)
-	if err != nil && len(*maps) > 0 {
+	out, err := s.decodeRuns(pieces)
+	if err != nil {
 		// An error may quote the bytes it failed on: it is made again from
-		// a copy, as the mapped bytes go.
+		// a copy, as the read buffer is read into again.
 		return s.decode(copyPieces(pieces), linesOf(pieces))
 	}
-	return out, err
+	return out, nil
 }
 
-// decodeRuns decodes the pieces on every processor (see Read); maps are
-// the mappings their bytes may be in.
-func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, error) {
+// bytesOf is how many bytes the slices of a line-based file hold, as
+// planned (readPieces checks them against the files).
+func (s *fileSource) bytesOf(files []fileSlice) int64 {
+	if s.opts.Format == "parquet" {
+		return 0
+	}
+	var n int64
+	for _, f := range files {
+		if f.Start <= f.End && f.End <= f.Size {
+			n += f.End - f.Start
+		}
+	}
+	return n
+}
+
+// copyPieces is pieces with their bytes copied out of the read buffer.
+func copyPieces(pieces []piece) []piece {
+	out := make([]piece, len(pieces))
+	for i, p := range pieces {
+		p.data = strings.Clone(p.data)
+		out[i] = p
+	}
+	return out
+}
+
+// maxReadBuffer is the largest read buffer a source keeps for its next
+// micro-batch; a micro-batch of more bytes reads into fresh memory.
+const maxReadBuffer = 64 << 20
+
+// takeBuffer is a buffer of size bytes to read a micro-batch's slices
+// into: the one the last micro-batch read into when it is large enough.
+// Reading into memory already in use costs less than reading into fresh
+// memory, whose pages the process faults in one by one, and than reading
+// the file mapped, its pages missed in the translation cache one by one:
+// on a virtual machine, where faults and misses are dear, either cost more
+// than the decoding.
+func (s *fileSource) takeBuffer(size int64) []byte {
+	if size <= 0 || size > maxReadBuffer {
+		return nil
+	}
+	select {
+	case buf := <-s.spare:
+		if int64(cap(buf)) >= size {
+			return buf[:size]
+		}
+	default:
+	}
+	return make([]byte, size)
+}
+
+// keepBuffer keeps a read buffer for the next micro-batch, once nothing
+// of the one read into it shares it.
+func (s *fileSource) keepBuffer(buf []byte) {
+	if buf == nil {
+		return
+	}
+	select {
+	case s.spare <- buf[:0]:
+	default:
+	}
+}
+
+// decodeRuns decodes the pieces on every processor (see Read).
+func (s *fileSource) decodeRuns(pieces []piece) (*domain.Batch, error) {
 	runs := splitRuns(pieces, runtime.GOMAXPROCS(0))
 	if len(runs) > 1 {
 		parts := make([]*domain.Batch, len(runs))
@@ -954,12 +1007,7 @@ func (s *fileSource) decodeRuns(pieces []piece, maps *[]mapped) (*domain.Batch, 
 			if i == 0 {
 				rows = total
 			}
-			wg.Go(func() {
-				errs[i] = s.guarded(maps, func() (err error) {
-					parts[i], err = s.decode(run, rows)
-					return err
-				})
-			})
+			wg.Go(func() { parts[i], errs[i] = s.decode(run, rows) })
 		}
 		wg.Wait()
 		if errors.Join(errs...) == nil {
@@ -1005,10 +1053,10 @@ const pieceSize = 1 << 20
 
 // readPieces reads the bytes of a slice (of a line-based file) and cuts them
 // into pieces at line breaks; a CSV slice stays whole (a line break may be
-// inside a quoted field), and a Parquet slice is read when decoded. Into
-// maps, when not nil, the slice is mapped rather than read (see mapped),
-// and its mapping added, for the caller to unmap.
-func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
+// inside a quoted field), and a Parquet slice is read when decoded. The
+// bytes are read into the front of *buf, which is cut past them, when it
+// holds them, else into fresh memory.
+func (s *fileSource) readPieces(f fileSlice, buf *[]byte) ([]piece, error) {
 	if s.opts.Format == "parquet" {
 		return []piece{{f: f}}, nil
 	}
@@ -1031,25 +1079,22 @@ func (s *fileSource) readPieces(f fileSlice, maps *[]mapped) ([]piece, error) {
 				WithHint("put the file that was there back, or reset the flow's checkpoint (sluice run --reset-checkpoint FLOW) to read what is there now").WithNames(full)
 		}
 	}
-	var buf []byte
-	if maps != nil {
-		if m, ok := mapSlice(fh, f.Start, f.End); ok {
-			*maps = append(*maps, m)
-			buf = m.bytes(f.Start)
-		}
+	n := f.End - f.Start
+	var into []byte
+	if buf != nil && int64(len(*buf)) >= n {
+		into, *buf = (*buf)[:n:n], (*buf)[n:]
+	} else {
+		into = make([]byte, n)
 	}
-	if buf == nil {
-		buf = make([]byte, f.End-f.Start)
-		if _, err := fh.ReadAt(buf, f.Start); err != nil {
-			return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", full, err, f.End).
-				WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
-		}
+	if _, err := fh.ReadAt(into, f.Start); err != nil {
+		return nil, domain.Errorf(domain.CodeFileUnreadable, "file %s has fewer bytes (%v) than the %d it had when the micro-batch was planned", full, err, f.End).
+			WithHint("files must only grow once written; restore it or reset the flow's checkpoint").WithNames(full)
 	}
-	// The bytes are never written again: the rows' strings may share them
-	// while the micro-batch is decoded.
-	data := unsafe.String(unsafe.SliceData(buf), len(buf))
+	// The bytes are not written again while the micro-batch is decoded:
+	// the rows' strings may share them until the builder owns them.
+	data := unsafe.String(unsafe.SliceData(into), len(into))
 	if s.opts.Encoding == "latin1" {
-		data = latin1ToUTF8(buf)
+		data = latin1ToUTF8(into)
 	}
 	if f.Start == 0 {
 		data = strings.TrimPrefix(data, utf8BOM) // a mark of the encoding, not text

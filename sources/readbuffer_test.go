@@ -2,22 +2,20 @@ package sources
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/domain"
 )
 
-// TestReadOwnsItsRows: a micro-batch's slices are read mapped and unmapped
-// before Read returns, so nothing of the batch may share their bytes: not
-// the strings of nested values, not the names of inferred columns and
-// struct fields (keys of the records), not a CSV header's names. Reading
-// any of them after Read would fault; the batch must equal one decoded from
-// a copy of the bytes. The JSON file is large enough to be decoded in
-// parallel parts.
+// TestReadOwnsItsRows: a micro-batch's slices are read into the buffer the
+// next micro-batch reads into again, so nothing of the batch may share its
+// bytes: not the strings of nested values, not the names of inferred
+// columns and struct fields (keys of the records), not a CSV header's
+// names. The buffer is overwritten after Read, and the batch must still
+// equal one decoded from bytes of its own. The JSON file is large enough
+// to be decoded in parallel parts.
 func TestReadOwnsItsRows(t *testing.T) {
 	var js strings.Builder
 	for i := range 40000 {
@@ -59,7 +57,14 @@ func TestReadOwnsItsRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pieces, err := src.readPieces(offsetOf(t, end).Files[0], nil) // read, not mapped
+			buf := <-src.spare
+			if cap(buf) < len(tt.data) {
+				t.Fatalf("the read buffer kept holds %d bytes, fewer than the %d read", cap(buf), len(tt.data))
+			}
+			for i := range buf[:cap(buf)] {
+				buf[:cap(buf)][i] = '#'
+			}
+			pieces, err := src.readPieces(offsetOf(t, end).Files[0], nil) // into bytes of its own
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,56 +73,8 @@ func TestReadOwnsItsRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			if g, w := dump(got), dump(want); g != w {
-				t.Errorf("the batch read mapped differs from one decoded from a copy:\n%.400s\nwant\n%.400s", g, w)
+				t.Errorf("the batch read, its buffer overwritten, differs from one decoded from bytes of its own:\n%.400s\nwant\n%.400s", g, w)
 			}
 		})
 	}
-}
-
-// TestReadFileShrunkUnderMapping: a file that shrinks while its mapped
-// bytes are decoded is a retriable FAILED_READ_FILE error, not a crash; a
-// panic of anything else goes on.
-func TestReadFileShrunkUnderMapping(t *testing.T) {
-	dir := t.TempDir()
-	var sb strings.Builder
-	for i := range 20000 {
-		fmt.Fprintf(&sb, `{"id": %d, "name": "n%d"}`+"\n", i, i)
-	}
-	path := writeFile(t, dir, "a.json", sb.String(), baseTime)
-	src := newFiles(t, dir, FileOptions{Format: "json"}).(*fileSource)
-	end, ok, err := src.Plan(context.Background(), nil, domain.ReadLimit{})
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	var maps []mapped
-	defer func() {
-		for _, m := range maps {
-			m.unmap()
-		}
-	}()
-	pieces, err := src.readPieces(offsetOf(t, end).Files[0], &maps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(maps) != 1 {
-		t.Fatalf("%d mappings, want the slice mapped", len(maps))
-	}
-	if err := os.Truncate(path, 0); err != nil {
-		t.Fatal(err)
-	}
-	err = src.guarded(&maps, func() error {
-		_, err := src.decode(pieces, linesOf(pieces))
-		return err
-	})
-	var e *domain.Error
-	if !errors.As(err, &e) || e.Code != domain.CodeFileUnreadable || !e.Retriable {
-		t.Fatalf("decoding a file shrunk under its mapping: %v, want a retriable %s", err, domain.CodeFileUnreadable)
-	}
-
-	defer func() {
-		if p := recover(); p != "another panic" {
-			t.Errorf("a panic that is no fault of the mapping: recovered %v, want it to go on", p)
-		}
-	}()
-	_ = src.guarded(&maps, func() error { panic("another panic") })
 }
