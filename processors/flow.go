@@ -458,6 +458,14 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	if main := inputs[0]; main != nil {
 		info.NumRescued, info.NumMalformed = main.Rescued, main.Malformed
 	}
+	// The next micro-batch is read while this one is transformed and
+	// committed. A flow whose readers have yet to take half of what is
+	// held for them reads on when its commit is done, not ahead: a batch
+	// read ahead would find no room to be held, and its readers would take
+	// it from the log, decoded again, while they fall further behind.
+	if !recompute && r.target.Type != domain.SinkDataset && !u.committed.behind(f.Target) {
+		r.prefetch(ctx, info.Generation, info.End)
+	}
 	if w := f.Query.Input.Watermark; w != nil && inputs[0] != nil {
 		if r.stream == nil || r.stream.gen != info.Generation {
 			r.dropStream()
@@ -480,13 +488,6 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 			r.dropStream() // what apply remembered is not committed
 		}
 		return false, err
-	}
-	// A flow whose readers have yet to take half of what is held for them
-	// reads on when its commit is done, not ahead: a batch read ahead
-	// would find no room to be held, and its readers would take it from
-	// the log, decoded again, while they fall further behind.
-	if !recompute && r.target.Type != domain.SinkDataset && !u.committed.behind(f.Target) {
-		r.prefetch(ctx, info.Generation, info.End)
 	}
 	if err := r.commit(ctx, *info, rows, quality); err != nil {
 		r.dropNext()
