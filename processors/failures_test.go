@@ -528,3 +528,67 @@ func TestFullRefreshOfSinkIsRecorded(t *testing.T) {
 		t.Errorf("checkpoint resets %+v, want one with cause full_refresh", resets)
 	}
 }
+
+// TestPanicAfterDedupForgetsItsIdentities: a transform that panics after
+// the deduplication remembered a micro-batch's identities fails the
+// micro-batch, and what it remembered goes with it: the retry keeps every
+// row, rather than dropping them all as duplicates of rows never committed.
+func TestPanicAfterDedupForgetsItsIdentities(t *testing.T) {
+	store := openStore(t)
+	dir := t.TempDir()
+	want := writeClicks(t, dir, "1.json", 0, 100)
+	calls := 0
+	panicOnce := domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) {
+		if calls++; calls == 1 {
+			panic("user code")
+		}
+		return b, nil
+	})
+	w := &domain.Watermark{Column: "at", EventTime: eventTimeOf{"at", time.Second}, Delay: time.Minute, DedupOn: []string{"key"}}
+	g := newGraph("clicks", []*domain.Dataset{streamingTable("clean")},
+		appendFlow("dedup", "clean", domain.Input{Source: jsonFiles(dir), Streaming: true, Watermark: w}, panicOnce))
+	mustComplete(t, store, g, Options{Retry: RetryPolicy{Attempts: 2, Initial: time.Millisecond, Max: time.Millisecond}})
+	if calls < 2 {
+		t.Fatalf("the transform ran %d times, want a panic then a retry", calls)
+	}
+	if got := cleanClicks(t, store); !slices.Equal(got, want) {
+		t.Errorf("clean holds %d rows, want the %d kept", len(got), len(want))
+	}
+}
+
+// readsUntilCanceled is a source whose Read of the rows from `from` on
+// waits for its context to end, and says whether it did.
+type readsUntilCanceled struct {
+	domain.Source
+	from     int64
+	canceled chan bool
+}
+
+func (s *readsUntilCanceled) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
+	b, err := s.Source.Read(ctx, start, end)
+	if err == nil && b.Len() > 0 && b.Columns[0].Value(0).AsInt() >= s.from {
+		select {
+		case <-ctx.Done():
+			s.canceled <- true
+			return nil, ctx.Err()
+		case <-time.After(time.Minute): // a safety net: the test fails, it does not hang
+			s.canceled <- false
+		}
+	}
+	return b, err
+}
+
+// TestFailedMicroBatchStopsItsReadAhead: a micro-batch whose transform
+// fails stops the read-ahead of the next one, which will not be taken,
+// rather than waiting for it to be read.
+func TestFailedMicroBatchStopsItsReadAhead(t *testing.T) {
+	failing := domain.TransformFunc(func(context.Context, *domain.Batch) (*domain.Batch, error) {
+		return nil, errors.New("boom")
+	})
+	src := &readsUntilCanceled{Source: sources.Range(0, 4), from: 2, canceled: make(chan bool, 1)}
+	g := newGraph("slow", []*domain.Dataset{streamingTable("t")}, appendFlow("load", "t", from(src), failing))
+	mustFail(t, openStore(t), g, Options{Development: true, Limit: domain.ReadLimit{MaxRows: 2}}, domain.CodeUserFunctionFailed)
+	if !<-src.canceled {
+		t.Error("the read-ahead of the next micro-batch was not stopped when this one failed")
+	}
+}

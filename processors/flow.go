@@ -54,6 +54,7 @@ type prefetched struct {
 	inputs     []*domain.Batch
 	err        error
 	done       chan struct{}
+	cancel     context.CancelFunc // stops a read-ahead that will not be taken
 }
 
 // prefetch plans and reads, in the background, the micro-batch that follows
@@ -61,7 +62,8 @@ type prefetched struct {
 // of that one. It plans as the flow will once that one committed: from its
 // end, what it read of each file taken from its offset.
 func (r *flowRun) prefetch(ctx context.Context, gen int64, end domain.Offset) {
-	next := &prefetched{start: end, done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(ctx)
+	next := &prefetched{start: end, done: make(chan struct{}), cancel: cancel}
 	r.next = next
 	limit := r.u.opts.Limit
 	if r.f.Once {
@@ -96,6 +98,7 @@ func (r *flowRun) takeNext(cp eventstore.Checkpoint) (*prefetched, bool) {
 	}
 	r.next = nil
 	<-next.done
+	next.cancel()
 	if next.err != nil || cp.Planned != nil || !bytes.Equal(next.start, cp.Offset) {
 		return nil, false
 	}
@@ -114,9 +117,11 @@ func (r *flowRun) dropStream() {
 	r.stream = nil
 }
 
-// dropNext waits for a micro-batch read ahead that will not be taken.
+// dropNext stops a micro-batch read ahead that will not be taken, and
+// waits for it.
 func (r *flowRun) dropNext() {
 	if r.next != nil {
+		r.next.cancel()
 		<-r.next.done
 		r.next = nil
 	}
@@ -378,6 +383,15 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	defer func() { <-r.s.sem }()
 	defer func() {
 		if p := recover(); p != nil {
+			// What the micro-batch changed of the flow's state in memory
+			// was not committed: it is folded again from the log.
+			if r.pending != nil {
+				r.pending = nil
+				r.dropStream()
+			}
+			if t := r.s.changes[r.f.Target]; t != nil && r.f.Changes != nil {
+				t.loaded, t.state = false, nil
+			}
 			did, err = false, domain.Errorf(domain.CodeUserFunctionFailed, "flow %q panicked: %v", r.f.Name, p).
 				WithHint("fix the flow's source or functions; nothing of the micro-batch was committed").WithNames(r.f.Name).
 				AsRetriable() // as the same function failing with an error is

@@ -147,10 +147,15 @@ func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, sinc
 	}
 	pos := ids.base + uint64(len(ids.queue))
 	hash := identityHash(identity, expires)
-	// grown, not append: append grows a long slice by a quarter, and each
-	// growth is fresh memory the process faults in page by page.
-	ids.arena = append(grown(ids.arena, len(identity)), identity...)
-	ids.queue = append(grown(ids.queue, 1), remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
+	// Grown to twice their length, not by append's quarter (each growth of
+	// a long slice is fresh memory the process faults in page by page),
+	// while twice the memory the identities take is within their budget.
+	full := cap(ids.arena)-len(ids.arena) < len(identity) || len(ids.queue) == cap(ids.queue)
+	if full && (ids.budget <= 0 || 2*ids.memory() <= ids.budget) {
+		ids.arena, ids.queue = grown(ids.arena, len(identity)), grown(ids.queue, 1)
+	}
+	ids.arena = append(ids.arena, identity...)
+	ids.queue = append(ids.queue, remembered{end: len(ids.arena), expires: expires, hash: hash, tag: tag})
 	if 2*(ids.live-ids.onDisk+1) > len(ids.slots) {
 		ids.grow()
 	}

@@ -180,3 +180,39 @@ func checkSpill(t *testing.T, ids *identities) {
 		t.Fatalf("%d live identities, %d counted on disk and %d there; %d in an index of %d slots", ids.live, ids.onDisk, onDisk, indexed, len(ids.slots))
 	}
 }
+
+// TestIdentitiesGrowWithinBudget: the identities grow to twice their
+// length only while twice what they take is within their budget, so that a
+// micro-batch of new identities never takes twice the budget before the
+// spill at its end. Growing by doubling regardless reaches 2x (checked).
+func TestIdentitiesGrowWithinBudget(t *testing.T) {
+	const budget = 4 << 20
+	ids := newIdentities(budget)
+	defer func() {
+		if err := ids.close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	key, n, most := make([]byte, 24), 0, int64(0)
+	for range 60 {
+		for range 5000 {
+			copy(key, fmt.Sprintf("identity-%015d", n))
+			n++
+			ids.remember(key, math.MaxInt64/2, math.MinInt64)
+		}
+		most = max(most, ids.memory())
+		ids.spillIfOver()
+		if err := ids.failed(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids.runs) == 0 {
+		t.Fatal("nothing spilled: the test no longer tests the budget")
+	}
+	if most > budget*3/2 {
+		t.Errorf("the identities took %d bytes at the end of a micro-batch, past 1.5 times their budget of %d", most, budget)
+	}
+	if ids.len() != n {
+		t.Errorf("%d identities live, want %d", ids.len(), n)
+	}
+}

@@ -891,7 +891,7 @@ func (s *fileSource) parquetRows(f fileInfo) (rows int64, complete bool, err err
 // the result (or the error) is always the one of a single decoding.
 //
 // The slices are read into the source's read buffer, which the next
-// micro-batch reads into again (see readBuffer): the batch owns all it
+// micro-batch reads into again (see takeBuffer): the batch owns all it
 // holds (see ownStrings).
 func (s *fileSource) Read(ctx context.Context, _, end domain.Offset) (*domain.Batch, error) {
 	if s.invalid != nil {
