@@ -47,8 +47,11 @@ func openSpill(parent string) (*spill, error) {
 	return &spill{dir: dir, db: db}, nil
 }
 
+// spillErr is a failure of the spill: of the disk under it, which may pass
+// (space freed), so retriable; the retry folds the state again from the
+// log.
 func spillErr(err error, what string) error {
-	return domain.Wrap(domain.CodeCDCStateSpill, err, what)
+	return domain.Wrap(domain.CodeCDCStateSpill, err, what).AsRetriable()
 }
 
 // get reads the value spilled under order, if any.

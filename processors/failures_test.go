@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -590,5 +591,39 @@ func TestFailedMicroBatchStopsItsReadAhead(t *testing.T) {
 	mustFail(t, openStore(t), g, Options{Development: true, Limit: domain.ReadLimit{MaxRows: 2}}, domain.CodeUserFunctionFailed)
 	if !<-src.canceled {
 		t.Error("the read-ahead of the next micro-batch was not stopped when this one failed")
+	}
+}
+
+// TestStateSpillFailureIsRetried: a state spill that cannot be written
+// (here: the system's temporary directory is missing) is a failure of the
+// disk, which may pass, retried as one: the flow fails with the spill's
+// code once its attempts are spent.
+func TestStateSpillFailureIsRetried(t *testing.T) {
+	for _, tt := range []struct {
+		name, flow string
+		code       domain.Code
+		graph      func(t *testing.T) *domain.Graph
+	}{
+		{"deduplication", "dedup", domain.CodeDedupStateSpill, func(t *testing.T) *domain.Graph {
+			dir := t.TempDir()
+			writeClicks(t, dir, "1.json", 0, 5000)
+			return dedupClicks(dir, time.Hour)
+		}},
+		{"auto cdc", "apply", domain.CodeCDCStateSpill, func(*testing.T) *domain.Graph {
+			f := appendFlow("apply", "t", from(sources.Range(0, 5000)), asChanges)
+			f.Type, f.Changes = domain.FlowChange, &domain.ChangeSpec{Keys: []string{"id"}, SCDType: 1}
+			return newGraph("feed", []*domain.Dataset{streamingTable("t")}, f)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, store, missing := tt.graph(t), openStore(t), filepath.Join(t.TempDir(), "missing")
+			t.Setenv("TMPDIR", missing)
+			opts := Options{StateMemory: 1, Limit: domain.ReadLimit{MaxRows: 1000},
+				Retry: RetryPolicy{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}}
+			res := mustFail(t, store, g, opts, tt.code)
+			if n := retries(t, store, res.UpdateID, tt.flow); n != opts.Retry.Attempts {
+				t.Errorf("%d retries, want %d", n, opts.Retry.Attempts)
+			}
+		})
 	}
 }

@@ -359,6 +359,9 @@ func (ids *identities) close() error {
 	return nil
 }
 
+// dedupSpillErr is a failure of the spill: of the disk under it, which may
+// pass (space freed), so retriable; the retry folds the state again from
+// the log.
 func dedupSpillErr(err error, what string) error {
-	return domain.Wrap(domain.CodeDedupStateSpill, err, what)
+	return domain.Wrap(domain.CodeDedupStateSpill, err, what).AsRetriable()
 }
