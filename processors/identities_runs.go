@@ -1,7 +1,9 @@
 package processors
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -50,7 +52,9 @@ type runEntry struct {
 }
 
 // writeRun writes the identities of queue[from:to] (the live ones) to a
-// new file in dir.
+// new file in dir. The sections are written as they are made, through a
+// small buffer: what memory holds beside the queue is the identities'
+// hashes and entry numbers (12 bytes an identity, to sort), not the run.
 func (ids *identities) writeRun(dir string, from, to int) (*spillRun, error) {
 	f, err := os.CreateTemp(dir, "run-*")
 	if err != nil {
@@ -66,45 +70,48 @@ func (ids *identities) writeRun(dir string, from, to int) (*spillRun, error) {
 		hash  uint64
 		entry uint32
 	}
-	var entries, keys, data []byte
-	var byHash []keyed
-	var off int64
+	for i := from; i < to; i++ {
+		if ids.queue[i].tag != 0 { // a dead one holds back nothing (see each)
+			r.n++
+		}
+	}
+	r.hashes = int64(r.n) * runEntrySize
+	off := r.hashes + int64(r.n)*runHashSize // where the identities' bytes start
+	w := bufio.NewWriterSize(f, 64<<10)
+	byHash := make([]keyed, 0, r.n)
+	var b [runEntrySize]byte
 	for i := from; i < to; i++ {
 		q := ids.queue[i]
 		if q.tag == 0 {
-			continue // dead: it holds back nothing (see each)
+			continue
 		}
 		identity := ids.bytesAt(ids.base + uint64(i))
-		entries = binary.LittleEndian.AppendUint64(entries, uint64(q.expires))
-		entries = binary.LittleEndian.AppendUint64(entries, q.hash)
-		entries = binary.LittleEndian.AppendUint64(entries, uint64(off))
-		entries = binary.LittleEndian.AppendUint32(entries, uint32(len(identity)))
-		byHash = append(byHash, keyed{ids.hash(identity), uint32(r.n)})
-		data = append(data, identity...)
+		binary.LittleEndian.PutUint64(b[0:], uint64(q.expires))
+		binary.LittleEndian.PutUint64(b[8:], q.hash)
+		binary.LittleEndian.PutUint64(b[16:], uint64(off))
+		binary.LittleEndian.PutUint32(b[24:], uint32(len(identity)))
+		_, _ = w.Write(b[:]) // a failure of the writer sticks: Flush reports it
+		byHash = append(byHash, keyed{ids.hash(identity), uint32(len(byHash))})
 		off += int64(len(identity))
-		r.n++
 	}
-	sort.Slice(byHash, func(a, b int) bool { return byHash[a].hash < byHash[b].hash })
+	slices.SortFunc(byHash, func(a, b keyed) int { return cmp.Compare(a.hash, b.hash) })
 	r.filter = make([]uint64, 8*max(1, (r.n*runFilterBits+511)/512))
 	for j, k := range byHash {
-		keys = binary.LittleEndian.AppendUint64(keys, k.hash)
-		keys = binary.LittleEndian.AppendUint32(keys, k.entry)
+		binary.LittleEndian.PutUint64(b[0:], k.hash)
+		binary.LittleEndian.PutUint32(b[8:], k.entry)
+		_, _ = w.Write(b[:runHashSize])
 		if j%runSparse == 0 {
 			r.sparse = append(r.sparse, k.hash)
 		}
 		r.add(k.hash)
 	}
-	r.hashes = int64(len(entries))
-	dataAt := r.hashes + int64(len(keys))
-	// the bytes' offsets are from the start of their section
-	for j := 0; j < r.n; j++ {
-		p := entries[j*runEntrySize+16:]
-		binary.LittleEndian.PutUint64(p, binary.LittleEndian.Uint64(p)+uint64(dataAt))
-	}
-	for _, part := range [][]byte{entries, keys, data} {
-		if _, err := f.Write(part); err != nil {
-			return fail(err)
+	for i := from; i < to; i++ {
+		if ids.queue[i].tag != 0 {
+			_, _ = w.Write(ids.bytesAt(ids.base + uint64(i)))
 		}
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
 	}
 	r.dead = make([]uint64, (r.n+63)/64)
 	return r, nil
