@@ -34,6 +34,7 @@ type spillRun struct {
 	sparse []uint64 // the hash at every runSparse-th place in hash order
 	dead   []uint64 // a bit an identity: remembered anew since
 	front  int      // identities before it are forgotten
+	ahead  entries  // the entries from the front on, read a block at a time
 }
 
 const (
@@ -153,8 +154,40 @@ func (r *spillRun) entry(i int) (runEntry, error) {
 	if _, err := r.f.ReadAt(b[:], int64(i)*runEntrySize); err != nil {
 		return runEntry{}, err
 	}
-	return runEntry{int64(binary.LittleEndian.Uint64(b[:])), binary.LittleEndian.Uint64(b[8:]),
-		int64(binary.LittleEndian.Uint64(b[16:])), int(binary.LittleEndian.Uint32(b[24:]))}, nil
+	return decodeEntry(b[:]), nil
+}
+
+// entries reads a run's entries in order, a block at a time: forgetting
+// and a walk of the run read every entry from a place on, and a read of
+// each alone would be a call into the kernel an identity.
+type entries struct {
+	buf []byte
+	at  int // the entry buf starts with
+}
+
+// entriesAhead is how many entries a block holds.
+const entriesAhead = 2048
+
+// entryInOrder reads identity i's entry, reading the block from i on when
+// the last block read does not hold it.
+func (r *spillRun) entryInOrder(rd *entries, i int) (runEntry, error) {
+	if i < rd.at || (i-rd.at+1)*runEntrySize > len(rd.buf) {
+		n := min(r.n-i, entriesAhead)
+		if cap(rd.buf) < n*runEntrySize {
+			rd.buf = make([]byte, entriesAhead*runEntrySize)
+		}
+		rd.buf, rd.at = rd.buf[:n*runEntrySize], i
+		if _, err := r.f.ReadAt(rd.buf, int64(i)*runEntrySize); err != nil {
+			rd.buf = rd.buf[:0]
+			return runEntry{}, err
+		}
+	}
+	return decodeEntry(rd.buf[(i-rd.at)*runEntrySize:]), nil
+}
+
+func decodeEntry(b []byte) runEntry {
+	return runEntry{int64(binary.LittleEndian.Uint64(b)), binary.LittleEndian.Uint64(b[8:]),
+		int64(binary.LittleEndian.Uint64(b[16:])), int(binary.LittleEndian.Uint32(b[24:]))}
 }
 
 // find is the place in the run of identity, of index hash h, if the run
@@ -306,7 +339,7 @@ func (ids *identities) forgetRuns(t int64) bool {
 			if r.isDead(r.front) {
 				continue
 			}
-			e, err := r.entry(r.front)
+			e, err := r.entryInOrder(&r.ahead, r.front)
 			if err != nil {
 				ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
 				return false
@@ -330,11 +363,12 @@ func (ids *identities) forgetRuns(t int64) bool {
 // eachRun calls fn with the live identities of the runs, in queue order.
 func (ids *identities) eachRun(fn func(identity []byte, expires int64)) {
 	for _, r := range ids.runs {
+		var rd entries
 		for i := r.front; i < r.n; i++ {
 			if r.isDead(i) {
 				continue
 			}
-			e, err := r.entry(i)
+			e, err := r.entryInOrder(&rd, i)
 			var b []byte
 			if err == nil {
 				b = make([]byte, e.size)
