@@ -6,6 +6,8 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
@@ -267,6 +269,7 @@ func (ids *identities) spillIfOver() {
 	}
 	ids.runs = append(ids.runs, r)
 	ids.onDisk += r.n
+	ids.mergeRuns()
 	// The moved identities leave memory (live still: counted in live and
 	// sum): the queue, the arena and the index are made again at the size
 	// of what stays.
@@ -291,6 +294,229 @@ func (ids *identities) spillIfOver() {
 			ids.insert(slot{tag: q.tag, pos: uint32(ids.base + uint64(i))})
 		}
 	}
+}
+
+// mergeRuns merges the newest two runs into one while the older holds at
+// most twice the live identities of the newer, leaving the oldest run
+// (forgetting reads it from its front) as it is. The runs from the second
+// on so shrink by half or more from one to the next: however large the
+// state grows past its budget, a lookup asks a few runs' filters, about
+// the logarithm of the runs a spill makes, and an identity is written
+// again as many times at most.
+func (ids *identities) mergeRuns() {
+	for n := len(ids.runs); n >= 3 && ids.runs[n-2].live() <= 2*ids.runs[n-1].live(); n = len(ids.runs) {
+		merged, err := ids.mergeTwo(ids.runs[n-2], ids.runs[n-1])
+		if err != nil {
+			ids.err = dedupSpillErr(err, "merging files of the spill in "+ids.runDir)
+			return
+		}
+		for _, r := range ids.runs[n-2:] {
+			if err := r.close(); err != nil {
+				ids.err = dedupSpillErr(err, "removing a file of the spill in "+ids.runDir)
+			}
+		}
+		ids.runs = append(ids.runs[:n-2], merged)
+	}
+}
+
+// live is the number of the run's identities neither forgotten nor dead.
+func (r *spillRun) live() int {
+	dead := 0
+	for w, word := range r.dead {
+		switch lo := 64 * w; {
+		case lo+64 <= r.front:
+			continue
+		case lo < r.front:
+			word &^= 1<<(r.front-lo) - 1
+		}
+		dead += bits.OnesCount64(word)
+	}
+	return r.n - r.front - dead
+}
+
+// mergeTwo writes the live identities of runs a and b, a the older, to a
+// new run, in the same order, in three passes that read a and b in order:
+// the entries, the hashes (the two runs' hashes merged, each in order
+// already) and the bytes. What memory takes beside the new run's filter
+// and sparse index is a count of the dead identities for each 64 of a and
+// b, and the buffers.
+func (ids *identities) mergeTwo(a, b *spillRun) (*spillRun, error) {
+	f, err := os.CreateTemp(ids.runDir, "run-*")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*spillRun, error) {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, err
+	}
+	ra, rb := newRanks(a), newRanks(b)
+	m := &spillRun{f: f, n: ra.live + rb.live}
+	m.hashes = int64(m.n) * runEntrySize
+	dataAt := m.hashes + int64(m.n)*runHashSize
+	w := bufio.NewWriterSize(f, 64<<10)
+	var buf [runEntrySize]byte
+
+	// The entries, and where the live identities' bytes lie in a and b.
+	off := dataAt
+	for _, r := range []*spillRun{a, b} {
+		var rd entries
+		for i := r.front; i < r.n; i++ {
+			if r.isDead(i) {
+				continue
+			}
+			e, err := r.entryInOrder(&rd, i)
+			if err != nil {
+				return fail(err)
+			}
+			binary.LittleEndian.PutUint64(buf[0:], uint64(e.expires))
+			binary.LittleEndian.PutUint64(buf[8:], e.hash)
+			binary.LittleEndian.PutUint64(buf[16:], uint64(off))
+			binary.LittleEndian.PutUint32(buf[24:], uint32(e.size))
+			_, _ = w.Write(buf[:]) // a failure of the writer sticks: Flush reports it
+			off += int64(e.size)
+		}
+	}
+
+	// The hashes: the two runs' in order, merged, each entry numbered
+	// anew among the live ones (b's after a's).
+	m.filter = make([]uint64, 8*max(1, (m.n*runFilterBits+511)/512))
+	ha, hb := newHashReader(a), newHashReader(b)
+	next := func(h *hashReader, rk ranks, base int) (uint64, int, bool, error) {
+		for {
+			hash, i, ok, err := h.next()
+			if !ok || err != nil {
+				return 0, 0, ok, err
+			}
+			if i >= h.r.front && !h.r.isDead(i) {
+				return hash, base + rk.rank(i), true, nil
+			}
+		}
+	}
+	hA, iA, okA, err := next(ha, ra, 0)
+	if err != nil {
+		return fail(err)
+	}
+	hB, iB, okB, err := next(hb, rb, ra.live)
+	if err != nil {
+		return fail(err)
+	}
+	for j := 0; okA || okB; j++ {
+		var hash uint64
+		var entry int
+		if okA && (!okB || hA <= hB) {
+			hash, entry = hA, iA
+			hA, iA, okA, err = next(ha, ra, 0)
+		} else {
+			hash, entry = hB, iB
+			hB, iB, okB, err = next(hb, rb, ra.live)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		binary.LittleEndian.PutUint64(buf[0:], hash)
+		binary.LittleEndian.PutUint32(buf[8:], uint32(entry))
+		_, _ = w.Write(buf[:runHashSize])
+		if j%runSparse == 0 {
+			m.sparse = append(m.sparse, hash)
+		}
+		m.add(hash)
+	}
+
+	// The bytes, in the entries' order: each run's read in order, those
+	// of the dead identities skipped.
+	var p []byte
+	for _, r := range []*spillRun{a, b} {
+		if r.front == r.n {
+			continue
+		}
+		var rd entries
+		first, err := r.entryInOrder(&rd, r.front)
+		if err != nil {
+			return fail(err)
+		}
+		br := bufio.NewReaderSize(io.NewSectionReader(r.f, first.off, 1<<62), 64<<10)
+		for i := r.front; i < r.n; i++ {
+			e, err := r.entryInOrder(&rd, i)
+			if err != nil {
+				return fail(err)
+			}
+			p = slices.Grow(p[:0], e.size)[:e.size]
+			if _, err := io.ReadFull(br, p); err != nil {
+				return fail(err)
+			}
+			if !r.isDead(i) {
+				_, _ = w.Write(p)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	m.dead = make([]uint64, (m.n+63)/64)
+	return m, nil
+}
+
+// ranks numbers a run's live identities in order: dead[w] counts the dead
+// ones before identity 64w.
+type ranks struct {
+	r    *spillRun
+	dead []int
+	live int
+}
+
+func newRanks(r *spillRun) ranks {
+	rk := ranks{r: r, dead: make([]int, len(r.dead)+1)}
+	for w, word := range r.dead {
+		rk.dead[w+1] = rk.dead[w] + bits.OnesCount64(word)
+	}
+	rk.live = r.n - r.front - (rk.deadBefore(r.n) - rk.deadBefore(r.front))
+	return rk
+}
+
+// deadBefore is the number of dead identities before identity i.
+func (rk ranks) deadBefore(i int) int {
+	n := rk.dead[i/64]
+	if i%64 != 0 {
+		n += bits.OnesCount64(rk.r.dead[i/64] & (1<<(i%64) - 1))
+	}
+	return n
+}
+
+// rank is the number of live identities before identity i.
+func (rk ranks) rank(i int) int {
+	return i - rk.r.front - (rk.deadBefore(i) - rk.deadBefore(rk.r.front))
+}
+
+// hashReader reads a run's hashes in order, a block of entriesAhead at a
+// time.
+type hashReader struct {
+	r   *spillRun
+	buf []byte
+	pos int // the next hash to read
+	end int // buf holds the hashes up to here
+}
+
+func newHashReader(r *spillRun) *hashReader { return &hashReader{r: r} }
+
+// next is the next hash and its entry's number; ok is false past the last.
+func (h *hashReader) next() (hash uint64, entry int, ok bool, err error) {
+	if h.pos == h.r.n {
+		return 0, 0, false, nil
+	}
+	if h.pos == h.end { // blocks start at multiples of entriesAhead
+		n := min(h.r.n-h.pos, entriesAhead)
+		if h.buf == nil {
+			h.buf = make([]byte, entriesAhead*runHashSize)
+		}
+		if _, err := h.r.f.ReadAt(h.buf[:n*runHashSize], h.r.hashes+int64(h.pos)*runHashSize); err != nil {
+			return 0, 0, false, err
+		}
+		h.end = h.pos + n
+	}
+	k := h.buf[h.pos%entriesAhead*runHashSize:]
+	h.pos++
+	return binary.LittleEndian.Uint64(k), int(binary.LittleEndian.Uint32(k[8:])), true, nil
 }
 
 // spillAtLeast is the fewest queue entries a spill moves.

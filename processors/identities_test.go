@@ -179,6 +179,11 @@ func checkSpill(t *testing.T, ids *identities) {
 	if onDisk != ids.onDisk || indexed != ids.live-ids.onDisk || 2*indexed > len(ids.slots) {
 		t.Fatalf("%d live identities, %d counted on disk and %d there; %d in an index of %d slots", ids.live, ids.onDisk, onDisk, indexed, len(ids.slots))
 	}
+	// The runs are merged (see mergeRuns): of 3,000 keys, runs of 64 or
+	// more would be some 47 unmerged.
+	if len(ids.runs) > 10 {
+		t.Fatalf("%d runs: they are not merged", len(ids.runs))
+	}
 }
 
 // TestIdentitiesGrowWithinBudget: the identities grow to twice their
