@@ -41,7 +41,7 @@ func BenchmarkDedupSpilled(b *testing.B) {
 		}
 	}
 	// Identities forgotten as they come: a delay of two hours holds about
-	// 360,000 live, turning over eleven times; spilled, forgetting reads
+	// 720,000 live, turning over eleven times; spilled, forgetting reads
 	// the oldest run in order.
 	for _, budget := range []int64{4 << 20, -1} {
 		b.Run(fmt.Sprintf("rows=8000000/delay=2h/budget=%d", budget), func(b *testing.B) { benchDedup(b, 8_000_000, 2*time.Hour, budget) })

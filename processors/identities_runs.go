@@ -57,7 +57,7 @@ type runEntry struct {
 // writeRun writes the identities of queue[from:to] (the live ones) to a
 // new file in dir. The sections are written as they are made, through a
 // small buffer: what memory holds beside the queue is the identities'
-// hashes and entry numbers (12 bytes an identity, to sort), not the run.
+// hashes and entry numbers (16 bytes an identity, to sort), not the run.
 func (ids *identities) writeRun(dir string, from, to int) (*spillRun, error) {
 	f, err := os.CreateTemp(dir, "run-*")
 	if err != nil {
@@ -170,8 +170,8 @@ type entries struct {
 // entriesAhead is how many entries a block holds.
 const entriesAhead = 2048
 
-// entryInOrder reads identity i's entry, reading the block from i on when
-// the last block read does not hold it.
+// entryInOrder reads identity i's entry (i < r.n), reading the block from
+// i on when the last block read does not hold it.
 func (r *spillRun) entryInOrder(rd *entries, i int) (runEntry, error) {
 	if i < rd.at || (i-rd.at+1)*runEntrySize > len(rd.buf) {
 		n := min(r.n-i, entriesAhead)
@@ -298,11 +298,14 @@ func (ids *identities) spillIfOver() {
 
 // mergeRuns merges the newest two runs into one while the older holds at
 // most twice the live identities of the newer, leaving the oldest run
-// (forgetting reads it from its front) as it is. The runs from the second
-// on so shrink by half or more from one to the next: however large the
+// (forgetting reads it from its front) as it is. When a run is made, each
+// run from the second on so holds more than twice the live identities of
+// the next (deaths since may lessen an older one): however large the
 // state grows past its budget, a lookup asks a few runs' filters, about
 // the logarithm of the runs a spill makes, and an identity is written
-// again as many times at most.
+// again as many times at most. The merges run in the commit that spilled:
+// one spill may rewrite most of what is on disk, a cost spread over the
+// spills before it.
 func (ids *identities) mergeRuns() {
 	for n := len(ids.runs); n >= 3 && ids.runs[n-2].live() <= 2*ids.runs[n-1].live(); n = len(ids.runs) {
 		merged, err := ids.mergeTwo(ids.runs[n-2], ids.runs[n-1])
@@ -310,12 +313,15 @@ func (ids *identities) mergeRuns() {
 			ids.err = dedupSpillErr(err, "merging files of the spill in "+ids.runDir)
 			return
 		}
+		var cerr error
 		for _, r := range ids.runs[n-2:] {
-			if err := r.close(); err != nil {
-				ids.err = dedupSpillErr(err, "removing a file of the spill in "+ids.runDir)
-			}
+			cerr = errors.Join(cerr, r.close())
 		}
-		ids.runs = append(ids.runs[:n-2], merged)
+		ids.runs = append(ids.runs[:n-2], merged) // the merged run holds what they held
+		if cerr != nil {
+			ids.err = dedupSpillErr(cerr, "removing a file of the spill in "+ids.runDir)
+			return
+		}
 	}
 }
 
@@ -458,7 +464,8 @@ func (ids *identities) mergeTwo(a, b *spillRun) (*spillRun, error) {
 }
 
 // ranks numbers a run's live identities in order: dead[w] counts the dead
-// ones before identity 64w.
+// ones before identity 64w. (Only the oldest run, never merged, has
+// forgotten any: a merged run's front is 0; rank takes any front.)
 type ranks struct {
 	r    *spillRun
 	dead []int

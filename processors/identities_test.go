@@ -102,9 +102,9 @@ func TestIdentitiesMatchModel(t *testing.T) {
 				spills := 0
 				for step := 0; step < 5000; step++ {
 					if tc.spill && rng.IntN(300) == 0 {
-						before := len(ids.runs)
+						before := ids.onDisk
 						ids.spillIfOver()
-						if len(ids.runs) > before {
+						if ids.onDisk > before {
 							spills++
 						}
 					}
