@@ -557,43 +557,6 @@ func TestPanicAfterDedupForgetsItsIdentities(t *testing.T) {
 	}
 }
 
-// readsUntilCanceled is a source whose Read of the rows from `from` on
-// waits for its context to end, and says whether it did.
-type readsUntilCanceled struct {
-	domain.Source
-	from     int64
-	canceled chan bool
-}
-
-func (s *readsUntilCanceled) Read(ctx context.Context, start, end domain.Offset) (*domain.Batch, error) {
-	b, err := s.Source.Read(ctx, start, end)
-	if err == nil && b.Len() > 0 && b.Columns[0].Value(0).AsInt() >= s.from {
-		select {
-		case <-ctx.Done():
-			s.canceled <- true
-			return nil, ctx.Err()
-		case <-time.After(time.Minute): // a safety net: the test fails, it does not hang
-			s.canceled <- false
-		}
-	}
-	return b, err
-}
-
-// TestFailedMicroBatchStopsItsReadAhead: a micro-batch whose transform
-// fails stops the read-ahead of the next one, which will not be taken,
-// rather than waiting for it to be read.
-func TestFailedMicroBatchStopsItsReadAhead(t *testing.T) {
-	failing := domain.TransformFunc(func(context.Context, *domain.Batch) (*domain.Batch, error) {
-		return nil, errors.New("boom")
-	})
-	src := &readsUntilCanceled{Source: sources.Range(0, 4), from: 2, canceled: make(chan bool, 1)}
-	g := newGraph("slow", []*domain.Dataset{streamingTable("t")}, appendFlow("load", "t", from(src), failing))
-	mustFail(t, openStore(t), g, Options{Development: true, Limit: domain.ReadLimit{MaxRows: 2}}, domain.CodeUserFunctionFailed)
-	if !<-src.canceled {
-		t.Error("the read-ahead of the next micro-batch was not stopped when this one failed")
-	}
-}
-
 // TestStateSpillFailureIsRetried: a state spill that cannot be written
 // (here: the system's temporary directory is missing) is a failure of the
 // disk, which may pass, retried as one: the flow fails with the spill's

@@ -54,7 +54,6 @@ type prefetched struct {
 	inputs     []*domain.Batch
 	err        error
 	done       chan struct{}
-	cancel     context.CancelFunc // stops a read-ahead that will not be taken
 }
 
 // prefetch plans and reads, in the background, the micro-batch that follows
@@ -62,8 +61,7 @@ type prefetched struct {
 // of that one. It plans as the flow will once that one committed: from its
 // end, what it read of each file taken from its offset.
 func (r *flowRun) prefetch(ctx context.Context, gen int64, end domain.Offset) {
-	ctx, cancel := context.WithCancel(ctx)
-	next := &prefetched{start: end, done: make(chan struct{}), cancel: cancel}
+	next := &prefetched{start: end, done: make(chan struct{})}
 	r.next = next
 	limit := r.u.opts.Limit
 	if r.f.Once {
@@ -98,7 +96,6 @@ func (r *flowRun) takeNext(cp eventstore.Checkpoint) (*prefetched, bool) {
 	}
 	r.next = nil
 	<-next.done
-	next.cancel()
 	if next.err != nil || cp.Planned != nil || !bytes.Equal(next.start, cp.Offset) {
 		return nil, false
 	}
@@ -117,11 +114,11 @@ func (r *flowRun) dropStream() {
 	r.stream = nil
 }
 
-// dropNext stops a micro-batch read ahead that will not be taken, and
-// waits for it.
+// dropNext waits for a micro-batch read ahead that will not be taken. (It
+// is not stopped: a source may keep what it opened under the context it
+// was given, a subscription, for the micro-batches after.)
 func (r *flowRun) dropNext() {
 	if r.next != nil {
-		r.next.cancel()
 		<-r.next.done
 		r.next = nil
 	}
@@ -647,6 +644,10 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 	u, f := r.u, r.f
 	defer func() {
 		if err == nil {
+			// The flows that read the table are woken now, not when the
+			// event bus delivers the commit: it waits for every
+			// subscriber to take each event before the next.
+			r.s.wakeReaders(f.Target)
 			r.committed(ctx, info.End)
 		}
 	}()

@@ -347,17 +347,22 @@ func (s *scheduler) listen(ctx context.Context) error {
 		for msg := range msgs {
 			switch domain.EventType(msg.Metadata.Get("event_type")) {
 			case domain.EventBatchCommitted, domain.EventTableReset:
-				for _, f := range s.readers[msg.Metadata.Get("dataset")] {
-					select {
-					case s.wake[f] <- struct{}{}:
-					default: // already signaled
-					}
-				}
+				s.wakeReaders(msg.Metadata.Get("dataset"))
 			}
 			msg.Ack()
 		}
 	}()
 	return nil
+}
+
+// wakeReaders wakes the flows that read table.
+func (s *scheduler) wakeReaders(table string) {
+	for _, f := range s.readers[table] {
+		select {
+		case s.wake[f] <- struct{}{}:
+		default: // already signaled
+		}
+	}
 }
 
 func (u *update) flowProgress(f *domain.Flow, st domain.FlowStatus, reason string, m *domain.FlowMetrics) *domain.Event {
