@@ -109,9 +109,6 @@ func (ids *identities) lookup(identity []byte, tag uint32) (uint64, bool) {
 	return 0, false
 }
 
-// tag is the index's tag of an identity.
-func (ids *identities) tag(identity []byte) uint32 { return tagOf(ids.hash(identity)) }
-
 // warm reads the slot where the search for tag starts, so that a search
 // soon after finds it in the cache. A search reads one slot at random in a
 // large index, and waits for memory; warming the slots of many identities
@@ -124,18 +121,20 @@ func (ids *identities) warm(tag uint32) {
 // until since or later, and reports whether it did. An identity remembered
 // until before since is remembered anew.
 func (ids *identities) remember(identity []byte, expires, since int64) bool {
-	return ids.rememberTagged(identity, ids.tag(identity), expires, since)
+	return ids.rememberHashed(identity, ids.hash(identity), expires, since)
 }
 
-// rememberTagged is remember of an identity whose tag is known.
-func (ids *identities) rememberTagged(identity []byte, tag uint32, expires, since int64) bool {
+// rememberHashed is remember of an identity whose index hash h is known:
+// its tag finds it in memory, the whole hash in the runs on disk.
+func (ids *identities) rememberHashed(identity []byte, h uint64, expires, since int64) bool {
+	tag := tagOf(h)
 	if pos, ok := ids.lookup(identity, tag); ok {
 		if ids.queue[pos-ids.base].expires >= since {
 			return false
 		}
 		ids.drop(ids.slotOf(tag, pos), pos)
 	} else if len(ids.runs) > 0 {
-		if r, i, e, ok := ids.lookupRuns(identity); ok {
+		if r, i, e, ok := ids.lookupRuns(identity, h); ok {
 			if e.expires >= since {
 				return false
 			}
@@ -230,7 +229,7 @@ func (ids *identities) slotOf(tag uint32, pos uint64) int {
 // with when it expires: what a snapshot of the state holds. Remembering
 // them in that order makes the same state, as far as any answer or the
 // fingerprint tells: a dead identity in the queue expired before the
-// watermark of its death (see rememberTagged), and the watermark never
+// watermark of its death (see rememberHashed), and the watermark never
 // moves back, so it holds back no identity from being forgotten.
 func (ids *identities) each(fn func(identity []byte, expires int64)) {
 	ids.eachRun(fn)

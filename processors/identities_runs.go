@@ -546,8 +546,7 @@ func (ids *identities) failed() error { return ids.err }
 // its place there. (A copy that died in a run was remembered anew after
 // it: that one, in memory or a newer run, is found first, and forgotten
 // after it.)
-func (ids *identities) lookupRuns(identity []byte) (*spillRun, int, runEntry, bool) {
-	h := ids.hash(identity)
+func (ids *identities) lookupRuns(identity []byte, h uint64) (*spillRun, int, runEntry, bool) {
 	for j := len(ids.runs) - 1; j >= 0; j-- {
 		r := ids.runs[j]
 		i, e, ok, err := r.find(identity, h)

@@ -137,17 +137,17 @@ func (s *streamState) fold(ev *domain.Event) error {
 			size += len(id)
 		}
 		s.seen.reserve(b.Len(), size)
-		var tags [warmChunk]uint32
+		var hashes [warmChunk]uint64
 		for lo := 0; lo < b.Len(); lo += warmChunk { // as apply does (see warm)
 			hi := min(lo+warmChunk, b.Len())
 			for i := lo; i < hi; i++ {
-				tags[i-lo] = s.seen.tag([]byte(ids.Strs[i]))
+				hashes[i-lo] = s.seen.hash([]byte(ids.Strs[i]))
 			}
-			for _, tag := range tags[:hi-lo] {
-				s.seen.warm(tag)
+			for _, h := range hashes[:hi-lo] {
+				s.seen.warm(tagOf(h))
 			}
 			for i := lo; i < hi; i++ {
-				s.seen.rememberTagged([]byte(ids.Strs[i]), tags[i-lo], exp.Ints[i], math.MaxInt64)
+				s.seen.rememberHashed([]byte(ids.Strs[i]), hashes[i-lo], exp.Ints[i], math.MaxInt64)
 			}
 		}
 		if !st.Snapshot {
@@ -263,22 +263,22 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 		defer func() { sc.exps = exps.Ints }()
 	}
 	// Rows go through the state warmChunk at a time: first their
-	// identities, each with its tag, warming the index where it will be
-	// looked up; then the lookups.
+	// identities, each with its index hash, warming the index where it
+	// will be looked up; then the lookups.
 	var chunk []byte
 	var chunkEnds []int
-	var tags []uint32
+	var hashes []uint64
 	for lo := 0; lo < b.Len(); lo += warmChunk {
 		hi := min(lo+warmChunk, b.Len())
 		if idCols != nil {
-			chunk, chunkEnds, tags = chunk[:0], chunkEnds[:0], tags[:0]
+			chunk, chunkEnds, hashes = chunk[:0], chunkEnds[:0], hashes[:0]
 			for i := lo; i < hi; i++ {
 				start := len(chunk)
 				chunk = sql.AppendRowKey(chunk, idCols, i)
-				chunkEnds, tags = append(chunkEnds, len(chunk)), append(tags, s.seen.tag(chunk[start:]))
+				chunkEnds, hashes = append(chunkEnds, len(chunk)), append(hashes, s.seen.hash(chunk[start:]))
 			}
-			for _, tag := range tags { // a tight loop, so that many reads are in flight
-				s.seen.warm(tag)
+			for _, h := range hashes { // a tight loop, so that many reads are in flight
+				s.seen.warm(tagOf(h))
 			}
 		}
 		for i := lo; i < hi; i++ {
@@ -302,7 +302,7 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 				key := chunk[start:chunkEnds[j]]
 				// An identity whose state expired but is not forgotten yet
 				// (it waits behind a later one) is remembered anew.
-				if !s.seen.rememberTagged(key, tags[j], t+delay, s.watermark) {
+				if !s.seen.rememberHashed(key, hashes[j], t+delay, s.watermark) {
 					p.dups++
 					continue
 				}
