@@ -129,22 +129,39 @@ func (s *Sink) Deliver(ctx context.Context, b domain.SinkBatch) error {
 		}
 		return s.fail(b, err)
 	}
+	// A transaction that fails leaves its producer in an unknown state (a
+	// sequence the broker took out of order, an epoch fenced): the write
+	// is tried once more with a new producer, which fences the old one and
+	// reads the ledger again, so that the batch is written once whatever
+	// the first try left.
+	err = s.writeTransaction(ctx, b, records)
+	if err != nil && ctx.Err() == nil {
+		err = s.writeTransaction(ctx, b, records)
+	}
+	return s.fail(b, err)
+}
+
+// writeTransaction writes the records of batch b and its ledger record in
+// one transaction, unless the ledger holds b already.
+func (s *Sink) writeTransaction(ctx context.Context, b domain.SinkBatch, records []*kgo.Record) error {
 	id := TransactionalID(s.Pipeline, b.Sink, b.Flow)
 	cl, err := s.client(ctx, id)
 	if err != nil {
-		return s.fail(b, err)
+		return err
 	}
 	this := batchRef{b.Generation, b.BatchID}
 	last, err := s.lastWritten(ctx, cl, id)
 	if err != nil {
-		return s.fail(b, err)
+		s.reset(id)
+		return err
 	}
 	if !this.after(last) {
 		return nil // written, committed in Kafka, before the crash that brings it again
 	}
 	ledger := &kgo.Record{Topic: s.LedgerTopic, Key: []byte(id), Value: []byte(fmt.Sprintf("%d:%d", b.Generation, b.BatchID))}
 	if err := cl.BeginTransaction(); err != nil {
-		return s.fail(b, err)
+		s.reset(id)
+		return err
 	}
 	err = cl.ProduceSync(ctx, append(records, ledger)...).FirstErr()
 	commit := kgo.TransactionEndTry(err == nil)
@@ -153,7 +170,7 @@ func (s *Sink) Deliver(ctx context.Context, b domain.SinkBatch) error {
 	}
 	if err != nil {
 		s.reset(id) // a producer in an unknown state: a new one fences it
-		return s.fail(b, err)
+		return err
 	}
 	s.mu.Lock()
 	s.written[id] = this

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/sinks/kafka"
@@ -138,5 +140,54 @@ func TestAtLeastOnceAndErrors(t *testing.T) {
 		if _, err := kafka.NewSink("p", o); !errors.As(err, &de) || de.Code != domain.CodeSinkOption {
 			t.Errorf("%v: %v", o, err)
 		}
+	}
+}
+
+// TestExactlyOnceTriesAFailedTransactionAgain: a transaction the broker
+// fails (here: its records refused as out of sequence, once) is tried
+// again with a new producer, which fences the old one and reads the
+// ledger: the batch is delivered, and a read_committed consumer sees each
+// record once.
+func TestExactlyOnceTriesAFailedTransactionAgain(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "out"), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	produces, refused := 0, 0
+	c.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		pr := req.(*kmsg.ProduceRequest)
+		// The first produce is the ledger's fence (see lastWritten), the
+		// second the batch's transaction: that one is refused.
+		if produces++; produces != 2 {
+			return nil, nil, false
+		}
+		refused++
+		resp := pr.ResponseKind().(*kmsg.ProduceResponse)
+		for _, tp := range pr.Topics {
+			rt := kmsg.NewProduceResponseTopic()
+			rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
+			for _, p := range tp.Partitions {
+				rp := kmsg.NewProduceResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p.Partition, kerr.OutOfOrderSequenceNumber.Code
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, nil, true
+	})
+	opts := map[string]string{"bootstrapServers": fmt.Sprint(c.ListenAddrs()[0]), "topic": "out", "mode": "exactly_once"}
+	sink, err := kafka.NewSink("p", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Deliver(context.Background(), domain.SinkBatch{Sink: "s", Flow: "f", BatchID: 0, Rows: rows(t, 0, 10)}); err != nil {
+		t.Fatalf("a transaction failed once: %v", err)
+	}
+	if refused != 1 {
+		t.Fatalf("the broker refused %d produce requests, want the batch's first", refused)
+	}
+	if keys := committed(t, c.ListenAddrs(), "out", 10, true); len(keys) != 10 {
+		t.Fatalf("a read_committed consumer sees %d records, want each of 10 once: %v", len(keys), keys)
 	}
 }
