@@ -387,7 +387,10 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 				r.dropStream()
 			}
 			if t := r.s.changes[r.f.Target]; t != nil && r.f.Changes != nil {
+				lock := r.s.tableLocks[r.f.Target] // as a commit changes it
+				lock.Lock()
 				t.loaded, t.state = false, nil
+				lock.Unlock()
 			}
 			did, err = false, domain.Errorf(domain.CodeUserFunctionFailed, "flow %q panicked: %v", r.f.Name, p).
 				WithHint("fix the flow's source or functions; nothing of the micro-batch was committed").WithNames(r.f.Name).
