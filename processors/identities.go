@@ -230,7 +230,8 @@ func (ids *identities) slotOf(tag uint32, pos uint64) int {
 // them in that order makes the same state, as far as any answer or the
 // fingerprint tells: a dead identity in the queue expired before the
 // watermark of its death (see rememberHashed), and the watermark never
-// moves back, so it holds back no identity from being forgotten.
+// moves back, so it holds back no identity from being forgotten. fn must
+// not keep identity: its bytes are the state's own, or read into again.
 func (ids *identities) each(fn func(identity []byte, expires int64)) {
 	ids.eachRun(fn)
 	for i := ids.head; i < len(ids.queue); i++ {

@@ -59,64 +59,90 @@ type runEntry struct {
 // small buffer: what memory holds beside the queue is the identities'
 // hashes and entry numbers (16 bytes an identity, to sort), not the run.
 func (ids *identities) writeRun(dir string, from, to int) (*spillRun, error) {
-	f, err := os.CreateTemp(dir, "run-*")
-	if err != nil {
-		return nil, err
-	}
-	r := &spillRun{f: f}
-	fail := func(err error) (*spillRun, error) {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-		return nil, err
-	}
 	type keyed struct {
 		hash  uint64
 		entry uint32
 	}
+	n := 0
 	for i := from; i < to; i++ {
 		if ids.queue[i].tag != 0 { // a dead one holds back nothing (see each)
-			r.n++
+			n++
 		}
 	}
-	r.hashes = int64(r.n) * runEntrySize
-	off := r.hashes + int64(r.n)*runHashSize // where the identities' bytes start
-	w := bufio.NewWriterSize(f, 64<<10)
+	r, w, err := newRun(dir, n)
+	if err != nil {
+		return nil, err
+	}
+	off := r.bytesAt()
 	byHash := make([]keyed, 0, r.n)
-	var b [runEntrySize]byte
 	for i := from; i < to; i++ {
 		q := ids.queue[i]
 		if q.tag == 0 {
 			continue
 		}
 		identity := ids.bytesAt(ids.base + uint64(i))
-		binary.LittleEndian.PutUint64(b[0:], uint64(q.expires))
-		binary.LittleEndian.PutUint64(b[8:], q.hash)
-		binary.LittleEndian.PutUint64(b[16:], uint64(off))
-		binary.LittleEndian.PutUint32(b[24:], uint32(len(identity)))
-		_, _ = w.Write(b[:]) // a failure of the writer sticks: Flush reports it
+		writeEntry(w, runEntry{q.expires, q.hash, off, len(identity)})
 		byHash = append(byHash, keyed{ids.hash(identity), uint32(len(byHash))})
 		off += int64(len(identity))
 	}
 	slices.SortFunc(byHash, func(a, b keyed) int { return cmp.Compare(a.hash, b.hash) })
-	r.filter = make([]uint64, 8*max(1, (r.n*runFilterBits+511)/512))
 	for j, k := range byHash {
-		binary.LittleEndian.PutUint64(b[0:], k.hash)
-		binary.LittleEndian.PutUint32(b[8:], k.entry)
-		_, _ = w.Write(b[:runHashSize])
-		if j%runSparse == 0 {
-			r.sparse = append(r.sparse, k.hash)
-		}
-		r.add(k.hash)
+		r.writeHash(w, j, k.hash, int(k.entry))
 	}
 	for i := from; i < to; i++ {
 		if ids.queue[i].tag != 0 {
 			_, _ = w.Write(ids.bytesAt(ids.base + uint64(i)))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
+	return r.written(w)
+}
+
+// newRun creates the file of a run of n identities, to write through w:
+// its entries, then its hashes in order (writeHash), then its identities'
+// bytes, and then written.
+func newRun(dir string, n int) (*spillRun, *bufio.Writer, error) {
+	f, err := os.CreateTemp(dir, "run-*")
+	if err != nil {
+		return nil, nil, err
 	}
-	r.dead = make([]uint64, (r.n+63)/64)
+	r := &spillRun{f: f, n: n, hashes: int64(n) * runEntrySize,
+		filter: make([]uint64, 8*max(1, (n*runFilterBits+511)/512)), dead: make([]uint64, (n+63)/64)}
+	return r, bufio.NewWriterSize(f, 64<<10), nil
+}
+
+// bytesAt is where the run's identities' bytes start.
+func (r *spillRun) bytesAt() int64 { return r.hashes + int64(r.n)*runHashSize }
+
+// writeEntry writes an identity's entry. A failure of w sticks: written
+// reports it.
+func writeEntry(w *bufio.Writer, e runEntry) {
+	b := w.AvailableBuffer() // appended to in place, without a copy
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.expires))
+	b = binary.LittleEndian.AppendUint64(b, e.hash)
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.off))
+	b = binary.LittleEndian.AppendUint32(b, uint32(e.size))
+	_, _ = w.Write(b)
+}
+
+// writeHash writes the j-th hash in order, h of entry, noting it in the
+// filter and the sparse index.
+func (r *spillRun) writeHash(w *bufio.Writer, j int, h uint64, entry int) {
+	b := w.AvailableBuffer()
+	b = binary.LittleEndian.AppendUint64(b, h)
+	b = binary.LittleEndian.AppendUint32(b, uint32(entry))
+	_, _ = w.Write(b)
+	if j%runSparse == 0 {
+		r.sparse = append(r.sparse, h)
+	}
+	r.add(h)
+}
+
+// written ends the writing of a run; on a failure the file is removed.
+func (r *spillRun) written(w *bufio.Writer) (*spillRun, error) {
+	if err := w.Flush(); err != nil {
+		_ = r.close()
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -347,24 +373,18 @@ func (r *spillRun) live() int {
 // and sparse index is a count of the dead identities for each 64 of a and
 // b, and the buffers.
 func (ids *identities) mergeTwo(a, b *spillRun) (*spillRun, error) {
-	f, err := os.CreateTemp(ids.runDir, "run-*")
+	ra, rb := newRanks(a), newRanks(b)
+	m, w, err := newRun(ids.runDir, ra.live+rb.live)
 	if err != nil {
 		return nil, err
 	}
 	fail := func(err error) (*spillRun, error) {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
+		_ = m.close()
 		return nil, err
 	}
-	ra, rb := newRanks(a), newRanks(b)
-	m := &spillRun{f: f, n: ra.live + rb.live}
-	m.hashes = int64(m.n) * runEntrySize
-	dataAt := m.hashes + int64(m.n)*runHashSize
-	w := bufio.NewWriterSize(f, 64<<10)
-	var buf [runEntrySize]byte
 
 	// The entries, and where the live identities' bytes lie in a and b.
-	off := dataAt
+	off := m.bytesAt()
 	for _, r := range []*spillRun{a, b} {
 		var rd entries
 		for i := r.front; i < r.n; i++ {
@@ -375,18 +395,14 @@ func (ids *identities) mergeTwo(a, b *spillRun) (*spillRun, error) {
 			if err != nil {
 				return fail(err)
 			}
-			binary.LittleEndian.PutUint64(buf[0:], uint64(e.expires))
-			binary.LittleEndian.PutUint64(buf[8:], e.hash)
-			binary.LittleEndian.PutUint64(buf[16:], uint64(off))
-			binary.LittleEndian.PutUint32(buf[24:], uint32(e.size))
-			_, _ = w.Write(buf[:]) // a failure of the writer sticks: Flush reports it
+			e.off = off
+			writeEntry(w, e)
 			off += int64(e.size)
 		}
 	}
 
 	// The hashes: the two runs' in order, merged, each entry numbered
 	// anew among the live ones (b's after a's).
-	m.filter = make([]uint64, 8*max(1, (m.n*runFilterBits+511)/512))
 	ha, hb := newHashReader(a), newHashReader(b)
 	next := func(h *hashReader, rk ranks, base int) (uint64, int, bool, error) {
 		for {
@@ -420,47 +436,47 @@ func (ids *identities) mergeTwo(a, b *spillRun) (*spillRun, error) {
 		if err != nil {
 			return fail(err)
 		}
-		binary.LittleEndian.PutUint64(buf[0:], hash)
-		binary.LittleEndian.PutUint32(buf[8:], uint32(entry))
-		_, _ = w.Write(buf[:runHashSize])
-		if j%runSparse == 0 {
-			m.sparse = append(m.sparse, hash)
-		}
-		m.add(hash)
+		m.writeHash(w, j, hash, entry)
 	}
 
-	// The bytes, in the entries' order: each run's read in order, those
-	// of the dead identities skipped.
-	var p []byte
+	// The bytes, in the entries' order.
 	for _, r := range []*spillRun{a, b} {
-		if r.front == r.n {
-			continue
-		}
-		var rd entries
-		first, err := r.entryInOrder(&rd, r.front)
-		if err != nil {
+		if err := r.eachLive(func(identity []byte, _ runEntry) { _, _ = w.Write(identity) }); err != nil {
 			return fail(err)
 		}
-		br := bufio.NewReaderSize(io.NewSectionReader(r.f, first.off, 1<<62), 64<<10)
-		for i := r.front; i < r.n; i++ {
-			e, err := r.entryInOrder(&rd, i)
-			if err != nil {
-				return fail(err)
-			}
-			p = slices.Grow(p[:0], e.size)[:e.size]
-			if _, err := io.ReadFull(br, p); err != nil {
-				return fail(err)
-			}
-			if !r.isDead(i) {
-				_, _ = w.Write(p)
-			}
+	}
+	return m.written(w)
+}
+
+// eachLive calls fn with the run's live identities in order, each with its
+// entry, reading the entries and the bytes in order (the bytes of the
+// dead ones read and passed by). The bytes fn gets are read into again
+// after it returns.
+func (r *spillRun) eachLive(fn func(identity []byte, e runEntry)) error {
+	if r.front == r.n {
+		return nil
+	}
+	var rd entries
+	first, err := r.entryInOrder(&rd, r.front)
+	if err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(r.f, first.off, 1<<62), 64<<10)
+	var p []byte
+	for i := r.front; i < r.n; i++ {
+		e, err := r.entryInOrder(&rd, i)
+		if err != nil {
+			return err
+		}
+		p = slices.Grow(p[:0], e.size)[:e.size]
+		if _, err := io.ReadFull(br, p); err != nil {
+			return err
+		}
+		if !r.isDead(i) {
+			fn(p, e)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	m.dead = make([]uint64, (m.n+63)/64)
-	return m, nil
+	return nil
 }
 
 // ranks numbers a run's live identities in order: dead[w] counts the dead
@@ -595,22 +611,9 @@ func (ids *identities) forgetRuns(t int64) bool {
 // eachRun calls fn with the live identities of the runs, in queue order.
 func (ids *identities) eachRun(fn func(identity []byte, expires int64)) {
 	for _, r := range ids.runs {
-		var rd entries
-		for i := r.front; i < r.n; i++ {
-			if r.isDead(i) {
-				continue
-			}
-			e, err := r.entryInOrder(&rd, i)
-			var b []byte
-			if err == nil {
-				b = make([]byte, e.size)
-				_, err = r.f.ReadAt(b, e.off)
-			}
-			if err != nil {
-				ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
-				return
-			}
-			fn(b, e.expires)
+		if err := r.eachLive(func(identity []byte, e runEntry) { fn(identity, e.expires) }); err != nil {
+			ids.err = dedupSpillErr(err, "reading the spill in "+ids.runDir)
+			return
 		}
 	}
 }
