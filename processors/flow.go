@@ -114,6 +114,16 @@ func (r *flowRun) dropStream() {
 	r.stream = nil
 }
 
+// dropPending lets go of what apply remembered for a micro-batch that does
+// not commit: the stream state is folded again from the log when next
+// needed.
+func (r *flowRun) dropPending() {
+	if r.pending != nil {
+		r.pending = nil
+		r.dropStream()
+	}
+}
+
 // dropNext waits for a micro-batch read ahead that will not be taken. (It
 // is not stopped: a source may keep what it opened under the context it
 // was given, a subscription, for the micro-batches after.)
@@ -382,10 +392,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 		if p := recover(); p != nil {
 			// What the micro-batch changed of the flow's state in memory
 			// was not committed: it is folded again from the log.
-			if r.pending != nil {
-				r.pending = nil
-				r.dropStream()
-			}
+			r.dropPending()
 			if t := r.s.changes[r.f.Target]; t != nil && r.f.Changes != nil {
 				lock := r.s.tableLocks[r.f.Target] // as a commit changes it
 				lock.Lock()
@@ -497,10 +504,7 @@ func (r *flowRun) microBatch(ctx context.Context) (did bool, err error) {
 	}
 	rows, quality, err := r.transform(ctx, inputs)
 	if err != nil {
-		if r.pending != nil {
-			r.pending = nil
-			r.dropStream() // what apply remembered is not committed
-		}
+		r.dropPending()
 		return false, err
 	}
 	if err := r.commit(ctx, *info, rows, quality); err != nil {
