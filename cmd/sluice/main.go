@@ -4,7 +4,11 @@ package main
 
 import (
 	"github.com/sluicehq/sluice/cli"
+	"github.com/sluicehq/sluice/internal/hugepages"
 	"github.com/sluicehq/sluice/pipeline"
 )
 
-func main() { cli.Main(cli.RequireProject(pipeline.LoadSQLProject)) }
+func main() {
+	hugepages.Reserve()
+	cli.Main(cli.RequireProject(pipeline.LoadSQLProject))
+}

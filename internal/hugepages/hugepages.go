@@ -1,0 +1,18 @@
+// Package hugepages asks the operating system to back the Go heap with
+// transparent huge pages where it gives them only to those who ask.
+//
+// The first touch of each 4 KiB page of fresh memory is a page fault. A
+// stream processor's heap is mostly fresh memory: a micro-batch's columns,
+// the read buffers, a deduplication's identities, each growing to its peak
+// once. Under virtualization a fault is dear (about 10 µs on a small cloud
+// machine, 2.6 ms per MiB touched), and a run that peaks at 250 MiB spends
+// a fifth of its time there. A 2 MiB page is one fault for 512 of them.
+package hugepages
+
+// heapReserve is the most of the heap's address range marked for huge pages:
+// it costs address space, not memory, until the heap grows into it.
+const heapReserve = 1 << 30
+
+// hugePage is the size of a transparent huge page on the platforms that
+// have them.
+const hugePage = 2 << 20
