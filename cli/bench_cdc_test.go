@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/hugepages"
 	"github.com/sluicehq/sluice/pipeline"
 )
 
@@ -127,6 +128,7 @@ func BenchmarkPipelineDir(b *testing.B) {
 	if dir == "" {
 		b.Skip("set SLUICE_PIPELINE to a pipeline directory")
 	}
+	hugepages.Reserve() // as the sluice binary does
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		work := b.TempDir()
