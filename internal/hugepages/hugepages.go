@@ -9,10 +9,12 @@
 // a fifth of its time there. A 2 MiB page is one fault for 512 of them.
 package hugepages
 
-// heapReserve is the most of the heap's address range marked for huge pages:
-// it costs address space, not memory, until the heap grows into it.
+// heapReserve is the most of the heap's address range marked for huge
+// pages. It costs address space and the runtime's bookkeeping for it
+// (about 1.5 MiB), not memory, until the heap grows into it.
 const heapReserve = 1 << 30
 
-// hugePage is the size of a transparent huge page on the platforms that
-// have them.
+// hugePage is the size of the transparent huge pages asked for: the
+// x86-64 and 4 KiB-page arm64 size. Where the kernel's are larger (arm64
+// with 64 KiB pages: 512 MiB), one touch would take too much.
 const hugePage = 2 << 20
