@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"hash/maphash"
 	"slices"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // identities is the dedup state of a stream: the identities of the rows
@@ -295,9 +297,22 @@ func (ids *identities) forgetBefore(t int64) {
 }
 
 // identityHash is an identity's part of the state's fingerprint: a 64-bit
-// FNV-1a hash of it and its expiry. Unlike the index's hash it is the same
-// in every process, so that replay can compare it.
+// xxHash of it, its expiry mixed in. Unlike the index's hash it is the same
+// in every process, so that replay can compare it. It replaced the FNV-1a
+// hash of the first stores (legacyIdentityHash), which reads a byte at a
+// time and cost a dedup a fifth of its time.
 func identityHash(identity []byte, at int64) uint64 {
+	h := xxhash.Sum64(identity) ^ uint64(at)*0x9e3779b97f4a7c15
+	// splitmix64's finalizer, so that the expiry moves every bit
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// legacyIdentityHash is identityHash as the stores written before it
+// fingerprinted their state: a 64-bit FNV-1a hash of the identity and its
+// expiry (see streamState.legacyFingerprint).
+func legacyIdentityHash(identity []byte, at int64) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range identity {
 		h = (h ^ uint64(c)) * 1099511628211

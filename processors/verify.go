@@ -85,7 +85,7 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 				if !st.Snapshot || adopted { // its micro-batch's own event counts it, unless vacuum cut it
 					checked++
 				}
-				if got := s.fingerprint(); got != st.StateFingerprint {
+				if got := s.fingerprintAs(st.StateFingerprint); got != st.StateFingerprint {
 					return mismatch(fmt.Sprintf("flow %q", st.Flow), ev, st.StateFingerprint, got)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/domain"
@@ -206,9 +207,23 @@ func (s *streamState) sameAs(o *streamState) bool {
 }
 
 // fingerprint identifies the state: the sum of its identities' hashes,
-// with the watermark.
+// with the watermark, after "2-", the version of the identities' hash.
 func (s *streamState) fingerprint() string {
-	return fmt.Sprintf("%016x", s.seen.sum^uint64(s.watermark)*1099511628211)
+	return fmt.Sprintf("2-%016x", s.seen.sum^uint64(s.watermark)*1099511628211)
+}
+
+// fingerprintAs is the state's fingerprint in the form of recorded, a
+// fingerprint a micro-batch recorded: the one of the stores written
+// before the identities' hash changed (16 hexadecimal digits, no version)
+// is the sum of their FNV-1a hashes, computed anew over the state, which
+// replay alone asks for.
+func (s *streamState) fingerprintAs(recorded string) string {
+	if strings.HasPrefix(recorded, "2-") {
+		return s.fingerprint()
+	}
+	var sum uint64
+	s.seen.each(func(identity []byte, expires int64) { sum += legacyIdentityHash(identity, expires) })
+	return fmt.Sprintf("%016x", sum^uint64(s.watermark)*1099511628211)
 }
 
 // advance moves the watermark on as a committed micro-batch left it,
