@@ -148,6 +148,7 @@ func FuzzParseJSON(f *testing.F) {
 		"\"\xff\"", `{"k":"\u00e9\n"}`, ` 12 `, `{"a":{}}`, `[[[]]]`, `-1.5E-3`, `"\/"`,
 		`{"a long key":"a long value with \"quotes\" and \\ in it","b":"0123456789abcdef"}`,
 		"{\"sixteen bytes ok\":\"seven b\xc3\xa9 after\"}", "\"eight by\ttab\"", "\"1234567\x7f\x80\"",
+		"\"abcdefgh\\\"ijklmnop\"", "\"abcdefg\x1fhij\"", "\"abcdefghijklmno\xe9\"", "{\"abcdefghi\":\"0123456789\\u0041bcdefgh\"}",
 		`{"left":"x","from":2,"the":3}`, `{"le\u0066t":1,"fro\"m":2}`, `{"left":1,"from\n":2}`} {
 		f.Add(s)
 	}

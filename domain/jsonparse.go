@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -655,11 +656,37 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
+// load64 is the 8 bytes of s at i, little-endian (one load).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// notPlain8 marks, in the high bit of each byte, the bytes of w that
+// plainByte does not hold: a quote, a backslash, a control character or a
+// byte of 0x80 or more. Borrows may mark bytes above the lowest marked
+// one too, never one below it, so its lowest mark is exact.
+func notPlain8(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w | w) & highs
+}
+
 // str parses a quoted string; without escapes it is a slice of the text.
 func (p *jsonScanner) str() (string, error) {
 	p.pos++ // the opening quote
 	start := p.pos
 	ascii := true
+	// Eight bytes at a time to the first that is not plain: strings are
+	// most of a JSON line's bytes.
+	for p.pos+8 <= len(p.s) {
+		if special := notPlain8(load64(p.s, p.pos)); special != 0 {
+			p.pos += bits.TrailingZeros64(special) >> 3
+			break
+		}
+		p.pos += 8
+	}
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
 		if plainByte[c] {
