@@ -416,6 +416,17 @@ type StreamState struct {
 	// so that a replay of the log can check it rebuilt the same state.
 	StateFingerprint string `json:"state_fingerprint,omitempty"`
 	Snapshot         bool   `json:"snapshot,omitempty"`
+	// SnapshotPart numbers, from 1, the parts of a snapshot recorded in
+	// parts, as a state too large for one event is (0 for a snapshot in
+	// one event): each part holds the identities remembered after those of
+	// the part before. The parts but the last are committed one by one
+	// just before their micro-batch, and hold no fingerprint; the last is
+	// committed with the micro-batch and names the first by its seq
+	// (SnapshotFrom). A snapshot is whole once its last part is: the parts
+	// of a micro-batch that did not commit are read by no fold, and its
+	// retry records them anew.
+	SnapshotPart int    `json:"snapshot_part,omitempty"`
+	SnapshotFrom uint64 `json:"snapshot_from,omitempty"`
 	// IdentitiesRemoved says vacuum removed the event's identities (its
 	// data), a later snapshot holding the state.
 	IdentitiesRemoved *RowsRemoved `json:"identities_removed,omitempty"`

@@ -113,7 +113,8 @@ type Checkpoint struct {
 	QueryVersion string `json:"query_version,omitempty"`
 	Imported     bool   `json:"imported,omitempty"` // import_checkpoint was taken (never cleared, not even by reset: taken once)
 	// StreamStateFrom is the seq of the generation's latest stream_state
-	// snapshot (domain.StreamState): the flow's stream state is the fold
+	// snapshot (domain.StreamState), of its first part when it was
+	// recorded in parts: the flow's stream state is the fold
 	// of its events from there. 0 when there is none (a reset clears it,
 	// and leaves the checkpoint as stores before snapshots recorded it).
 	StreamStateFrom uint64 `json:"stream_state_from,omitempty"`
@@ -324,14 +325,17 @@ func (stateProjector) Apply(w ProjectionWriter, ev *domain.Event) error {
 		})
 	case domain.EventStreamState:
 		st := d.StreamState
-		if st == nil || !st.Snapshot {
-			return nil // the state's fold, which the flow reads from the log
+		if st == nil || !st.Snapshot || st.SnapshotPart > 0 && st.SnapshotFrom == 0 {
+			return nil // the state's fold, which the flow reads from the log; or a part of a snapshot, not its last
 		}
 		return updateCheckpoint(w, ev, st.Flow, func(c *Checkpoint) bool {
 			if st.Generation != c.Generation {
 				return false
 			}
 			c.StreamStateFrom = ev.Seq
+			if st.SnapshotFrom != 0 {
+				c.StreamStateFrom = st.SnapshotFrom // its first part
+			}
 			return true
 		})
 	case domain.EventCheckpointImported:

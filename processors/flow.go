@@ -681,7 +681,7 @@ func (r *flowRun) commit(ctx context.Context, info domain.BatchInfo, rows *domai
 		}
 		evs = append(evs, ev)
 		if r.stream.wantsSnapshot() {
-			snap, err := r.snapshotEvent(info, ev)
+			snap, err := r.snapshotEvent(ctx, info, ev)
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,7 @@ func stateEventOf(seq uint64, s *streamState, p *pendingState, snapshot bool) *d
 	var b *domain.Batch
 	if snapshot {
 		var err error
-		if b, err = s.snapshot(); err != nil {
+		if b, err = snapshotOf(s); err != nil {
 			panic(err)
 		}
 	} else {
@@ -35,6 +35,20 @@ func stateEventOf(seq uint64, s *streamState, p *pendingState, snapshot bool) *d
 		ev.Data = data
 	}
 	return ev
+}
+
+// snapshotOf is the data of a snapshot of s in one event.
+func snapshotOf(s *streamState) (*domain.Batch, error) {
+	ids := &domain.Column{Kind: domain.KindBytes}
+	exps := &domain.Column{Kind: domain.KindTimestamp}
+	s.seen.each(func(identity []byte, expires int64) {
+		ids.Strs = append(ids.Strs, string(identity))
+		exps.Ints = append(exps.Ints, expires)
+	})
+	if err := s.seen.failed(); err != nil {
+		return nil, err
+	}
+	return domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
 }
 
 // foldAll folds events as a load of the state does.

@@ -504,3 +504,241 @@ func TestDedupStateSpilled(t *testing.T) {
 		t.Fatalf("spill directories left behind: %v", left)
 	}
 }
+
+// writeDistinctClicks writes the rows [from, to) of a stream of clicks of
+// a key each: row i has key i at second i; every seventh row comes twice.
+func writeDistinctClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
+	t.Helper()
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i, i)
+		kept = append(kept, fmt.Sprintf("%d@%d", i, i))
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i, i)
+		}
+	}
+	writeFile(t, dir, name, b.String())
+	return kept
+}
+
+// TestSnapshotInParts: a state larger than a snapshot event takes is
+// recorded in parts, in memory and spilled alike: numbered from 1, the
+// parts but the last committed ahead of their micro-batch without a
+// fingerprint, the last naming the first, which the checkpoint folds
+// from. The fold from there is the whole fold; a restart goes on exactly,
+// passing over the parts of a micro-batch that did not commit; the
+// spilled state records the same events as the one in memory; replay's
+// check passes.
+func TestSnapshotInParts(t *testing.T) {
+	defer func(n int) { snapshotPartBytes = n }(snapshotPartBytes)
+	snapshotPartBytes = 20000 // about 1,200 identities of 9 bytes a part
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx := context.Background()
+	type recorded struct {
+		part     int
+		rows     int64
+		print    string
+		snapshot bool
+	}
+	run := func(budget int64) ([]recorded, []string) {
+		dir := t.TempDir()
+		// a key a second, for an hour, and a delay of an hour: about 7,200
+		// identities live at once, and a snapshot once 57,600 were recorded
+		want := writeDistinctClicks(t, dir, "1.json", 0, 60000)
+		g := dedupClicks(dir, time.Hour)
+		store := openStore(t)
+		opts := Options{Limit: domain.ReadLimit{MaxRows: 3000}, StateMemory: budget}
+		mustComplete(t, store, g, opts)
+
+		var parts []*domain.Event
+		onDisk := false
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			if ev.Details.StreamState.Snapshot {
+				parts = append(parts, ev)
+			}
+			onDisk = onDisk || strings.Contains(ev.Message, "are on disk")
+		}
+		if onDisk != (budget > 0) {
+			t.Fatalf("budget %d: the state on disk: %v", budget, onDisk)
+		}
+		if len(parts) < 3 {
+			t.Fatalf("budget %d: a snapshot of %d events, want 3 parts or more", budget, len(parts))
+		}
+		for i, ev := range parts {
+			st := ev.Details.StreamState
+			last := i == len(parts)-1
+			if st.SnapshotPart != i+1 || (st.SnapshotFrom != 0) != last || last && st.SnapshotFrom != parts[0].Seq ||
+				(st.StateFingerprint != "") != last || st.BatchID != parts[0].Details.StreamState.BatchID {
+				t.Fatalf("budget %d: part %d of %d: %+v", budget, i+1, len(parts), st)
+			}
+		}
+		cp, err := store.Checkpoint("dedup")
+		if err != nil || cp.StreamStateFrom != parts[0].Seq {
+			t.Fatalf("budget %d: the checkpoint folds from %d (%v), want the first part's seq %d", budget, cp.StreamStateFrom, err, parts[0].Seq)
+		}
+		fromSnapshot, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := loadStreamState(ctx, store, "dedup", cp.Generation, 0, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fromSnapshot.sameAs(whole) || whole.seen.len() < 7000 {
+			t.Fatalf("budget %d: the state folded from the snapshot (%d identities) differs from the whole fold (%d)", budget, fromSnapshot.seen.len(), whole.seen.len())
+		}
+		_, _ = fromSnapshot.close(), whole.close()
+
+		// The parts of the next micro-batch, committed before a crash
+		// kept it from committing: the restart passes over them.
+		next := *parts[0]
+		st := *next.Details.StreamState
+		st.BatchID = cp.NextBatchID
+		next.Details.StreamState, next.Seq, next.ID = &st, 0, ""
+		second := next
+		st2 := st
+		st2.SnapshotPart = 2
+		second.Details.StreamState = &st2
+		if _, err := store.Append(ctx, &next, &second); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, writeDistinctClicks(t, dir, "2.json", 60000, 61000)...)
+		mustComplete(t, store, g, opts)
+		got := cleanClicks(t, store)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("budget %d: clean holds %d rows, want %d", budget, len(got), len(want))
+		}
+		if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+			t.Fatalf("budget %d: VerifyState: %d checked, %v", budget, n, err)
+		}
+
+		// Vacuum past the retention removes the identities before the
+		// first part, none of the snapshot's: the state folds as before,
+		// and replay's check starts from the snapshot.
+		before, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Vacuum(ctx, store, VacuumOptions{Now: time.Now().Add(DefaultRetention + time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		removed := 0
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			if gone := ev.Details.StreamState.IdentitiesRemoved != nil; gone != (ev.Seq < parts[0].Seq) {
+				t.Fatalf("budget %d: event %d (part %d): identities removed %v", budget, ev.Seq, ev.Details.StreamState.SnapshotPart, gone)
+			} else if gone {
+				removed++
+			}
+		}
+		after, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, budget)
+		if err != nil || removed == 0 || !after.sameAs(before) {
+			t.Fatalf("budget %d: after vacuum (%d events' identities removed), the state folds differently (%v)", budget, removed, err)
+		}
+		_, _ = before.close(), after.close()
+		if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+			t.Fatalf("budget %d: VerifyState after vacuum: %d checked, %v", budget, n, err)
+		}
+		var out []recorded
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			st := ev.Details.StreamState
+			out = append(out, recorded{st.SnapshotPart, st.NumStateRows, st.StateFingerprint, st.Snapshot})
+		}
+		return out, got
+	}
+	inMemory, want := run(-1)
+	spilled, got := run(1)
+	if !slices.Equal(spilled, inMemory) {
+		t.Fatalf("the spilled state recorded\n%v\nin memory\n%v", spilled, inMemory)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the spilled state kept %d rows, in memory %d", len(got), len(want))
+	}
+}
+
+// TestSnapshotPartsFold: a snapshot in parts replaces the state at its
+// last part, which must name its first; parts that go on with no snapshot
+// being built (the parts of a micro-batch that did not commit, or a part
+// out of order) are passed over; replay's check finds a snapshot in parts
+// that is not the state its events built.
+func TestSnapshotPartsFold(t *testing.T) {
+	ctx := context.Background()
+	event := func(batch int64, part int, from uint64, ids ...string) *domain.Event {
+		exps := make([]int64, len(ids))
+		for i, id := range ids {
+			exps[i] = int64(id[0]) * 10
+			if strings.HasSuffix(id, "'") {
+				exps[i]++ // a lie: expires a microsecond later
+			}
+		}
+		b, err := domain.BatchOf(stateSchema, []*domain.Column{{Kind: domain.KindBytes, Strs: ids}, {Kind: domain.KindTimestamp, Ints: exps}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := domain.EncodeBatch(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := &domain.StreamState{Flow: "dedup", BatchID: batch, Snapshot: part > 0, SnapshotPart: part, SnapshotFrom: from}
+		return &domain.Event{Type: domain.EventStreamState, Level: domain.LevelInfo, Origin: domain.Origin{FlowName: "dedup"}, Data: data,
+			Details: domain.Details{StreamState: st}}
+	}
+	// appended puts evs in a new store one by one, a last part's from
+	// (given as the index of its first part in evs) made that part's seq.
+	appended := func(evs ...*domain.Event) *eventstore.Store {
+		store := openStore(t)
+		var seqs []uint64
+		for _, ev := range evs {
+			if st := ev.Details.StreamState; st.SnapshotFrom > 0 && int(st.SnapshotFrom) <= len(seqs) {
+				st.SnapshotFrom = seqs[st.SnapshotFrom-1]
+			}
+			got, err := store.Append(ctx, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, got...)
+		}
+		return store
+	}
+	identities := func(s *streamState) string {
+		var out []string
+		s.seen.each(func(identity []byte, expires int64) { out = append(out, fmt.Sprintf("%s@%d", identity, expires)) })
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		evs  []*domain.Event
+		want string // the state folded, or the error's code
+	}{
+		{"whole", []*domain.Event{event(0, 0, 0, "x"), event(1, 1, 0, "a", "b"), event(1, 2, 0, "c"), event(1, 0, 0, "d"), event(1, 3, 2, "d")},
+			"a@970 b@980 c@990 d@1000"},
+		{"a micro-batch that did not commit, then its retry", []*domain.Event{event(1, 1, 0, "p"), event(1, 2, 0, "q"),
+			event(1, 1, 0, "a"), event(1, 2, 0, "b"), event(1, 3, 3, "c")}, "a@970 b@980 c@990"},
+		{"a part out of order", []*domain.Event{event(0, 0, 0, "x"), event(1, 1, 0, "a"), event(1, 3, 2, "c")}, "x@1200"},
+		{"the parts of another micro-batch", []*domain.Event{event(1, 1, 0, "a"), event(2, 0, 0, "x"), event(2, 2, 1, "c")}, "x@1200"},
+		{"a last part naming another first", []*domain.Event{event(1, 1, 0, "a"), event(1, 1, 0, "b"), event(1, 2, 1, "c")}, string(domain.CodeStoreCorrupt)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := appended(tc.evs...)
+			s, err := loadStreamState(ctx, store, "dedup", 0, 0, 0)
+			got := string(domain.CodeOf(err))
+			if err == nil {
+				got = identities(s)
+				_ = s.close()
+			}
+			if got != tc.want {
+				t.Fatalf("folded %q, want %q", got, tc.want)
+			}
+		})
+	}
+
+	// replay's check: a snapshot in parts must be the state the events
+	// before it built
+	if _, err := VerifyState(ctx, appended(event(0, 0, 0, "a", "b", "c"), event(1, 1, 0, "a", "b"), event(1, 2, 2, "c"))); err != nil {
+		t.Fatalf("VerifyState of a true snapshot in parts: %v", err)
+	}
+	if _, err := VerifyState(ctx, appended(event(0, 0, 0, "a", "b", "c"), event(1, 1, 0, "a", "b"), event(1, 2, 2, "c'"))); domain.CodeOf(err) != domain.CodeProjectionMismatch {
+		t.Fatalf("VerifyState of a false snapshot in parts: %v, want PROJECTION_MISMATCH", err)
+	}
+}

@@ -86,7 +86,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		seq      uint64
 		gen      int64
 		at       time.Time
-		snapshot bool
+		snapshot bool // a snapshot begins here
 		bytes    int64
 	}
 	states := map[string][]stateEvent{}           // by flow
@@ -107,7 +107,11 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			switch {
 			case d.StreamState != nil:
 				st := d.StreamState
-				states[st.Flow] = append(states[st.Flow], stateEvent{ev.Seq, st.Generation, ev.Timestamp, st.Snapshot, int64(len(ev.Data))})
+				// A snapshot in parts is read from its first part on; the
+				// first part of a micro-batch that did not commit is followed
+				// by its retry's, moments later.
+				begins := st.Snapshot && st.SnapshotPart <= 1
+				states[st.Flow] = append(states[st.Flow], stateEvent{ev.Seq, st.Generation, ev.Timestamp, begins, int64(len(ev.Data))})
 				stateTable[st.Flow] = ev.Origin.DatasetName
 			case d.CheckpointReset != nil:
 				began(d.CheckpointReset.Flow, d.CheckpointReset.Generation)

@@ -2,6 +2,7 @@ package processors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -29,6 +30,19 @@ type streamState struct {
 	// the state's size (see wantsSnapshot).
 	recorded int
 	scratch  applyScratch
+	// parts is the snapshot being folded from its parts, nil when none is
+	// (see foldPart).
+	parts *snapshotParts
+}
+
+// snapshotParts is a snapshot recorded in parts, being folded: the state
+// its parts so far built, the micro-batch whose snapshot it is, the seq
+// of its first part and the number of the part it takes next.
+type snapshotParts struct {
+	state *streamState
+	batch int64
+	first uint64
+	next  int
 }
 
 // A snapshot is recorded once the identities recorded since the last one
@@ -40,6 +54,13 @@ const (
 	snapshotEvery   = 8
 	snapshotMinRows = 4096
 )
+
+// snapshotPartBytes bounds what one snapshot event holds: its identities'
+// bytes and 8 for each expiry. A larger state is recorded in parts, so that
+// no event outgrows what the store takes in one, and a state spilled to
+// disk is read from its runs part by part, never in memory whole.
+// (A variable, so that tests make states of many parts.)
+var snapshotPartBytes = 32 << 20
 
 // applyScratch is apply's room, kept from one micro-batch to the next, so
 // that each does not take (and clear) megabytes of fresh memory: nothing
@@ -98,17 +119,49 @@ func newStreamState(gen int64, budget int64) *streamState {
 	return &streamState{gen: gen, watermark: noWatermark, seen: newIdentities(budget)}
 }
 
-// close removes the identities the state moved to disk, if any.
-func (s *streamState) close() error { return s.seen.close() }
+// close removes the identities the state, or a snapshot being folded
+// from its parts, moved to disk, if any.
+func (s *streamState) close() error {
+	return errors.Join(s.dropParts(), s.seen.close())
+}
+
+// dropParts lets go of the snapshot being folded from its parts, if any.
+func (s *streamState) dropParts() error {
+	if s.parts == nil {
+		return nil
+	}
+	err := s.parts.state.close()
+	s.parts = nil
+	return err
+}
 
 // fold applies a stream_state event: the identities its micro-batch began
 // to remember, then its watermark; or a snapshot, which the state starts
-// again from.
+// again from (once its last part is folded, when it is in parts).
 func (s *streamState) fold(ev *domain.Event) error {
 	st := ev.Details.StreamState
 	if r := st.IdentitiesRemoved; r != nil {
 		return domain.Errorf(domain.CodeRowsVacuumed, "the identities of flow %q's stream state at event %d were removed by vacuum at %s (retention %s): a later snapshot holds the state",
 			st.Flow, ev.Seq, r.At.Format(time.RFC3339), r.Retention).WithNames(st.Flow)
+	}
+	if st.SnapshotPart > 0 {
+		snap, err := s.foldPart(ev)
+		if err != nil || snap == nil {
+			return err
+		}
+		if err := s.seen.close(); err != nil {
+			_ = snap.close()
+			return err
+		}
+		s.seen, s.recorded = snap.seen, 0
+		s.advance(&pendingState{watermark: snap.watermark})
+		return s.seen.failed()
+	}
+	if s.parts != nil && st.BatchID != s.parts.batch {
+		// the parts of a micro-batch that did not commit
+		if err := s.dropParts(); err != nil {
+			return err
+		}
 	}
 	p := &pendingState{watermark: noWatermark}
 	if st.Watermark != nil {
@@ -124,66 +177,92 @@ func (s *streamState) fold(ev *domain.Event) error {
 		}
 		s.seen, s.recorded = newIdentities(s.seen.budget), 0
 	}
-	if len(ev.Data) > 0 {
-		b, err := domain.DecodeBatch(ev.Data)
-		if err != nil {
-			return err
-		}
-		if !b.Schema.Equal(stateSchema) {
-			return domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", st.Flow, ev.Seq, b.Schema.Names())
-		}
-		ids, exp := b.Columns[0], b.Columns[1]
-		size := 0
-		for _, id := range ids.Strs {
-			size += len(id)
-		}
-		s.seen.reserve(b.Len(), size)
-		var hashes [warmChunk]uint64
-		for lo := 0; lo < b.Len(); lo += warmChunk { // as apply does (see warm)
-			hi := min(lo+warmChunk, b.Len())
-			for i := lo; i < hi; i++ {
-				hashes[i-lo] = s.seen.hash([]byte(ids.Strs[i]))
-			}
-			for _, h := range hashes[:hi-lo] {
-				s.seen.warm(tagOf(h))
-			}
-			for i := lo; i < hi; i++ {
-				s.seen.rememberHashed([]byte(ids.Strs[i]), hashes[i-lo], exp.Ints[i], math.MaxInt64)
-			}
-		}
-		if !st.Snapshot {
-			s.recorded += b.Len()
-		}
+	n, err := s.remember(ev)
+	if err != nil {
+		return err
+	}
+	if !st.Snapshot {
+		s.recorded += n
 	}
 	s.advance(p)
 	return s.seen.failed()
 }
 
-// wantsSnapshot reports whether the commit of the micro-batch being
-// committed records a snapshot of the state too (see snapshotEvery).
-// A state with identities on disk records none: a snapshot is one event,
-// in memory whole.
-func (s *streamState) wantsSnapshot() bool {
-	return len(s.seen.runs) == 0 && s.recorded >= snapshotEvery*max(s.seen.len(), snapshotMinRows)
-}
-
-// snapshot is the data of a snapshot of the state (see domain.StreamState).
-func (s *streamState) snapshot() (*domain.Batch, error) {
-	n := s.seen.len()
-	ids := &domain.Column{Kind: domain.KindBytes}
-	exps := &domain.Column{Kind: domain.KindTimestamp, Ints: make([]int64, 0, n)}
-	all := make([]byte, 0, len(s.seen.arena)) // the identities end to end
-	ends := make([]int, 0, n)
-	s.seen.each(func(identity []byte, expires int64) {
-		all = append(all, identity...)
-		ends = append(ends, len(all))
-		exps.Ints = append(exps.Ints, expires)
-	})
-	if err := s.seen.failed(); err != nil {
+// foldPart folds a part of a snapshot recorded in parts into the snapshot
+// it builds, and returns that snapshot, a state of its own, once its last
+// part is folded. A part that goes on with no snapshot being built is
+// passed over: a part of a micro-batch that did not commit, whose retry
+// recorded its parts anew from the first.
+func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
+	st := ev.Details.StreamState
+	if st.SnapshotPart == 1 {
+		if err := s.dropParts(); err != nil {
+			return nil, err
+		}
+		s.parts = &snapshotParts{state: &streamState{gen: s.gen, watermark: noWatermark, seen: newIdentities(s.seen.budget)}, batch: st.BatchID, first: ev.Seq, next: 1}
+	}
+	p := s.parts
+	if p == nil || st.BatchID != p.batch || st.SnapshotPart != p.next {
+		return nil, nil
+	}
+	if _, err := p.state.remember(ev); err != nil {
 		return nil, err
 	}
-	ids.Strs = cutStrings(all, ends)
-	return domain.BatchOf(stateSchema, []*domain.Column{ids, exps})
+	p.next++
+	if st.SnapshotFrom == 0 { // not the last
+		p.state.seen.spillIfOver()
+		return nil, p.state.seen.failed()
+	}
+	if st.SnapshotFrom != p.first {
+		return nil, domain.Errorf(domain.CodeStoreCorrupt, "the last part of flow %q's snapshot at event %d names its first part at event %d, but the parts before it begin at event %d",
+			st.Flow, ev.Seq, st.SnapshotFrom, p.first).WithHint("the log and the state it records disagree: report it, with the storage directory")
+	}
+	s.parts = nil
+	if st.Watermark != nil {
+		p.state.advance(&pendingState{watermark: st.Watermark.UnixMicro()})
+	}
+	return p.state, p.state.seen.failed()
+}
+
+// remember remembers the identities a stream_state event holds, in its
+// order, and returns how many.
+func (s *streamState) remember(ev *domain.Event) (int, error) {
+	if len(ev.Data) == 0 {
+		return 0, nil
+	}
+	b, err := domain.DecodeBatch(ev.Data)
+	if err != nil {
+		return 0, err
+	}
+	if !b.Schema.Equal(stateSchema) {
+		return 0, domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", ev.Details.StreamState.Flow, ev.Seq, b.Schema.Names())
+	}
+	ids, exp := b.Columns[0], b.Columns[1]
+	size := 0
+	for _, id := range ids.Strs {
+		size += len(id)
+	}
+	s.seen.reserve(b.Len(), size)
+	var hashes [warmChunk]uint64
+	for lo := 0; lo < b.Len(); lo += warmChunk { // as apply does (see warm)
+		hi := min(lo+warmChunk, b.Len())
+		for i := lo; i < hi; i++ {
+			hashes[i-lo] = s.seen.hash([]byte(ids.Strs[i]))
+		}
+		for _, h := range hashes[:hi-lo] {
+			s.seen.warm(tagOf(h))
+		}
+		for i := lo; i < hi; i++ {
+			s.seen.rememberHashed([]byte(ids.Strs[i]), hashes[i-lo], exp.Ints[i], math.MaxInt64)
+		}
+	}
+	return b.Len(), nil
+}
+
+// wantsSnapshot reports whether the commit of the micro-batch being
+// committed records a snapshot of the state too (see snapshotEvery).
+func (s *streamState) wantsSnapshot() bool {
+	return s.recorded >= snapshotEvery*max(s.seen.len(), snapshotMinRows)
 }
 
 // sameAs reports whether two states are the same: the watermark, and the
@@ -393,22 +472,82 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 }
 
 // snapshotEvent records a snapshot of the flow's stream state after the
-// micro-batch being committed (see domain.StreamState).
-func (r *flowRun) snapshotEvent(info domain.BatchInfo, prev *domain.Event) (*domain.Event, error) {
-	b, err := r.stream.snapshot()
+// micro-batch being committed (see domain.StreamState), and returns the
+// event its commit holds: the snapshot, or the last of its parts when the
+// state takes more than snapshotPartBytes, each part before it committed
+// on its own here, as it is read from the state (from disk first, when
+// the state spilled).
+func (r *flowRun) snapshotEvent(ctx context.Context, info domain.BatchInfo, prev *domain.Event) (*domain.Event, error) {
+	var (
+		all   []byte // the part's identities end to end
+		ends  []int
+		exps  []int64
+		part  int    // the parts committed
+		first uint64 // the seq of the first
+		err   error
+	)
+	event := func(n int) (*domain.Event, error) {
+		ids := &domain.Column{Kind: domain.KindBytes, Strs: cutStrings(all, ends)}
+		b, err := domain.BatchOf(stateSchema, []*domain.Column{ids, {Kind: domain.KindTimestamp, Ints: exps}})
+		if err != nil {
+			return nil, err
+		}
+		data, err := domain.EncodeBatch(b)
+		if err != nil {
+			return nil, err
+		}
+		st := *prev.Details.StreamState
+		st.NumLateRowsDropped, st.NumDuplicatesDropped, st.Snapshot = 0, 0, true
+		ev := r.batchEvent(domain.EventStreamState, info)
+		ev.Message = fmt.Sprintf("Flow %q batch %d: a snapshot of the stream state, %d identities remembered.", r.f.Name, info.BatchID, b.Len())
+		if n > 0 {
+			st.SnapshotPart = n
+			ev.Message = fmt.Sprintf("Flow %q batch %d: part %d of a snapshot of the stream state, %d identities.", r.f.Name, info.BatchID, st.SnapshotPart, b.Len())
+		}
+		ev.Details.StreamState = &st
+		ev.Data = data
+		all, ends, exps = all[:0], ends[:0], exps[:0]
+		return ev, nil
+	}
+	r.stream.seen.each(func(identity []byte, expires int64) {
+		if err != nil {
+			return
+		}
+		if len(all)+8*len(ends) >= snapshotPartBytes {
+			var ev *domain.Event
+			if ev, err = event(part + 1); err != nil {
+				return
+			}
+			ev.Details.StreamState.StateFingerprint = "" // the state's, checked at the last part
+			if err = r.u.append(ctx, ev); err != nil {
+				return
+			}
+			if part++; part == 1 {
+				first = ev.Seq
+			}
+		}
+		all = append(all, identity...)
+		ends = append(ends, len(all))
+		exps = append(exps, expires)
+	})
+	if err == nil {
+		err = r.stream.seen.failed()
+	}
 	if err != nil {
 		return nil, err
 	}
-	data, err := domain.EncodeBatch(b)
+	if part > 0 {
+		part++
+	}
+	last, err := event(part)
 	if err != nil {
 		return nil, err
 	}
-	st := *prev.Details.StreamState
-	st.NumLateRowsDropped, st.NumDuplicatesDropped, st.Snapshot = 0, 0, true
-	ev := r.batchEvent(domain.EventStreamState, info)
-	ev.Message = fmt.Sprintf("Flow %q batch %d: a snapshot of the stream state, %d identities remembered.", r.f.Name, info.BatchID, b.Len())
-	ev.Details.StreamState = &st
-	ev.Data = data
+	if part > 0 {
+		st := last.Details.StreamState
+		st.SnapshotFrom = first
+		last.Message = fmt.Sprintf("Flow %q batch %d: the last part (%d) of a snapshot of the stream state, %d identities remembered.", r.f.Name, info.BatchID, st.SnapshotPart, r.stream.seen.len())
+	}
 	r.stream.recorded = 0
-	return ev, nil
+	return last, nil
 }
