@@ -324,10 +324,15 @@ func (s *Store) take(r *appendReq) bool {
 	return true
 }
 
+// MaxEventBytes is the most bytes an event may take as stored (encoded,
+// and compressed when that is smaller): an Append of a larger one is
+// COMMIT_TOO_LARGE.
+func (s *Store) MaxEventBytes() int64 { return s.db.Opts().ValueLogFileSize - 1 }
+
 // prepare fills IDs and timestamps, encodes the events and decodes them back.
 func (s *Store) prepare(r *appendReq) error {
 	now := time.Now().UTC()
-	maxValue := s.db.Opts().ValueLogFileSize
+	maxValue := s.MaxEventBytes() + 1
 	r.encoded = make([][]byte, len(r.events))
 	r.decoded = make([]*domain.Event, len(r.events))
 	for i, ev := range r.events {

@@ -39,11 +39,14 @@ const (
 // stream state (domain.StreamState), which an older sluice would fold as
 // identities newly remembered, version 7 stream states whose identities
 // vacuum removed (IdentitiesRemoved), which an older sluice would fold as
-// remembering none, and so find every later state false; Open reads the
-// versions before too, and raises an older store it may write to to 7,
-// since an older sluice cannot read the entries written from then on. It
-// refuses any other version.
-const formatVersion = 7
+// remembering none, and so find every later state false, version 8
+// snapshots of a stream state in parts (SnapshotPart), which an older
+// sluice would fold each as the whole state, and state fingerprints of
+// another hash ("2-"), which it would find false; Open reads the versions
+// before too, and raises an older store it may write to to 8, since an
+// older sluice cannot read the entries written from then on. It refuses
+// any other version.
+const formatVersion = 8
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

@@ -90,6 +90,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 		bytes    int64
 	}
 	states := map[string][]stateEvent{}           // by flow
+	partsFrom := map[uint64]bool{}                // the first parts of the snapshots in parts
 	stateTable := map[string]string{}             // each deduplicating flow's table
 	restarted := map[string]map[int64]time.Time{} // when each checkpoint generation of a flow began
 	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted,
@@ -107,11 +108,13 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			switch {
 			case d.StreamState != nil:
 				st := d.StreamState
-				// A snapshot in parts is read from its first part on; the
-				// first part of a micro-batch that did not commit is followed
-				// by its retry's, moments later.
-				begins := st.Snapshot && st.SnapshotPart <= 1
-				states[st.Flow] = append(states[st.Flow], stateEvent{ev.Seq, st.Generation, ev.Timestamp, begins, int64(len(ev.Data))})
+				// A snapshot in parts begins at its first part, once its last
+				// names it (the parts of a micro-batch that did not commit
+				// begin none).
+				states[st.Flow] = append(states[st.Flow], stateEvent{ev.Seq, st.Generation, ev.Timestamp, st.Snapshot && st.SnapshotPart == 0, int64(len(ev.Data))})
+				if st.SnapshotFrom != 0 {
+					partsFrom[st.SnapshotFrom] = true
+				}
 				stateTable[st.Flow] = ev.Origin.DatasetName
 			case d.CheckpointReset != nil:
 				began(d.CheckpointReset.Flow, d.CheckpointReset.Generation)
@@ -241,6 +244,9 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 				return nil, err
 			}
 			evs := states[flow]
+			for j, e := range evs {
+				evs[j].snapshot = e.snapshot || partsFrom[e.seq]
+			}
 			var nextSnapshot time.Time // of the current generation, after the event at hand
 			var gone []uint64
 			for j := len(evs) - 1; j >= 0; j-- { // from the last, to know each event's next snapshot

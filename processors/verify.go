@@ -2,6 +2,7 @@ package processors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sluicehq/sluice/cdc"
@@ -63,6 +64,13 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 				if st.SnapshotPart > 0 {
 					var err error
 					if snap, err = s.foldPart(ev); err != nil || snap == nil {
+						if cut[k] && errors.Is(err, errPartsMissing) {
+							return nil // vacuum cut parts of it: the next snapshot is the one to start from
+						}
+						return err
+					}
+					if err := snap.seen.failed(); err != nil {
+						_ = snap.close()
 						return err
 					}
 				} else {

@@ -2,6 +2,7 @@ package processors
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -55,12 +56,17 @@ const (
 	snapshotMinRows = 4096
 )
 
-// snapshotPartBytes bounds what one snapshot event holds: its identities'
-// bytes and 8 for each expiry. A larger state is recorded in parts, so that
-// no event outgrows what the store takes in one, and a state spilled to
-// disk is read from its runs part by part, never in memory whole.
-// (A variable, so that tests make states of many parts.)
-var snapshotPartBytes = 32 << 20
+// snapshotPartBytes bounds what one snapshot event holds, as the most its
+// identities may take encoded (identityBytes), and half what the store
+// takes in one event at most. A larger state is recorded in parts, so that
+// no event outgrows the store, and a state spilled to disk is read from
+// its runs part by part, never in memory whole. (A variable, so that tests
+// make states of many parts.)
+var snapshotPartBytes = 16 << 20
+
+// identityBytes is the most an identity takes in a stream_state event's
+// data: its bytes, their length and its expiry, each a varint.
+func identityBytes(identity []byte) int { return len(identity) + 2*binary.MaxVarintLen64 }
 
 // applyScratch is apply's room, kept from one micro-batch to the next, so
 // that each does not take (and clear) megabytes of fresh memory: nothing
@@ -100,6 +106,11 @@ func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, 
 		}
 		return nil
 	})
+	if err == nil {
+		// the parts of a micro-batch that did not commit, at the end of
+		// the log: its retry records them anew
+		err = s.dropParts()
+	}
 	if err != nil {
 		_ = s.close()
 		return nil, err
@@ -149,6 +160,10 @@ func (s *streamState) fold(ev *domain.Event) error {
 		if err != nil || snap == nil {
 			return err
 		}
+		if err := snap.seen.failed(); err != nil {
+			_ = snap.close()
+			return err
+		}
 		if err := s.seen.close(); err != nil {
 			_ = snap.close()
 			return err
@@ -192,7 +207,10 @@ func (s *streamState) fold(ev *domain.Event) error {
 // it builds, and returns that snapshot, a state of its own, once its last
 // part is folded. A part that goes on with no snapshot being built is
 // passed over: a part of a micro-batch that did not commit, whose retry
-// recorded its parts anew from the first.
+// recorded its parts anew from the first. A last part is committed only
+// after every part before it: one that ends no snapshot being built is
+// STORE_CORRUPT, errPartsMissing (which replay passes over where vacuum
+// cut the parts before it).
 func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
 	st := ev.Details.StreamState
 	if st.SnapshotPart == 1 {
@@ -203,6 +221,10 @@ func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
 	}
 	p := s.parts
 	if p == nil || st.BatchID != p.batch || st.SnapshotPart != p.next {
+		if st.SnapshotFrom != 0 {
+			return nil, domain.Wrap(domain.CodeStoreCorrupt, errPartsMissing, fmt.Sprintf("flow %q's snapshot in parts ending at event %d (part %d, the first at event %d)", st.Flow, ev.Seq, st.SnapshotPart, st.SnapshotFrom)).
+				WithHint("the log and the state it records disagree: report it, with the storage directory")
+		}
 		return nil, nil
 	}
 	if _, err := p.state.remember(ev); err != nil {
@@ -221,8 +243,12 @@ func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
 	if st.Watermark != nil {
 		p.state.advance(&pendingState{watermark: st.Watermark.UnixMicro()})
 	}
-	return p.state, p.state.seen.failed()
+	return p.state, nil
 }
+
+// errPartsMissing is a last part of a snapshot whose parts before it were
+// not all folded, in order.
+var errPartsMissing = errors.New("the parts before its last are not all in the log, in order")
 
 // remember remembers the identities a stream_state event holds, in its
 // order, and returns how many.
@@ -482,10 +508,12 @@ func (r *flowRun) snapshotEvent(ctx context.Context, info domain.BatchInfo, prev
 		all   []byte // the part's identities end to end
 		ends  []int
 		exps  []int64
+		size  int    // the most they take encoded
 		part  int    // the parts committed
 		first uint64 // the seq of the first
 		err   error
 	)
+	limit := min(snapshotPartBytes, int(r.u.store.MaxEventBytes()/2))
 	event := func(n int) (*domain.Event, error) {
 		ids := &domain.Column{Kind: domain.KindBytes, Strs: cutStrings(all, ends)}
 		b, err := domain.BatchOf(stateSchema, []*domain.Column{ids, {Kind: domain.KindTimestamp, Ints: exps}})
@@ -506,14 +534,14 @@ func (r *flowRun) snapshotEvent(ctx context.Context, info domain.BatchInfo, prev
 		}
 		ev.Details.StreamState = &st
 		ev.Data = data
-		all, ends, exps = all[:0], ends[:0], exps[:0]
+		all, ends, exps, size = all[:0], ends[:0], exps[:0], 0
 		return ev, nil
 	}
 	r.stream.seen.each(func(identity []byte, expires int64) {
 		if err != nil {
 			return
 		}
-		if len(all)+8*len(ends) >= snapshotPartBytes {
+		if n := identityBytes(identity); size+n > limit && len(ends) > 0 {
 			var ev *domain.Event
 			if ev, err = event(part + 1); err != nil {
 				return
@@ -529,6 +557,7 @@ func (r *flowRun) snapshotEvent(ctx context.Context, info domain.BatchInfo, prev
 		all = append(all, identity...)
 		ends = append(ends, len(all))
 		exps = append(exps, expires)
+		size += identityBytes(identity)
 	})
 	if err == nil {
 		err = r.stream.seen.failed()
