@@ -416,6 +416,12 @@ type StreamState struct {
 	// so that a replay of the log can check it rebuilt the same state.
 	StateFingerprint string `json:"state_fingerprint,omitempty"`
 	Snapshot         bool   `json:"snapshot,omitempty"`
+	// IdentitiesOf says the event's data is a selection of stored rows
+	// (EncodeSelection), the rows whose identities the micro-batch began to
+	// remember, rather than the identities themselves: those are the
+	// flow's rows as it read them from its input table, and this
+	// records them in a few bits a row. Snapshots hold the identities.
+	IdentitiesOf *IdentityRows `json:"identities_of,omitempty"`
 	// SnapshotPart numbers, from 1, the parts of a snapshot recorded in
 	// parts, as a state too large for one event is (0 for a snapshot in
 	// one event): each part holds the identities remembered after those of
@@ -430,4 +436,15 @@ type StreamState struct {
 	// IdentitiesRemoved says vacuum removed the event's identities (its
 	// data), a later snapshot holding the state.
 	IdentitiesRemoved *RowsRemoved `json:"identities_removed,omitempty"`
+}
+
+// IdentityRows is how a stream_state event's selection of rows gives
+// identities: the rows are of the table Table; each row's identity is the
+// key of its columns Columns (in the deduplication's encoding), remembered
+// until its TIMESTAMP column EventTime plus Delay (microseconds).
+type IdentityRows struct {
+	Table     string   `json:"table"`
+	Columns   []string `json:"columns"`
+	EventTime string   `json:"event_time"`
+	Delay     int64    `json:"delay_us"`
 }

@@ -116,6 +116,28 @@ func (b *Batch) KeepRowsOf(src *Batch, keep []int) {
 	b.origin = &storedOrigin{schema: o.schema, table: o.table, batches: o.batches, keep: narrowed}
 }
 
+// SelectionOf is the rows keep of b (ascending) as a selection of the
+// stored rows b is, when b's rows are stored and keep ascends: what
+// KeepRowsOf notes on a batch of those rows, without the batch.
+func (b *Batch) SelectionOf(keep []int) (Selection, bool) {
+	sel, ok := b.Selection()
+	if !ok || len(keep) == 0 {
+		return Selection{}, false
+	}
+	narrowed := make([]int, len(keep))
+	for i, k := range keep {
+		if k < 0 || k >= b.Len() || i > 0 && k <= keep[i-1] {
+			return Selection{}, false
+		}
+		if sel.Keep != nil {
+			k = sel.Keep[k]
+		}
+		narrowed[i] = k
+	}
+	sel.Keep = narrowed
+	return sel, true
+}
+
 // SameColumnsAs notes that b is src under another schema, when b holds
 // src's own columns in src's order: a projection of every column (SELECT
 // *). Whether the schema is still the stored one is for Selection to say.

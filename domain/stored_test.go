@@ -221,3 +221,43 @@ func FuzzDecodeSelection(f *testing.F) {
 		}
 	})
 }
+
+// TestSelectionOf: rows of a batch as a selection of the stored rows it
+// is, without a batch of them: what KeepRowsOf notes on one.
+func TestSelectionOf(t *testing.T) {
+	whole := func() *Batch { return storedInts(t, "t", 10, 0, 1, 2, 3, 4) }
+	someOf := func() *Batch { return whole().Select([]int{1, 3, 4}) } // rows 1, 3 and 4 of the stored batch
+	unstored := func() *Batch { return whole().Unstored() }
+	for _, c := range []struct {
+		name  string
+		batch func() *Batch
+		keep  []int
+		want  []int // the selection's Keep; nil for none
+	}{
+		{"rows of a stored batch", whole, []int{0, 2, 4}, []int{0, 2, 4}},
+		{"rows of a selection", someOf, []int{0, 2}, []int{1, 4}},
+		{"every row", whole, []int{0, 1, 2, 3, 4}, []int{0, 1, 2, 3, 4}},
+		{"out of order", whole, []int{2, 1}, nil},
+		{"twice", whole, []int{1, 1}, nil},
+		{"out of range", whole, []int{5}, nil},
+		{"none", whole, nil, nil},
+		{"rows stored nowhere", unstored, []int{0}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := c.batch()
+			sel, ok := b.SelectionOf(c.keep)
+			if ok != (c.want != nil) || ok && !slices.Equal(sel.Keep, c.want) {
+				t.Fatalf("SelectionOf(%v) = %v, %v; want keep %v", c.keep, sel, ok, c.want)
+			}
+			if !ok {
+				return
+			}
+			// the same as KeepRowsOf notes on a batch of those rows
+			kept := b.Select(c.keep)
+			want, _ := kept.Selection()
+			if diff := cmp.Diff(want, sel); diff != "" {
+				t.Fatalf("SelectionOf differs from KeepRowsOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -167,13 +167,19 @@ func (s *Store) checkLog(ctx context.Context, r *Report) error {
 					continue
 				}
 				r.Payloads++
-				if bc := ev.Details.BatchCommitted; bc != nil && bc.Selects != "" {
+				selects := "" // the table whose rows the payload selects, if it is a selection
+				if bc := ev.Details.BatchCommitted; bc != nil {
+					selects = bc.Selects
+				} else if st := ev.Details.StreamState; st != nil && st.IdentitiesOf != nil {
+					selects = st.IdentitiesOf.Table
+				}
+				if selects != "" {
 					sel, err := domain.DecodeSelection(ev.Data)
 					if err != nil {
 						r.add(domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the row payload of event %d", seq)))
 						continue
 					}
-					sel.Table = bc.Selects
+					sel.Table = selects
 					selections = append(selections, selectionAt{seq, sel})
 				} else if _, err := domain.DecodeBatch(ev.Data); err != nil {
 					r.add(domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the row payload of event %d", seq)))

@@ -41,8 +41,10 @@ const (
 // vacuum removed (IdentitiesRemoved), which an older sluice would fold as
 // remembering none, and so find every later state false, version 8
 // snapshots of a stream state in parts (SnapshotPart), which an older
-// sluice would fold each as the whole state, and state fingerprints of
-// another hash ("2-"), which it would find false; Open reads the versions
+// sluice would fold each as the whole state, state fingerprints of
+// another hash ("2-"), which it would find false, and stream states
+// holding a selection of rows rather than identities (IdentitiesOf),
+// which it would neither read nor keep from its vacuum; Open reads the versions
 // before too, and raises an older store it may write to to 8, since an
 // older sluice cannot read the entries written from then on. It refuses
 // any other version.

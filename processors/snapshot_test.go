@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/domain"
 	"github.com/sluicehq/sluice/eventstore"
+	"github.com/sluicehq/sluice/sources"
 )
 
 // eventTimeOf is an event time read from an integer column counting
@@ -757,5 +758,138 @@ func TestSnapshotPartsFold(t *testing.T) {
 	}
 	if _, err := VerifyState(ctx, appended(event(0, 0, 0, "a", "b"), event(1, 2, 1, "b"))); domain.CodeOf(err) != domain.CodeStoreCorrupt {
 		t.Fatalf("VerifyState of a snapshot missing its first part: %v, want STORE_CORRUPT", err)
+	}
+}
+
+// columnTime is an event time that is the batch's own column: what the
+// SQL compiles `WATERMARK col` to. copiedTime is the same times in a
+// column of their own, as an expression over the column gives them.
+type (
+	columnTime struct{ column string }
+	copiedTime struct{ column string }
+)
+
+func (c columnTime) Eval(b *domain.Batch) (*domain.Column, error) {
+	return b.Columns[b.Schema.Index(c.column)], nil
+}
+
+func (c copiedTime) Eval(b *domain.Batch) (*domain.Column, error) {
+	col := *b.Columns[b.Schema.Index(c.column)]
+	col.Ints = slices.Clone(col.Ints)
+	return &col, nil
+}
+
+// TestDedupIdentitiesOfRows: a deduplication whose event time is a
+// TIMESTAMP column of the table rows it reads records the identities it
+// remembers as a selection of those rows (domain.IdentityRows), a bit a
+// row, and otherwise the identities themselves; either way the same rows
+// are kept, with the same counts and state fingerprints micro-batch by
+// micro-batch, across a restart (which folds the identities from the
+// rows they select) and with the state spilled to disk; replay's check
+// passes; vacuum keeps the rows the stream states select.
+func TestDedupIdentitiesOfRows(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx := context.Background()
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	write := func(dir, name string, from, to int) {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			line := fmt.Sprintf("{\"key\": %d, \"at\": %q}\n", i%3000, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339))
+			b.WriteString(line)
+			if i%7 == 0 {
+				b.WriteString(line)
+			}
+		}
+		writeFile(t, dir, name, b.String())
+	}
+	schema := domain.NewSchema(domain.Field{Name: "key", Type: domain.Type{Kind: domain.KindInt64}, Nullable: true},
+		domain.Field{Name: "at", Type: domain.Type{Kind: domain.KindTimestamp}, Nullable: true})
+	type recorded struct {
+		late, dups, rows int64
+		print            string
+	}
+	run := func(eventTime domain.Evaluator, budget int64) (states []recorded, rows []string, byRows, withData, dataBytes int) {
+		dir := t.TempDir()
+		write(dir, "1.json", 0, 20000)
+		w := &domain.Watermark{Column: "at", EventTime: eventTime, Delay: time.Hour, DedupOn: []string{"key"}}
+		g := newGraph("clicks", []*domain.Dataset{streamingTable("raw"), streamingTable("clean")},
+			appendFlow("load", "raw", from(sources.Files(dir, sources.FileOptions{Format: "json", Schema: &schema}))),
+			// a user's function: clean stores rows of its own, not a
+			// selection of raw's, and keeps none of raw's batches from vacuum
+			appendFlow("dedup", "clean", domain.Input{Dataset: "raw", Streaming: true, Watermark: w},
+				domain.TransformFunc(func(_ context.Context, b *domain.Batch) (*domain.Batch, error) { return b, nil })))
+		store := openStore(t)
+		opts := Options{Limit: domain.ReadLimit{MaxRows: 1500}, StateMemory: budget}
+		mustComplete(t, store, g, opts)
+		write(dir, "2.json", 20000, 21000)
+		mustComplete(t, store, g, opts) // a restart, folding the state from the log
+		for _, ev := range events(t, store, eventstore.Filter{Flow: "dedup", Types: []domain.EventType{domain.EventStreamState}}) {
+			st := ev.Details.StreamState
+			if st.Snapshot {
+				continue
+			}
+			states = append(states, recorded{st.NumLateRowsDropped, st.NumDuplicatesDropped, st.NumStateRows, st.StateFingerprint})
+			if len(ev.Data) == 0 {
+				continue // nothing remembered
+			}
+			if st.IdentitiesOf != nil {
+				byRows++
+			}
+			withData++
+			dataBytes += len(ev.Data)
+		}
+		if n, err := VerifyState(ctx, store); err != nil || n == 0 {
+			t.Fatalf("VerifyState: %d checked, %v", n, err)
+		}
+		// raw refreshed whole, alone: its first generation is vacuum's to
+		// remove, but for the rows the deduplication's state selects
+		refresh := opts
+		refresh.FullRefresh = []string{"raw"}
+		mustComplete(t, store, g, refresh)
+		zero := time.Duration(0)
+		vacuumed, err := Vacuum(ctx, store, VacuumOptions{Retain: &zero, Tables: []string{"raw"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := vacuumed[0]; v.Batches == 0 || (v.Kept > 0) != (byRows > 0) {
+			t.Fatalf("vacuum of raw's first generation: %d batches removed, %d kept (%d stream states select rows)", v.Batches, v.Kept, byRows)
+		}
+		cp, err := store.Checkpoint("dedup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err := loadStreamState(ctx, store, "dedup", cp.Generation, cp.StreamStateFrom, budget); err != nil {
+			t.Fatalf("the state after vacuum: %v", err)
+		} else {
+			_ = s.close()
+		}
+		clean, err := ReadTable(ctx, store, "clean", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, ats := column(t, clean, "key"), clean.Columns[clean.Schema.Index("at")].Ints
+		for i := range keys {
+			rows = append(rows, fmt.Sprintf("%d@%d", keys[i], ats[i]))
+		}
+		return states, rows, byRows, withData, dataBytes
+	}
+	written, wantRows, none, _, writtenBytes := run(copiedTime{"at"}, -1)
+	if none != 0 {
+		t.Fatalf("%d stream states select rows with the event time a column of its own", none)
+	}
+	for _, budget := range []int64{-1, 1} {
+		got, gotRows, byRows, withData, bytes := run(columnTime{"at"}, budget)
+		if byRows != withData || byRows == 0 {
+			t.Fatalf("budget %d: %d of the %d stream states remembering identities select rows", budget, byRows, withData)
+		}
+		if !slices.Equal(got, written) {
+			t.Fatalf("budget %d: the states selecting rows recorded\n%v\nthe identities written out\n%v", budget, got, written)
+		}
+		if !slices.Equal(gotRows, wantRows) || len(gotRows) == 0 {
+			t.Fatalf("budget %d: %d rows kept, %d with the identities written out", budget, len(gotRows), len(wantRows))
+		}
+		if bytes*8 > writtenBytes {
+			t.Errorf("budget %d: the selections take %d bytes, the identities %d", budget, bytes, writtenBytes)
+		}
 	}
 }

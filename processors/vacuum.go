@@ -91,6 +91,7 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 	}
 	states := map[string][]stateEvent{}           // by flow
 	partsFrom := map[uint64]bool{}                // the first parts of the snapshots in parts
+	var stateSelects []uint64                     // the stored batches stream states hold the identities of (domain.IdentityRows)
 	stateTable := map[string]string{}             // each deduplicating flow's table
 	restarted := map[string]map[int64]time.Time{} // when each checkpoint generation of a flow began
 	err := store.Scan(ctx, eventstore.Filter{Types: []domain.EventType{domain.EventDatasetDefinition, domain.EventTableReset, domain.EventBatchCommitted,
@@ -108,6 +109,15 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 			switch {
 			case d.StreamState != nil:
 				st := d.StreamState
+				if st.IdentitiesOf != nil && len(ev.Data) > 0 {
+					sel, err := domain.DecodeSelection(ev.Data)
+					if err != nil {
+						return domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the stream state of flow %q at event %d", st.Flow, ev.Seq))
+					}
+					for _, sb := range sel.Batches {
+						stateSelects = append(stateSelects, sb.Seq)
+					}
+				}
 				// A snapshot in parts begins at its first part, once its last
 				// names it (the parts of a micro-batch that did not commit
 				// begin none).
@@ -204,6 +214,12 @@ func Vacuum(ctx context.Context, store *eventstore.Store, opts VacuumOptions) ([
 				kept[s] = true
 			}
 		}
+	}
+	// The rows a stream state holds the identities of stay while its event
+	// holds them, even where this vacuum removes them (stream states go
+	// last): a later vacuum removes those rows.
+	for _, s := range stateSelects {
+		kept[s] = true
 	}
 	// Selections go first, so that a vacuum cut short never leaves one
 	// whose rows are gone.

@@ -50,6 +50,7 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 			s := streams[k]
 			if s == nil {
 				s = newStreamState(st.Generation, 0)
+				s.get = store.Get
 				streams[k] = s
 			}
 			if st.IdentitiesRemoved != nil {
@@ -75,6 +76,7 @@ func VerifyState(ctx context.Context, store *eventstore.Store) (int, error) {
 					}
 				} else {
 					snap = newStreamState(st.Generation, 0)
+					snap.get = store.Get
 					if err := snap.fold(ev); err != nil {
 						_ = snap.close()
 						return err

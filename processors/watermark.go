@@ -34,6 +34,9 @@ type streamState struct {
 	// parts is the snapshot being folded from its parts, nil when none is
 	// (see foldPart).
 	parts *snapshotParts
+	// get reads an event of the log, for a fold of the identities of rows
+	// a stream_state event selects (domain.IdentityRows).
+	get func(seq uint64) (*domain.Event, error)
 }
 
 // snapshotParts is a snapshot recorded in parts, being folded: the state
@@ -73,9 +76,9 @@ func identityBytes(identity []byte) int { return len(identity) + 2*binary.MaxVar
 // holds it past the micro-batch's commit (its identities are encoded
 // then), and the next micro-batch is applied after that commit.
 type applyScratch struct {
-	keep, keptEnds []int
-	kept           []byte
-	exps           []int64
+	keep, keptEnds, remembered []int
+	kept                       []byte
+	exps                       []int64
 }
 
 const noWatermark = math.MinInt64
@@ -84,6 +87,10 @@ const noWatermark = math.MinInt64
 type pendingState struct {
 	watermark  int64         // the watermark after the micro-batch
 	identities *domain.Batch // identity, expires: the identities it began to remember
+	// or, when those are of rows the flow read from a table, the rows
+	// (see domain.IdentityRows)
+	rows       *domain.Selection
+	rowsOf     *domain.IdentityRows
 	late, dups int64
 }
 
@@ -100,6 +107,7 @@ var stateSchema = domain.NewSchema(
 // negative), and moves the older ones to disk past it; close removes them.
 func loadStreamState(ctx context.Context, store *eventstore.Store, flow string, gen int64, from uint64, budget int64) (*streamState, error) {
 	s := newStreamState(gen, budget)
+	s.get = store.Get
 	err := store.Scan(ctx, eventstore.Filter{Flow: flow, Types: []domain.EventType{domain.EventStreamState}, From: from}, func(ev *domain.Event) error {
 		if st := ev.Details.StreamState; st != nil && st.Generation == gen {
 			return s.fold(ev)
@@ -217,7 +225,7 @@ func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
 		if err := s.dropParts(); err != nil {
 			return nil, err
 		}
-		s.parts = &snapshotParts{state: &streamState{gen: s.gen, watermark: noWatermark, seen: newIdentities(s.seen.budget)}, batch: st.BatchID, first: ev.Seq, next: 1}
+		s.parts = &snapshotParts{state: &streamState{gen: s.gen, watermark: noWatermark, seen: newIdentities(s.seen.budget), get: s.get}, batch: st.BatchID, first: ev.Seq, next: 1}
 	}
 	p := s.parts
 	if p == nil || st.BatchID != p.batch || st.SnapshotPart != p.next {
@@ -256,33 +264,97 @@ func (s *streamState) remember(ev *domain.Event) (int, error) {
 	if len(ev.Data) == 0 {
 		return 0, nil
 	}
-	b, err := domain.DecodeBatch(ev.Data)
-	if err != nil {
-		return 0, err
+	var ids []string
+	var exps []int64
+	if of := ev.Details.StreamState.IdentitiesOf; of != nil {
+		var err error
+		if ids, exps, err = s.identitiesOfRows(ev, of); err != nil {
+			return 0, err
+		}
+	} else {
+		b, err := domain.DecodeBatch(ev.Data)
+		if err != nil {
+			return 0, err
+		}
+		if !b.Schema.Equal(stateSchema) {
+			return 0, domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", ev.Details.StreamState.Flow, ev.Seq, b.Schema.Names())
+		}
+		ids, exps = b.Columns[0].Strs, b.Columns[1].Ints
 	}
-	if !b.Schema.Equal(stateSchema) {
-		return 0, domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", ev.Details.StreamState.Flow, ev.Seq, b.Schema.Names())
-	}
-	ids, exp := b.Columns[0], b.Columns[1]
 	size := 0
-	for _, id := range ids.Strs {
+	for _, id := range ids {
 		size += len(id)
 	}
-	s.seen.reserve(b.Len(), size)
+	s.seen.reserve(len(ids), size)
 	var hashes [warmChunk]uint64
-	for lo := 0; lo < b.Len(); lo += warmChunk { // as apply does (see warm)
-		hi := min(lo+warmChunk, b.Len())
+	for lo := 0; lo < len(ids); lo += warmChunk { // as apply does (see warm)
+		hi := min(lo+warmChunk, len(ids))
 		for i := lo; i < hi; i++ {
-			hashes[i-lo] = s.seen.hash([]byte(ids.Strs[i]))
+			hashes[i-lo] = s.seen.hash([]byte(ids[i]))
 		}
 		for _, h := range hashes[:hi-lo] {
 			s.seen.warm(tagOf(h))
 		}
 		for i := lo; i < hi; i++ {
-			s.seen.rememberHashed([]byte(ids.Strs[i]), hashes[i-lo], exp.Ints[i], math.MaxInt64)
+			s.seen.rememberHashed([]byte(ids[i]), hashes[i-lo], exps[i], math.MaxInt64)
 		}
 	}
-	return b.Len(), nil
+	return len(ids), nil
+}
+
+// identitiesOfRows is the identities, each with when it expires, of the
+// rows a stream_state event selects (see domain.IdentityRows), read from
+// the stored batches they are rows of, in their order.
+func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows) ([]string, []int64, error) {
+	st := ev.Details.StreamState
+	corrupt := func(why string) error {
+		return domain.Errorf(domain.CodeStoreCorrupt, "the stream state of flow %q in event %d selects rows of %s %s", st.Flow, ev.Seq, of.Table, why).
+			WithHint("the log and the state it records disagree: report it, with the storage directory")
+	}
+	if s.get == nil {
+		return nil, nil, corrupt("with no log to read them from") // a fold without a store: never in sluice's own
+	}
+	sel, err := domain.DecodeSelection(ev.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel.Table = of.Table
+	stored := make([]*domain.Batch, len(sel.Batches))
+	err = sel.EachSource(ev.Seq, s.get, func(i int, src *domain.Event) error {
+		stored[i], err = domain.DecodeBatch(src.Data)
+		return err
+	})
+	if err != nil {
+		return nil, nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the stream state of flow %q in event %d", st.Flow, ev.Seq))
+	}
+	rows, err := sel.Rows(stored)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := make([]*domain.Column, len(of.Columns))
+	for k, name := range of.Columns {
+		j := rows.Schema.Index(name)
+		if j < 0 {
+			return nil, nil, corrupt("with no column " + name)
+		}
+		cols[k] = rows.Columns[j]
+	}
+	j := rows.Schema.Index(of.EventTime)
+	if j < 0 || rows.Columns[j].Kind != domain.KindTimestamp {
+		return nil, nil, corrupt("with no TIMESTAMP column " + of.EventTime)
+	}
+	times := rows.Columns[j]
+	var all []byte
+	ends := make([]int, rows.Len())
+	exps := make([]int64, rows.Len())
+	for i := range ends {
+		if times.IsNull(i) {
+			return nil, nil, corrupt("with no event time in one of them")
+		}
+		all = sql.AppendRowKey(all, cols, i)
+		ends[i], exps[i] = len(all), times.Ints[i]+of.Delay
+	}
+	return cutStrings(all, ends), exps, nil
 }
 
 // wantsSnapshot reports whether the commit of the micro-batch being
@@ -369,8 +441,19 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 	delay := w.Delay.Microseconds()
 	sc := &s.scratch
 	keep := slices.Grow(sc.keep[:0], b.Len())
+	// The identities remembered are recorded as the rows they are of, when
+	// the rows are a table's stored rows, the event time one of their
+	// columns: a few bits a row rather than each identity and its expiry.
+	var byRows *domain.IdentityRows
+	remembered := sc.remembered[:0]
+	defer func() { sc.remembered = remembered }()
+	if sel, ok := b.Selection(); ok && len(idCols) > 0 {
+		if j := b.Schema.Index(w.Column); j >= 0 && b.Columns[j] == times {
+			byRows = &domain.IdentityRows{Table: sel.Table, Columns: w.DedupOn, EventTime: w.Column, Delay: delay}
+		}
+	}
 	var ids, exps *domain.Column
-	if len(idCols) > 0 {
+	if len(idCols) > 0 && byRows == nil {
 		ids = domain.NewColumn(domain.KindBytes, 0)
 		exps = &domain.Column{Kind: domain.KindTimestamp, Ints: slices.Grow(sc.exps[:0], b.Len())}
 	}
@@ -426,15 +509,26 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 					p.dups++
 					continue
 				}
-				kept = append(kept, key...)
-				keptEnds = append(keptEnds, len(kept))
-				exps.Ints = append(exps.Ints, t+delay)
+				if byRows != nil {
+					remembered = append(remembered, i)
+				} else {
+					kept = append(kept, key...)
+					keptEnds = append(keptEnds, len(kept))
+					exps.Ints = append(exps.Ints, t+delay)
+				}
 			}
 			keep = append(keep, i)
 		}
 	}
 	if err := s.seen.failed(); err != nil {
 		return nil, nil, err
+	}
+	if len(remembered) > 0 {
+		sel, ok := b.SelectionOf(remembered)
+		if !ok {
+			return nil, nil, fmt.Errorf("the %d rows remembered are no selection of the stored rows read", len(remembered))
+		}
+		p.rows, p.rowsOf = &sel, byRows
 	}
 	if len(keptEnds) > 0 {
 		ids.Strs = cutStrings(kept, keptEnds)
@@ -486,7 +580,12 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 		ev.Message += fmt.Sprintf(" Past the state's memory budget (state_memory_mib), %d of them are on disk.", n)
 	}
 	ev.Details.StreamState = st
-	if p.identities != nil {
+	switch {
+	case p.rows != nil:
+		st.IdentitiesOf = p.rowsOf
+		ev.Data = domain.EncodeSelection(*p.rows)
+		r.stream.recorded += p.rows.Len()
+	case p.identities != nil:
 		data, err := domain.EncodeBatch(p.identities)
 		if err != nil {
 			return nil, err
@@ -525,7 +624,7 @@ func (r *flowRun) snapshotEvent(ctx context.Context, info domain.BatchInfo, prev
 			return nil, err
 		}
 		st := *prev.Details.StreamState
-		st.NumLateRowsDropped, st.NumDuplicatesDropped, st.Snapshot = 0, 0, true
+		st.NumLateRowsDropped, st.NumDuplicatesDropped, st.Snapshot, st.IdentitiesOf = 0, 0, true, nil
 		ev := r.batchEvent(domain.EventStreamState, info)
 		ev.Message = fmt.Sprintf("Flow %q batch %d: a snapshot of the stream state, %d identities remembered.", r.f.Name, info.BatchID, b.Len())
 		if n > 0 {
