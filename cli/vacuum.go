@@ -95,7 +95,7 @@ itself: it cannot run beside sluice run.`,
 						v.StateEvents, pluralWord(int64(v.StateEvents), "event"), byteSize(v.StateBytes), v.Retention)
 				}
 				if v.Kept > 0 {
-					fmt.Fprintf(a.stdout, "%-24s kept %d superseded %s: another table's rows are rows of them\n", v.Table, v.Kept, pluralWord(int64(v.Kept), "batch"))
+					fmt.Fprintf(a.stdout, "%-24s kept %d superseded %s: another table's rows, or the identities of a deduplication's stream state, are rows of them\n", v.Table, v.Kept, pluralWord(int64(v.Kept), "batch"))
 				}
 			}
 			if dryRun {

@@ -41,14 +41,14 @@ const (
 // vacuum removed (IdentitiesRemoved), which an older sluice would fold as
 // remembering none, and so find every later state false, version 8
 // snapshots of a stream state in parts (SnapshotPart), which an older
-// sluice would fold each as the whole state, state fingerprints of
-// another hash ("2-"), which it would find false, and stream states
+// sluice would fold each as the whole state, and state fingerprints of
+// another hash ("2-"), which it would find false, version 9 stream states
 // holding a selection of rows rather than identities (IdentitiesOf),
-// which it would neither read nor keep from its vacuum; Open reads the versions
-// before too, and raises an older store it may write to to 8, since an
-// older sluice cannot read the entries written from then on. It refuses
-// any other version.
-const formatVersion = 8
+// which an older sluice would neither read nor keep from its vacuum; Open
+// reads the versions before too, and raises an older store it may write
+// to to 9, since an older sluice cannot read the entries written from then
+// on. It refuses any other version.
+const formatVersion = 9
 
 var (
 	metaFormatKey  = []byte{prefixMeta, 'f', 'o', 'r', 'm', 'a', 't'}

@@ -834,6 +834,10 @@ func TestDedupIdentitiesOfRows(t *testing.T) {
 			}
 			if st.IdentitiesOf != nil {
 				byRows++
+				// dense: a few identities of many rows are written out
+				if sel, err := domain.DecodeSelection(ev.Data); err != nil || 2*sel.Len() < sel.Total() {
+					t.Fatalf("event %d selects %d of %d rows (%v)", ev.Seq, sel.Len(), sel.Total(), err)
+				}
 			}
 			withData++
 			dataBytes += len(ev.Data)
@@ -879,8 +883,8 @@ func TestDedupIdentitiesOfRows(t *testing.T) {
 	}
 	for _, budget := range []int64{-1, 1} {
 		got, gotRows, byRows, withData, bytes := run(columnTime{"at"}, budget)
-		if byRows != withData || byRows == 0 {
-			t.Fatalf("budget %d: %d of the %d stream states remembering identities select rows", budget, byRows, withData)
+		if byRows == 0 || byRows == withData {
+			t.Fatalf("budget %d: %d of the %d stream states remembering identities select rows; want some, and some written out", budget, byRows, withData)
 		}
 		if !slices.Equal(got, written) {
 			t.Fatalf("budget %d: the states selecting rows recorded\n%v\nthe identities written out\n%v", budget, got, written)
@@ -888,7 +892,7 @@ func TestDedupIdentitiesOfRows(t *testing.T) {
 		if !slices.Equal(gotRows, wantRows) || len(gotRows) == 0 {
 			t.Fatalf("budget %d: %d rows kept, %d with the identities written out", budget, len(gotRows), len(wantRows))
 		}
-		if bytes*8 > writtenBytes {
+		if bytes*2 > writtenBytes {
 			t.Errorf("budget %d: the selections take %d bytes, the identities %d", budget, bytes, writtenBytes)
 		}
 	}

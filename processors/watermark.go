@@ -26,7 +26,8 @@ type streamState struct {
 	gen       int64
 	watermark int64 // microseconds; noWatermark before any event time was read
 	seen      *identities
-	// recorded counts the identities recorded since the latest snapshot:
+	// recorded counts the identities recorded since the latest snapshot,
+	// or, for those recorded as rows, the rows a fold reads to make them:
 	// a commit records a snapshot too once they reach snapshotEvery times
 	// the state's size (see wantsSnapshot).
 	recorded int
@@ -50,10 +51,11 @@ type snapshotParts struct {
 }
 
 // A snapshot is recorded once the identities recorded since the last one
-// reach snapshotEvery times the state's size, and snapshotMinRows at
-// least: snapshots then add at most an eighth to what the state events
-// write, and a restart folds at most nine times the state, however long
-// the flow's history.
+// (counting, for those recorded as rows, the rows a fold reads) reach
+// snapshotEvery times the state's size, and snapshotMinRows at least:
+// snapshots then add at most an eighth to what the state events write,
+// and a restart folds at most nine times the state, however long the
+// flow's history.
 const (
 	snapshotEvery   = 8
 	snapshotMinRows = 4096
@@ -259,16 +261,18 @@ func (s *streamState) foldPart(ev *domain.Event) (*streamState, error) {
 var errPartsMissing = errors.New("the parts before its last are not all in the log, in order")
 
 // remember remembers the identities a stream_state event holds, in its
-// order, and returns how many.
+// order, and returns what they count toward the next snapshot: how many,
+// or, for identities of rows, the rows a fold reads to make them.
 func (s *streamState) remember(ev *domain.Event) (int, error) {
 	if len(ev.Data) == 0 {
 		return 0, nil
 	}
 	var ids []string
 	var exps []int64
+	counted := 0
 	if of := ev.Details.StreamState.IdentitiesOf; of != nil {
 		var err error
-		if ids, exps, err = s.identitiesOfRows(ev, of); err != nil {
+		if ids, exps, counted, err = s.identitiesOfRows(ev, of); err != nil {
 			return 0, err
 		}
 	} else {
@@ -280,6 +284,7 @@ func (s *streamState) remember(ev *domain.Event) (int, error) {
 			return 0, domain.Errorf(domain.CodeBatchCodec, "the stream state of flow %q in event %d has the columns %v", ev.Details.StreamState.Flow, ev.Seq, b.Schema.Names())
 		}
 		ids, exps = b.Columns[0].Strs, b.Columns[1].Ints
+		counted = len(ids)
 	}
 	size := 0
 	for _, id := range ids {
@@ -299,24 +304,25 @@ func (s *streamState) remember(ev *domain.Event) (int, error) {
 			s.seen.rememberHashed([]byte(ids[i]), hashes[i-lo], exps[i], math.MaxInt64)
 		}
 	}
-	return len(ids), nil
+	return counted, nil
 }
 
 // identitiesOfRows is the identities, each with when it expires, of the
 // rows a stream_state event selects (see domain.IdentityRows), read from
-// the stored batches they are rows of, in their order.
-func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows) ([]string, []int64, error) {
+// the stored batches they are rows of, in their order; and how many rows
+// those hold.
+func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows) ([]string, []int64, int, error) {
 	st := ev.Details.StreamState
 	corrupt := func(why string) error {
 		return domain.Errorf(domain.CodeStoreCorrupt, "the stream state of flow %q in event %d selects rows of %s %s", st.Flow, ev.Seq, of.Table, why).
 			WithHint("the log and the state it records disagree: report it, with the storage directory")
 	}
 	if s.get == nil {
-		return nil, nil, corrupt("with no log to read them from") // a fold without a store: never in sluice's own
+		return nil, nil, 0, corrupt("with no log to read them from") // a fold without a store: never in sluice's own
 	}
 	sel, err := domain.DecodeSelection(ev.Data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	sel.Table = of.Table
 	stored := make([]*domain.Batch, len(sel.Batches))
@@ -325,23 +331,23 @@ func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows
 		return err
 	})
 	if err != nil {
-		return nil, nil, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the stream state of flow %q in event %d", st.Flow, ev.Seq))
+		return nil, nil, 0, domain.Wrap(domain.CodeOf(err), err, fmt.Sprintf("the stream state of flow %q in event %d", st.Flow, ev.Seq))
 	}
 	rows, err := sel.Rows(stored)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	cols := make([]*domain.Column, len(of.Columns))
 	for k, name := range of.Columns {
 		j := rows.Schema.Index(name)
 		if j < 0 {
-			return nil, nil, corrupt("with no column " + name)
+			return nil, nil, 0, corrupt("with no column " + name)
 		}
 		cols[k] = rows.Columns[j]
 	}
 	j := rows.Schema.Index(of.EventTime)
 	if j < 0 || rows.Columns[j].Kind != domain.KindTimestamp {
-		return nil, nil, corrupt("with no TIMESTAMP column " + of.EventTime)
+		return nil, nil, 0, corrupt("with no TIMESTAMP column " + of.EventTime)
 	}
 	times := rows.Columns[j]
 	var all []byte
@@ -349,12 +355,12 @@ func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows
 	exps := make([]int64, rows.Len())
 	for i := range ends {
 		if times.IsNull(i) {
-			return nil, nil, corrupt("with no event time in one of them")
+			return nil, nil, 0, corrupt("with no event time in one of them")
 		}
 		all = sql.AppendRowKey(all, cols, i)
 		ends[i], exps[i] = len(all), times.Ints[i]+of.Delay
 	}
-	return cutStrings(all, ends), exps, nil
+	return cutStrings(all, ends), exps, sel.Total(), nil
 }
 
 // wantsSnapshot reports whether the commit of the micro-batch being
@@ -453,7 +459,7 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 		}
 	}
 	var ids, exps *domain.Column
-	if len(idCols) > 0 && byRows == nil {
+	if len(idCols) > 0 {
 		ids = domain.NewColumn(domain.KindBytes, 0)
 		exps = &domain.Column{Kind: domain.KindTimestamp, Ints: slices.Grow(sc.exps[:0], b.Len())}
 	}
@@ -528,7 +534,19 @@ func (s *streamState) apply(b *domain.Batch, w *domain.Watermark) (*domain.Batch
 		if !ok {
 			return nil, nil, fmt.Errorf("the %d rows remembered are no selection of the stored rows read", len(remembered))
 		}
-		p.rows, p.rowsOf = &sel, byRows
+		if 2*sel.Len() >= sel.Total() {
+			p.rows, p.rowsOf = &sel, byRows
+		} else {
+			// A few identities of many rows (most of them duplicates, or
+			// late) are written out: a fold would read all the rows for
+			// them, and the bitmap take more than they do.
+			kept, keptEnds, exps.Ints = kept[:0], keptEnds[:0], exps.Ints[:0]
+			for _, i := range remembered {
+				kept = sql.AppendRowKey(kept, idCols, i)
+				keptEnds = append(keptEnds, len(kept))
+				exps.Ints = append(exps.Ints, times.Ints[i]+delay)
+			}
+		}
 	}
 	if len(keptEnds) > 0 {
 		ids.Strs = cutStrings(kept, keptEnds)
@@ -584,7 +602,7 @@ func (r *flowRun) stateEvent(info domain.BatchInfo, p *pendingState, rowsAfter i
 	case p.rows != nil:
 		st.IdentitiesOf = p.rowsOf
 		ev.Data = domain.EncodeSelection(*p.rows)
-		r.stream.recorded += p.rows.Len()
+		r.stream.recorded += p.rows.Total() // the rows a fold reads
 	case p.identities != nil:
 		data, err := domain.EncodeBatch(p.identities)
 		if err != nil {
