@@ -327,7 +327,8 @@ func (s *streamState) identitiesOfRows(ev *domain.Event, of *domain.IdentityRows
 	sel.Table = of.Table
 	stored := make([]*domain.Batch, len(sel.Batches))
 	err = sel.EachSource(ev.Seq, s.get, func(i int, src *domain.Event) error {
-		stored[i], err = domain.DecodeBatch(src.Data)
+		b, err := domain.DecodeBatch(src.Data)
+		stored[i] = b
 		return err
 	})
 	if err != nil {
