@@ -242,6 +242,9 @@ func (b *builder) typedColumn(f domain.Field) {
 // columnAt is column for the key at position i of a record.
 func (b *builder) columnAt(i int, name string) *colBuilder {
 	if i < len(b.slots) && b.slots[i].key == name {
+		// The slot takes the reader's string: the next row's key, the
+		// same string again, then compares by its pointer alone.
+		b.slots[i].key = name
 		return b.slots[i].col
 	}
 	c := b.column(name)
