@@ -98,22 +98,30 @@ func (b *Batch) KeepRowsOf(src *Batch, keep []int) {
 	if o == nil || len(keep) != b.Len() {
 		return
 	}
+	if narrowed, ok := o.narrowed(keep, src.Len()); ok {
+		b.origin = &storedOrigin{schema: o.schema, table: o.table, batches: o.batches, keep: narrowed}
+	}
+}
+
+// narrowed is keep, rows of a batch of n rows stored as o says, as rows of
+// o's stored batches end to end; ok is false unless keep ascends within n.
+func (o *storedOrigin) narrowed(keep []int, n int) ([]int, bool) {
 	for i := 1; i < len(keep); i++ {
 		if keep[i] <= keep[i-1] {
-			return
+			return nil, false
 		}
 	}
-	narrowed := make([]int, len(keep))
+	out := make([]int, len(keep))
 	for i, k := range keep {
-		if k < 0 || k >= src.Len() {
-			return
+		if k < 0 || k >= n {
+			return nil, false
 		}
 		if o.keep != nil {
 			k = o.keep[k]
 		}
-		narrowed[i] = k
+		out[i] = k
 	}
-	b.origin = &storedOrigin{schema: o.schema, table: o.table, batches: o.batches, keep: narrowed}
+	return out, true
 }
 
 // SelectionOf is the rows keep of b (ascending) as a selection of the
@@ -124,17 +132,9 @@ func (b *Batch) SelectionOf(keep []int) (Selection, bool) {
 	if !ok || len(keep) == 0 {
 		return Selection{}, false
 	}
-	narrowed := make([]int, len(keep))
-	for i, k := range keep {
-		if k < 0 || k >= b.Len() || i > 0 && k <= keep[i-1] {
-			return Selection{}, false
-		}
-		if sel.Keep != nil {
-			k = sel.Keep[k]
-		}
-		narrowed[i] = k
+	if sel.Keep, ok = b.origin.narrowed(keep, b.Len()); !ok {
+		return Selection{}, false
 	}
-	sel.Keep = narrowed
 	return sel, true
 }
 

@@ -37,12 +37,19 @@ func (e eventTimeOf) Eval(b *domain.Batch) (*domain.Column, error) {
 // twice, the second a duplicate within the delay.
 func writeClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 	t.Helper()
+	return writeClicksKeyed(t, dir, name, from, to, func(i int) int { return i % 5000 })
+}
+
+// writeClicksKeyed writes the rows [from, to) of a stream of clicks: row
+// i has key key(i) at second i; every seventh row comes twice.
+func writeClicksKeyed(t *testing.T, dir, name string, from, to int, key func(int) int) (kept []string) {
+	t.Helper()
 	var b strings.Builder
 	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i%5000, i)
-		kept = append(kept, fmt.Sprintf("%d@%d", i%5000, i))
+		fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", key(i), i)
+		kept = append(kept, fmt.Sprintf("%d@%d", key(i), i))
 		if i%7 == 0 {
-			fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i%5000, i)
+			fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", key(i), i)
 		}
 	}
 	writeFile(t, dir, name, b.String())
@@ -510,16 +517,7 @@ func TestDedupStateSpilled(t *testing.T) {
 // a key each: row i has key i at second i; every seventh row comes twice.
 func writeDistinctClicks(t *testing.T, dir, name string, from, to int) (kept []string) {
 	t.Helper()
-	var b strings.Builder
-	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i, i)
-		kept = append(kept, fmt.Sprintf("%d@%d", i, i))
-		if i%7 == 0 {
-			fmt.Fprintf(&b, "{\"key\": %d, \"at\": %d}\n", i, i)
-		}
-	}
-	writeFile(t, dir, name, b.String())
-	return kept
+	return writeClicksKeyed(t, dir, name, from, to, func(i int) int { return i })
 }
 
 // TestSnapshotInParts: a state larger than a snapshot event takes is
